@@ -1,0 +1,89 @@
+# Tally — every target runs on Node 24. A machine whose node is older gets a
+# project-local Node 24 from the npm registry in .toolchain/ (git-ignored).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NODE_VERSION := 24.21.0
+TOOLCHAIN    := $(CURDIR)/.toolchain
+ARCH         := $(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
+SYS_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+
+ifeq ($(shell [ "$(SYS_NODE_MAJOR)" -ge 24 ] 2>/dev/null && echo own),own)
+  NODE_STAMP :=
+else
+  NODE_STAMP := $(TOOLCHAIN)/node/bin/node
+  export PATH := $(TOOLCHAIN)/node/bin:$(PATH)
+  # native addons (re2) must build against the headers of the node that loads them;
+  # the env var beats a user-level nodedir in ~/.npmrc
+  export npm_config_nodedir := $(TOOLCHAIN)/node
+endif
+
+DEPS := node_modules/.installed
+BASE_URL ?= http://127.0.0.1:3000
+PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
+
+.PHONY: help run test lint typecheck generate check-generated unit integration integration-pg conformance mock bench cli node
+
+help:
+	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"
+
+$(TOOLCHAIN)/node/bin/node:
+	@mkdir -p $(TOOLCHAIN)/tmp
+	@echo "fetching Node $(NODE_VERSION) ($(ARCH)) from the npm registry into .toolchain/"
+	cd $(TOOLCHAIN)/tmp && npm pack --silent node-linux-$(ARCH)@$(NODE_VERSION) >/dev/null
+	rm -rf $(TOOLCHAIN)/node && mkdir -p $(TOOLCHAIN)/node
+	tar -xzf $(TOOLCHAIN)/tmp/node-linux-$(ARCH)-$(NODE_VERSION).tgz -C $(TOOLCHAIN)/node --strip-components=1
+	rm -rf $(TOOLCHAIN)/tmp
+	@$@ --version
+
+node: $(NODE_STAMP)
+	@node --version
+
+$(DEPS): package.json package-lock.json $(NODE_STAMP)
+	npm ci --no-audit --no-fund
+	@touch $@
+
+generate: $(DEPS)
+	node scripts/generate.ts
+
+check-generated: $(DEPS)
+	node scripts/generate.ts --check
+
+lint: $(DEPS)
+	npx --no-install redocly lint openapi/openapi.yaml --config openapi/redocly.yaml
+
+typecheck: $(DEPS)
+	npx --no-install tsc -p tsconfig.json --noEmit
+
+unit: $(DEPS)
+	npx --no-install vitest run --project unit
+
+integration: $(DEPS)
+	DATABASE_URL= npx --no-install vitest run --project integration
+
+# the same integration suite on the real PostgreSQL, when one answers
+integration-pg: $(DEPS)
+	@url="$${DATABASE_URL:-$(PG_TEST_URL)}"; \
+	if node scripts/pg-reachable.ts "$$url"; then \
+	  DATABASE_URL="$$url" npx --no-install vitest run --project integration; \
+	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL run"; fi
+
+test: $(DEPS) check-generated lint typecheck unit integration integration-pg conformance-inprocess
+
+conformance-inprocess: $(DEPS)
+	DATABASE_URL= node conformance/run.ts --in-process
+
+conformance: $(DEPS)
+	node conformance/run.ts --base-url "$(BASE_URL)" --public-key "$(PUBLIC_KEY)" --secret-key "$(SECRET_KEY)"
+
+run: $(DEPS)
+	node server/src/main.ts
+
+cli: $(DEPS)
+	node server/src/cli.ts $(ARGS)
+
+mock: $(DEPS)
+	node server/src/mock.ts
+
+bench: $(DEPS)
+	node bench/run.ts

@@ -1,0 +1,52 @@
+// Configuration from the environment, validated once at start: a bad value stops the
+// process with a message naming the variable instead of failing later mid-request.
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  databaseUrl: string | null;
+  dataDir: string;
+  encryptionKey: Buffer | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  initPublicKey: string | null;
+  initSecretKey: string | null;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be an integer 0..65535, got "${env.PORT}"`);
+
+  const databaseUrl = env.DATABASE_URL?.trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+
+  let encryptionKey: Buffer | null = null;
+  if (env.ENCRYPTION_KEY) {
+    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY)) problems.push('ENCRYPTION_KEY must be 64 hex characters (generate one with `openssl rand -hex 32`)');
+    else encryptionKey = Buffer.from(env.ENCRYPTION_KEY, 'hex');
+  }
+
+  const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const initPublicKey = env.TALLY_INIT_PUBLIC_KEY || null;
+  const initSecretKey = env.TALLY_INIT_SECRET_KEY || null;
+  if (Boolean(initPublicKey) !== Boolean(initSecretKey)) problems.push('TALLY_INIT_PUBLIC_KEY and TALLY_INIT_SECRET_KEY must be set together');
+  if (initPublicKey && !initPublicKey.startsWith('pk-')) problems.push('TALLY_INIT_PUBLIC_KEY must start with "pk-"');
+  if (initSecretKey && !initSecretKey.startsWith('sk-')) problems.push('TALLY_INIT_SECRET_KEY must start with "sk-"');
+
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return {
+    port,
+    databaseUrl,
+    dataDir: resolve(env.TALLY_DATA_DIR || './.data'),
+    encryptionKey,
+    logLevel: logLevel as Config['logLevel'],
+    initPublicKey,
+    initSecretKey,
+  };
+}

@@ -1,0 +1,5 @@
+// Every migration, in order. Listed explicitly (not globbed) so the same list runs on
+// PostgreSQL and PGlite, from source, with no build step.
+import { Migration20261122000001Init } from './Migration20261122000001Init.ts';
+
+export const migrationsList = [{ name: 'Migration20261122000001Init', class: Migration20261122000001Init }];

@@ -57,8 +57,8 @@ export const PricingTierRow = defineEntity({
     isDefault: p.boolean(),
     priority: p.integer(),
     conditions: p.json<unknown[]>(),
-    // USD per unit by usage type; numbers as decimal strings so no precision is lost at rest
-    prices: p.json<Record<string, string>>(),
+    // USD per unit by usage type (jsonb numbers are exact decimals at rest)
+    prices: p.json<Record<string, number>>(),
   },
 });
 

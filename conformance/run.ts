@@ -1,0 +1,54 @@
+// The conformance suite's command line.
+//   in process (make test):   node conformance/run.ts --in-process
+//   any deployment:           make conformance BASE_URL=https://tally.example PUBLIC_KEY=pk-... SECRET_KEY=sk-...
+// Prints one line per case, a diff for each failure, and "N passed, N failed, N skipped".
+import { parseArgs } from 'node:util';
+import { replay, type Outcome, type Target } from './replay.ts';
+
+const { values } = parseArgs({
+  options: {
+    'in-process': { type: 'boolean', default: false },
+    'base-url': { type: 'string' },
+    'public-key': { type: 'string' },
+    'secret-key': { type: 'string' },
+    grep: { type: 'string' },
+  },
+});
+
+async function main() {
+  let target: Target;
+  let stop = async () => {};
+  if (values['in-process']) {
+    const { startTestServer } = await import('../server/test/support/start.ts');
+    const { server, projectA } = await startTestServer();
+    target = { baseUrl: server.url, publicKey: projectA.publicKey, secretKey: projectA.secretKey };
+    stop = () => server.close();
+  } else {
+    const baseUrl = values['base-url'];
+    const publicKey = values['public-key'];
+    const secretKey = values['secret-key'];
+    if (!baseUrl || !publicKey || !secretKey) {
+      console.error('usage: make conformance BASE_URL=<url> PUBLIC_KEY=<pk-...> SECRET_KEY=<sk-...>  (or --in-process)');
+      process.exit(2);
+    }
+    target = { baseUrl: baseUrl.replace(/\/$/, ''), publicKey, secretKey };
+  }
+  const grep = values.grep;
+  let outcomes: Outcome[];
+  try {
+    outcomes = await replay(target, grep ? (c) => `${c.op.operationId} ${c.status} ${c.name}`.includes(grep) : undefined);
+  } finally {
+    await stop();
+  }
+  let passed = 0, failed = 0, skipped = 0;
+  for (const o of outcomes) {
+    const label = `${o.case.op.operationId} ${o.case.status} ${o.case.name}`;
+    if (o.skipped) { skipped++; console.log(`- ${label} (skipped: ${o.skipped})`); }
+    else if (o.ok) { passed++; console.log(`✓ ${label}`); }
+    else { failed++; console.log(`✗ ${label}\n  ${o.problems.join('\n  ')}`); }
+  }
+  console.log(`\nconformance: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

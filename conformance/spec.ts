@@ -1,0 +1,81 @@
+// Reads the bundled spec and lists every replayable case: one per named response example.
+import { readFileSync } from 'node:fs';
+
+export const SPEC_URL = new URL('../generated/openapi.json', import.meta.url);
+export type Json = any;
+
+export interface Step { operationId: string; example?: string; params?: Record<string, unknown>; body?: Json; save?: string }
+
+export interface Conformance {
+  setup?: Step[];
+  cleanup?: Step[];
+  params?: Record<string, unknown>;
+  auth?: 'none' | 'wrong';
+  method?: string;
+  ignore?: string[];
+  only?: string[];
+  skip?: string;
+}
+
+export interface Operation {
+  operationId: string;
+  method: string;
+  path: string;
+  parameters: { name: string; in: string; examples?: Record<string, { value: unknown }> }[];
+  requestExamples: Record<string, Json>;
+  responses: Record<string, Json>;
+}
+
+export interface Case {
+  op: Operation;
+  status: number;
+  name: string;
+  expected: Json;
+  x: Conformance;
+}
+
+export function loadSpec(): Json {
+  return JSON.parse(readFileSync(SPEC_URL, 'utf8'));
+}
+
+/** follows local `#/...` references (the bundled spec has no others) */
+export function deref(spec: Json, node: Json): Json {
+  let n = node;
+  while (n && typeof n === 'object' && typeof n.$ref === 'string' && n.$ref.startsWith('#/')) {
+    n = n.$ref.slice(2).split('/').reduce((o: Json, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+  }
+  return n;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+export function operations(spec: Json): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, rawItem] of Object.entries<Json>(spec.paths ?? {})) {
+    const item = deref(spec, rawItem);
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(spec, p));
+      const body = deref(spec, op.requestBody)?.content?.['application/json'];
+      const requestExamples = Object.fromEntries(Object.entries<Json>(body?.examples ?? {}).map(([k, v]) => [k, deref(spec, v).value]));
+      const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([s, r]) => [s, deref(spec, r)]));
+      ops.push({ operationId: op.operationId, method, path, parameters, requestExamples, responses });
+    }
+  }
+  return ops;
+}
+
+export function cases(spec: Json): Case[] {
+  const out: Case[] = [];
+  for (const op of operations(spec)) {
+    for (const [status, response] of Object.entries<Json>(op.responses)) {
+      const examples = response?.content?.['application/json']?.examples ?? {};
+      for (const [name, raw] of Object.entries<Json>(examples)) {
+        const ex = deref(spec, raw);
+        out.push({ op, status: Number(status), name, expected: ex.value, x: ex['x-conformance'] ?? {} });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,38 @@
+// Administration from the shell, against the same database the server uses:
+//   make cli ARGS="project create 'My project'"   → prints a new project's keys (once)
+//   make cli ARGS="key create <projectId>"         → another key pair for a project
+//   make cli ARGS="project list"                   → projects and their public keys
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/orm.ts';
+import { addKeyPair, createProject, listProjects } from './store/projects.ts';
+import { Project } from './db/entities.ts';
+
+const usage = 'usage: cli.ts project create <name> | project list | key create <projectId>';
+
+async function main(argv: string[]) {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const em = db.em();
+    const [noun, verb, arg] = argv;
+    if (noun === 'project' && verb === 'create' && arg) {
+      const keys = await addKeyPair(em, await createProject(em, arg), undefined, 'created by the CLI');
+      console.log(JSON.stringify(keys, null, 2));
+    } else if (noun === 'project' && verb === 'list') {
+      console.log(JSON.stringify(await listProjects(em), null, 2));
+    } else if (noun === 'key' && verb === 'create' && arg) {
+      if (!(await em.findOne(Project, { id: arg }))) throw new Error(`no project with id ${arg}`);
+      console.log(JSON.stringify(await addKeyPair(em, arg, undefined, 'created by the CLI'), null, 2));
+    } else {
+      console.error(usage);
+      process.exitCode = 2;
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  console.error(e instanceof ConfigError ? e.message : `error: ${(e as Error).message}`);
+  process.exit(e instanceof ConfigError ? 2 : 1);
+});

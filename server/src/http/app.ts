@@ -1,0 +1,101 @@
+// The HTTP shell: Express for parsing and transport, openapi-backend for routing and
+// validation against the spec, and one wrapper that every operation goes through.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Context, OpenAPIBackend } from 'openapi-backend';
+import type { Database } from '../db/orm.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services.ts';
+import { AuthzError, authenticate } from './auth.ts';
+import { ApiError, invalidData } from './errors.ts';
+import type { OperationHandler } from './handler.ts';
+import { createBackend } from './openapi.ts';
+import { issuesFromAjv } from './validation-issues.ts';
+
+export const BODY_LIMIT_BYTES = 4.5 * 1024 * 1024;
+
+export interface AppOptions {
+  db: Database;
+  log: Logger;
+  services: Services;
+  handlers: Record<string, OperationHandler>;
+  /** check every response against the spec; a mismatch becomes a 500 (tests turn this on) */
+  validateResponses?: boolean;
+}
+
+function send(res: Response, status: number, body: unknown, headers: Record<string, string> = {}) {
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.status(status).json(body);
+}
+
+export async function createApp(opts: AppOptions): Promise<{ app: express.Express; api: OpenAPIBackend }> {
+  const { db, log, services } = opts;
+  const api = await createBackend();
+
+  const wrap = (operationId: string, fn: OperationHandler) => async (c: Context, req: Request, res: Response) => {
+    const rlog = (req as any).log as Logger;
+    let status = 500;
+    let body: unknown;
+    let headers: Record<string, string> | undefined;
+    try {
+      const em = db.em();
+      const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
+      const projectId = secured ? await authenticate(req.headers.authorization, em, rlog) : null;
+      const v = api.validator.validateRequest(c.request, c.operation);
+      if (!v.valid) throw invalidData(issuesFromAjv(v.errors ?? []));
+      ({ status, body, headers } = await fn({ projectId, em, body: c.request.requestBody, params: c.request.params as Record<string, string>, query: c.request.query, log: rlog, services }));
+    } catch (e) {
+      if (e instanceof ApiError) ({ status, body } = e);
+      else if (e instanceof AuthzError) ({ status, body } = { status: 403, body: { message: 'Access denied - insufficient permissions for this endpoint' } });
+      else {
+        rlog.error({ err: e, operationId }, 'unhandled error');
+        ({ status, body } = { status: 500, body: { message: 'Internal Server Error', error: 'An unknown error occurred' } });
+      }
+    }
+    if (opts.validateResponses) {
+      const check = api.validateResponse(body, c.operation, status);
+      if (!check.valid) {
+        rlog.error({ operationId, status, errors: check.errors }, 'response does not match the spec');
+        return send(res, 500, { message: `Response of ${operationId} (${status}) does not match the spec`, error: issuesFromAjv(check.errors ?? []) });
+      }
+    }
+    send(res, status, body, headers);
+  };
+
+  for (const [operationId, fn] of Object.entries(opts.handlers)) api.register(operationId, wrap(operationId, fn));
+  api.register('notFound', (c: Context, _req: Request, res: Response) =>
+    send(res, 404, { message: `No route for ${String(c.request.method).toUpperCase()} ${c.request.path}`, error: 'NotFoundError' }));
+  api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) =>
+    send(res, 405, { message: 'Method not allowed', error: 'MethodNotAllowedError' }));
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use((req, res, next) => {
+    const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 128) || randomUUID();
+    res.setHeader('x-request-id', id);
+    const started = process.hrtime.bigint();
+    (req as any).log = log.child({ requestId: id });
+    res.on('finish', () => {
+      (req as any).log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    });
+    next();
+  });
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(async (req, res, next) => {
+    try {
+      await api.handleRequest({ method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: req.body }, req, res);
+    } catch (e) {
+      next(e);
+    }
+  });
+  // body-parser failures and anything else that escaped: always a JSON body
+  app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
+    if (err?.type === 'entity.parse.failed') return send(res, 400, { message: `Invalid JSON in request body: ${err.message}`, error: 'InvalidRequestError' });
+    if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
+    if (err?.status >= 400 && err?.status < 500) return send(res, err.status, { message: err.message, error: 'InvalidRequestError' });
+    ((req as any).log ?? log).error({ err }, 'unhandled error');
+    send(res, 500, { message: 'Internal Server Error', error: 'An unknown error occurred' });
+  });
+  return { app, api };
+}

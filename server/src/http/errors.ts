@@ -1,0 +1,17 @@
+// Errors a handler may throw; the app turns each into the Langfuse-style JSON body.
+import type { Issue } from '../domain/models/types.ts';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: { message: string; error?: string | Issue[] };
+  constructor(status: number, message: string, error?: string | Issue[]) {
+    super(message);
+    this.status = status;
+    this.body = error === undefined ? { message } : { message, error };
+  }
+}
+
+export const invalidRequest = (message: string) => new ApiError(400, message, 'InvalidRequestError');
+export const invalidData = (issues: Issue[]) => new ApiError(400, 'Invalid request data', issues);
+export const notFound = (message: string) => new ApiError(404, message, 'LangfuseNotFoundError');
+export const unauthorized = (message: string) => new ApiError(401, message);

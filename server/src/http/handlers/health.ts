@@ -1,0 +1,10 @@
+import type { OperationHandler } from '../handler.ts';
+
+export const health: OperationHandler = async ({ em, services }) => {
+  try {
+    await em.getConnection().execute('select 1');
+  } catch {
+    return { status: 503, body: { message: 'Service Unavailable', error: 'Database unreachable' } };
+  }
+  return { status: 200, body: { status: 'OK', version: services.version } };
+};

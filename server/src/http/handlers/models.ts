@@ -1,0 +1,63 @@
+import { validateModelDefinitionInput } from '../../domain/models/validate.ts';
+import { deleteProjectModel, getVisibleModel, insertModel, listModels, projectModelNameTaken } from '../../store/models.ts';
+import { invalidData, invalidRequest, notFound } from '../errors.ts';
+import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
+import { presentModel } from '../present/model.ts';
+
+const NOT_FOUND = 'No model with this id found.';
+const NOT_DELETABLE = 'No model with this id found. Note: You cannot delete built-in models, override them with a model with the same name.';
+
+export const modelsList: OperationHandler = async (ctx) => {
+  const { page, limit } = pagination(ctx.query);
+  const { models, total } = await listModels(ctx.em, projectOf(ctx), page, limit);
+  return { status: 200, body: paginated(models.map(presentModel), page, limit, total) };
+};
+
+export const modelsGet: OperationHandler = async (ctx) => {
+  const model = await getVisibleModel(ctx.em, projectOf(ctx), ctx.params.id!);
+  if (!model) throw notFound(NOT_FOUND);
+  return { status: 200, body: presentModel(model) };
+};
+
+function parseStartDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  // the spec accepts a date or a date-time; a bare date means midnight UTC
+  return new Date(/^\d{4}-\d{2}-\d{2}$/.test(String(value)) ? `${value}T00:00:00Z` : String(value));
+}
+
+export const modelsCreate: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const body = ctx.body;
+  const { issues, tiers } = validateModelDefinitionInput(body);
+  if (issues.length || !tiers) throw invalidData(issues);
+  const conflict = () => invalidRequest(`Model name '${body.modelName}' already exists in project`);
+  if (await projectModelNameTaken(ctx.em, projectId, body.modelName)) throw conflict();
+
+  let id: string;
+  try {
+    id = await insertModel(ctx.em, projectId, {
+      modelName: body.modelName,
+      matchPattern: body.matchPattern,
+      startDate: parseStartDate(body.startDate),
+      unit: body.unit ?? null,
+      tokenizerId: body.tokenizerId ?? null,
+      tokenizerConfig: body.tokenizerConfig ?? null,
+      tiers,
+      flatPrices: !(Array.isArray(body.pricingTiers) && body.pricingTiers.length > 0),
+    });
+  } catch (e) {
+    // two concurrent creates of one name: the unique index decides
+    if ((e as { code?: string }).code === '23505' || /unique|duplicate/i.test(String((e as Error).message))) throw conflict();
+    throw e;
+  }
+  ctx.services.modelsChanged(projectId);
+  const created = await getVisibleModel(ctx.em.fork(), projectId, id);
+  return { status: 200, body: presentModel(created!) };
+};
+
+export const modelsDelete: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  if (!(await deleteProjectModel(ctx.em, projectId, ctx.params.id!))) throw notFound(NOT_DELETABLE);
+  ctx.services.modelsChanged(projectId);
+  return { status: 200, body: { message: 'Model successfully deleted' } };
+};

@@ -1,0 +1,47 @@
+// Assembles a running server from a config: database, start-up work, app, listener.
+// main.ts runs it for real; tests and the conformance suite run it in process.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { ensureInitialProject, loadManagedModels } from './bootstrap.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/orm.ts';
+import { createApp } from './http/app.ts';
+import { handlers } from './http/handlers/index.ts';
+import type { Logger } from './logger.ts';
+import type { KeyPair } from './store/projects.ts';
+import type { Services } from './services.ts';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export interface RunningServer {
+  url: string;
+  db: Database;
+  services: Services;
+  /** keys of a project created on this start (empty database, no TALLY_INIT_*) */
+  createdKeys: KeyPair | null;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await loadManagedModels(db.em(), log);
+  const createdKeys = await ensureInitialProject(db.em(), config, log);
+  const services: Services = { version: VERSION, modelsChanged: () => {} };
+  const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, opts.host ?? '0.0.0.0', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    services,
+    createdKeys,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await db.close();
+    },
+  };
+}

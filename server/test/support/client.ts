@@ -1,0 +1,24 @@
+// The generated SDK client, pointed at the test server: tests speak to Tally the way
+// an integrator's code does.
+import { inject } from 'vitest';
+import { createClient } from '../../../generated/client/client/index.ts';
+import { basic } from './start.ts';
+
+export function clientFor(project: 'projectA' | 'projectB') {
+  return createClient({ baseUrl: inject('baseUrl'), headers: { authorization: basic(inject(project)) } });
+}
+
+/** raw fetch for what the SDK would refuse to send (bad auth, malformed bodies) */
+export async function raw(path: string, init: RequestInit & { project?: 'projectA' | 'projectB' | null } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.project !== null) headers.set('authorization', basic(inject(init.project ?? 'projectA')));
+  const res = await fetch(inject('baseUrl') + path, { ...init, headers });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body, headers: res.headers };
+}
+
+export const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;

@@ -1,0 +1,24 @@
+// Starts a server in process the way tests and the in-process conformance run need it:
+// port 0, silent logs, every response checked against the spec, and two projects.
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { addKeyPair, createProject, type KeyPair } from '../../src/store/projects.ts';
+
+export interface TestServer {
+  server: RunningServer;
+  projectA: KeyPair;
+  projectB: KeyPair;
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const config = loadConfig({ ...process.env, PORT: '0', TALLY_DATA_DIR: 'unused', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', TALLY_INIT_PUBLIC_KEY: '', TALLY_INIT_SECRET_KEY: '' });
+  config.dataDir = 'memory://';
+  const server = await startServer(config, createLogger(config.logLevel), { validateResponses: true, host: '127.0.0.1' });
+  const em = server.db.em();
+  const projectA = await addKeyPair(em, await createProject(em, 'test project A'));
+  const projectB = await addKeyPair(em, await createProject(em, 'test project B'));
+  return { server, projectA, projectB };
+}
+
+export const basic = (k: { publicKey: string; secretKey: string }) => 'Basic ' + Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64');

@@ -205,7 +205,7 @@ describe('validateModelDefinitionInput: match pattern', () => {
     expect(onlyIssue({ inputPrice: 1, matchPattern: '(gpt-4o' })).toEqual({
       code: 'custom',
       path: ['matchPattern'],
-      message: 'matchPattern is not a valid regex pattern',
+      message: 'matchPattern is not a valid regex pattern: missing ): (gpt-4o',
     });
     expect(onlyIssue({ pricingTiers: [standard()], matchPattern: 'a(?=b)' }).path).toEqual(['matchPattern']);
   });

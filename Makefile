@@ -10,6 +10,11 @@ SYS_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/n
 
 ifeq ($(shell [ "$(SYS_NODE_MAJOR)" -ge 24 ] 2>/dev/null && echo own),own)
   NODE_STAMP :=
+  # build native addons against this node's own headers, whatever ~/.npmrc says
+  OWN_NODE_PREFIX := $(shell node -p 'require("path").dirname(require("path").dirname(process.execPath))')
+  ifneq ($(wildcard $(OWN_NODE_PREFIX)/include/node/node.h),)
+    export npm_config_nodedir := $(OWN_NODE_PREFIX)
+  endif
 else
   NODE_STAMP := $(TOOLCHAIN)/node/bin/node
   export PATH := $(TOOLCHAIN)/node/bin:$(PATH)

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses } from './types.gen.ts';
+import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -52,6 +52,24 @@ export const modelsCreate = <ThrowOnError extends boolean = false>(options: Opti
 });
 
 /**
+ * Explain how a generation would be priced, without storing anything.
+ *
+ * Tally extension. Runs the same usage normalisation, model matching, tier selection and cost
+ * calculation as ingestion and shows each step: the matched model and pattern, the chosen tier
+ * and why, units × price per usage type, the buckets without a price, and the total.
+ *
+ */
+export const modelsExplain = <ThrowOnError extends boolean = false>(options: Options<ModelsExplainData, ThrowOnError>): RequestResult<ModelsExplainResponses, ModelsExplainErrors, ThrowOnError> => (options.client ?? client).post<ModelsExplainResponses, ModelsExplainErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/models/explain',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Delete a project model definition.
  *
  * Managed models cannot be deleted; override them with a project model of the same name.
@@ -68,5 +86,52 @@ export const modelsDelete = <ThrowOnError extends boolean = false>(options: Opti
 export const modelsGet = <ThrowOnError extends boolean = false>(options: Options<ModelsGetData, ThrowOnError>): RequestResult<ModelsGetResponses, ModelsGetErrors, ThrowOnError> => (options.client ?? client).get<ModelsGetResponses, ModelsGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
     url: '/api/public/models/{id}',
+    ...options
+});
+
+/**
+ * Ingest a batch of traces, observations and scores.
+ *
+ * Answers 207 whenever the envelope parses: each event is reported in `successes` (status 201)
+ * or `errors`. Events reported as successes are committed before the response is sent; an
+ * event id that was already ingested is acknowledged and changes nothing. Updates merge into
+ * the stored observation (later non-null values win) and usage and cost are recomputed from
+ * the merged state. `sdk-log` events appear in neither list.
+ *
+ */
+export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Options<IngestionBatchData, ThrowOnError>): RequestResult<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError> => (options.client ?? client).post<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/ingestion',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List observations, newest first.
+ */
+export const observationsGetMany = <ThrowOnError extends boolean = false>(options?: Options<ObservationsGetManyData, ThrowOnError>): RequestResult<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError> => (options?.client ?? client).get<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/observations',
+    ...options
+});
+
+/**
+ * Get one observation with its usage, cost and pricing.
+ */
+export const observationsGet = <ThrowOnError extends boolean = false>(options: Options<ObservationsGetData, ThrowOnError>): RequestResult<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError> => (options.client ?? client).get<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/observations/{observationId}',
+    ...options
+});
+
+/**
+ * Get a trace with its observations.
+ */
+export const traceGet = <ThrowOnError extends boolean = false>(options: Options<TraceGetData, ThrowOnError>): RequestResult<TraceGetResponses, TraceGetErrors, ThrowOnError> => (options.client ?? client).get<TraceGetResponses, TraceGetErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/traces/{traceId}',
     ...options
 });

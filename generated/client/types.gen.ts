@@ -175,6 +175,514 @@ export type PaginatedModels = {
 };
 
 /**
+ * Each event is validated on its own: an invalid event is reported in `errors` and never
+ * sinks the rest of the batch. Bodies over 4.5 MB are refused with 413.
+ *
+ */
+export type IngestionBatchRequest = {
+    /**
+     * An event; each is validated on its own against `IngestionEvent`.
+     */
+    batch: Array<IngestionEvent | {
+        [key: string]: unknown;
+    }>;
+    /**
+     * Free-form SDK metadata.
+     */
+    metadata?: unknown;
+};
+
+/**
+ * One event; `type` selects the body schema.
+ */
+export type IngestionEvent = ({
+    type: 'trace-create';
+} & TraceCreateEvent) | ({
+    type: 'score-create';
+} & ScoreCreateEvent) | ({
+    type: 'event-create';
+} & EventCreateEvent) | ({
+    type: 'span-create';
+} & SpanCreateEvent) | ({
+    type: 'span-update';
+} & SpanUpdateEvent) | ({
+    type: 'generation-create';
+} & GenerationCreateEvent) | ({
+    type: 'generation-update';
+} & GenerationUpdateEvent) | ({
+    type: 'agent-create' | 'tool-create' | 'chain-create' | 'retriever-create' | 'evaluator-create' | 'embedding-create' | 'guardrail-create';
+} & GenerationLikeCreateEvent) | ({
+    type: 'sdk-log';
+} & SdkLogEvent) | ({
+    type: 'observation-create';
+} & ObservationCreateEvent) | ({
+    type: 'observation-update';
+} & ObservationUpdateEvent);
+
+export type IngestionId = string;
+
+export type IngestionEventBase = {
+    /**
+     * Event id; replaying an id changes nothing.
+     */
+    id: IngestionId;
+    /**
+     * ISO 8601 with `Z` or an offset.
+     */
+    timestamp: string;
+    type: string;
+    /**
+     * Free-form.
+     */
+    metadata?: unknown;
+};
+
+export type TraceCreateEvent = IngestionEventBase & {
+    type?: 'trace-create';
+    body?: TraceBody;
+};
+
+export type ScoreCreateEvent = IngestionEventBase & {
+    type?: 'score-create';
+    body?: ScoreBody;
+};
+
+export type EventCreateEvent = IngestionEventBase & {
+    type?: 'event-create';
+    body?: ObservationBodyBase;
+};
+
+export type SpanCreateEvent = IngestionEventBase & {
+    type?: 'span-create';
+    body?: SpanBody;
+};
+
+export type SpanUpdateEvent = IngestionEventBase & {
+    type?: 'span-update';
+    body?: SpanBody;
+};
+
+export type GenerationCreateEvent = IngestionEventBase & {
+    type?: 'generation-create';
+    body?: GenerationBody;
+};
+
+export type GenerationUpdateEvent = IngestionEventBase & {
+    type?: 'generation-update';
+    body?: GenerationBody;
+};
+
+export type GenerationLikeCreateEvent = IngestionEventBase & {
+    type?: 'agent-create' | 'tool-create' | 'chain-create' | 'retriever-create' | 'evaluator-create' | 'embedding-create' | 'guardrail-create';
+    body?: GenerationBody;
+};
+
+export type SdkLogEvent = IngestionEventBase & {
+    type?: 'sdk-log';
+    body?: {
+        /**
+         * Logged server-side and dropped; appears in neither successes nor errors.
+         */
+        log: unknown;
+    };
+};
+
+export type ObservationCreateEvent = IngestionEventBase & {
+    type?: 'observation-create';
+    body?: LegacyObservationBody;
+};
+
+export type ObservationUpdateEvent = IngestionEventBase & {
+    type?: 'observation-update';
+    body?: LegacyObservationBody;
+};
+
+/**
+ * Upserted by `id`; a trace without `id` is acknowledged and dropped. Unknown keys are ignored.
+ */
+export type TraceBody = {
+    id?: IngestionId | null;
+    timestamp?: string | null;
+    name?: string | null;
+    externalId?: string | null;
+    input?: unknown;
+    output?: unknown;
+    sessionId?: string | null;
+    userId?: string | null;
+    environment?: string | null;
+    metadata?: unknown;
+    release?: string | null;
+    version?: string | null;
+    public?: boolean | null;
+    tags?: Array<string> | null;
+};
+
+export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
+
+export type ObservationType = 'SPAN' | 'GENERATION' | 'EVENT' | 'AGENT' | 'TOOL' | 'CHAIN' | 'RETRIEVER' | 'EVALUATOR' | 'EMBEDDING' | 'GUARDRAIL';
+
+/**
+ * Unknown keys are ignored. Later non-null values of the same observation win.
+ */
+export type ObservationBodyBase = {
+    id: IngestionId;
+    traceId?: IngestionId | null;
+    environment?: string | null;
+    name?: string | null;
+    startTime?: string | null;
+    metadata?: unknown;
+    input?: unknown;
+    output?: unknown;
+    level?: ObservationLevel | null;
+    statusMessage?: string | null;
+    parentObservationId?: string | null;
+    version?: string | null;
+};
+
+export type SpanBody = ObservationBodyBase & {
+    endTime?: string | null;
+};
+
+export type GenerationBody = SpanBody & {
+    completionStartTime?: string | null;
+    /**
+     * Matched against model definitions to infer cost.
+     */
+    model?: string | null;
+    modelParameters?: {
+        [key: string]: unknown;
+    } | null;
+    usage?: IngestionUsage | null;
+    usageDetails?: UsageDetails | null;
+    /**
+     * USD by usage type. Any cost disables inferred cost for the observation.
+     */
+    costDetails?: {
+        [key: string]: unknown;
+    } | null;
+    promptName?: string | null;
+    promptVersion?: number | null;
+};
+
+export type LegacyObservationBody = GenerationBody & {
+    type: 'GENERATION' | 'SPAN' | 'EVENT';
+};
+
+/**
+ * Legacy usage object. Token counts must be integers (a fraction fails the event). The OpenAI
+ * camelCase form (`promptTokens`, `completionTokens`, `totalTokens`) is read as input/output/total
+ * and its cost fields are ignored.
+ *
+ */
+export type IngestionUsage = {
+    input?: number | null;
+    output?: number | null;
+    total?: number | null;
+    unit?: ModelUsageUnit | null;
+    inputCost?: number | null;
+    outputCost?: number | null;
+    totalCost?: number | null;
+    promptTokens?: number | null;
+    completionTokens?: number | null;
+    totalTokens?: number | null;
+};
+
+/**
+ * Usage by type. Three shapes are accepted:
+ * - a chat-completions usage object (`prompt_tokens`, `completion_tokens`, `total_tokens`,
+ * `prompt_tokens_details`, `completion_tokens_details` and nothing else): mapped to `input`,
+ * `output`, `total`, `input_<k>`, `output_<k>`, with detail counts subtracted from input/output
+ * so that the stored buckets are mutually exclusive;
+ * - a Responses-API usage object (`input_tokens`, `output_tokens`, `total_tokens`,
+ * `input_tokens_details`, `output_tokens_details`), mapped the same way;
+ * - any other object: a free map of usage type to count, stored as supplied (non-integer and
+ * negative values are dropped). A chat-completions object with any extra key (for example a
+ * gateway's `cost`) is stored this way, unmapped, and the success entry carries a warning.
+ * `total` is derived as the sum of all buckets when absent.
+ *
+ */
+export type UsageDetails = OpenAiCompletionUsage | OpenAiResponseUsage | {
+    [key: string]: unknown;
+};
+
+export type OpenAiCompletionUsage = {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: {
+        [key: string]: number | null;
+    } | null;
+    completion_tokens_details?: {
+        [key: string]: number | null;
+    } | null;
+};
+
+export type OpenAiResponseUsage = {
+    input_tokens: number;
+    output_tokens: number;
+    total_tokens: number;
+    input_tokens_details?: {
+        [key: string]: number | null;
+    } | null;
+    output_tokens_details?: {
+        [key: string]: number | null;
+    } | null;
+};
+
+export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN';
+
+/**
+ * A score linked to a trace, an observation or a session. Unknown keys are ignored.
+ */
+export type ScoreBody = {
+    id?: string | null;
+    name: string;
+    traceId?: string | null;
+    sessionId?: string | null;
+    observationId?: string | null;
+    datasetRunId?: string | null;
+    environment?: string | null;
+    comment?: string | null;
+    metadata?: unknown;
+    source?: 'API' | 'EVAL' | 'ANNOTATION';
+    /**
+     * A number for NUMERIC, 0 or 1 for BOOLEAN, a string for CATEGORICAL; without `dataType`, a number is NUMERIC and a string CATEGORICAL.
+     */
+    value?: number | string;
+    dataType?: ScoreDataType;
+    configId?: string | null;
+    timestamp?: string | null;
+};
+
+export type IngestionSuccess = {
+    /**
+     * The event id.
+     */
+    id: string;
+    status: 201;
+    /**
+     * Tally extension. Likely double counts in the usage buckets (the event was still stored as sent).
+     */
+    warnings?: Array<string>;
+};
+
+export type IngestionError = {
+    /**
+     * The event id, or `unknown`.
+     */
+    id: string;
+    status: number;
+    message?: string;
+    /**
+     * Details: for validation failures, the failing fields.
+     */
+    error?: unknown;
+};
+
+export type IngestionResponse = {
+    successes: Array<IngestionSuccess>;
+    errors: Array<IngestionError>;
+};
+
+export type IngestionEnvelopeError = {
+    message: string;
+    errors: Array<string>;
+};
+
+export type IngestionAuthError = {
+    error: string;
+    message: string;
+};
+
+/**
+ * Tally extension. `ingested`: cost was sent with the observation; `inferred`: every usage
+ * bucket was priced from the matched model; `partial`: some buckets had no price (see
+ * `unpricedUsageKeys`); `unpriced`: usage but no model matched; `none`: neither usage nor cost.
+ *
+ */
+export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
+
+export type Usage = {
+    unit: string;
+    input: number;
+    output: number;
+    total: number;
+};
+
+export type Observation = {
+    id: string;
+    projectId: string;
+    traceId: string | null;
+    parentObservationId?: string | null;
+    type: ObservationType;
+    name?: string | null;
+    environment: string;
+    startTime: string;
+    endTime?: string | null;
+    completionStartTime?: string | null;
+    version?: string | null;
+    level?: ObservationLevel;
+    statusMessage?: string | null;
+    input?: unknown;
+    output?: unknown;
+    metadata?: unknown;
+    model?: string | null;
+    modelParameters?: unknown;
+    promptId?: string | null;
+    promptName?: string | null;
+    promptVersion?: number | null;
+    usageDetails: {
+        [key: string]: number;
+    };
+    costDetails: {
+        [key: string]: number;
+    };
+    usage: Usage;
+    unit: string;
+    /**
+     * Sum of usage buckets whose key contains "input".
+     */
+    promptTokens: number;
+    /**
+     * Sum of usage buckets whose key contains "output".
+     */
+    completionTokens: number;
+    /**
+     * The `total` bucket.
+     */
+    totalTokens: number;
+    calculatedInputCost?: number | null;
+    calculatedOutputCost?: number | null;
+    calculatedTotalCost: number;
+    /**
+     * The model definition that priced the observation.
+     */
+    modelId?: string | null;
+    inputPrice?: number | null;
+    outputPrice?: number | null;
+    totalPrice?: number | null;
+    usagePricingTierId?: string | null;
+    usagePricingTierName?: string | null;
+    /**
+     * Seconds from start to end.
+     */
+    latency?: number | null;
+    /**
+     * Seconds from start to completion start.
+     */
+    timeToFirstToken?: number | null;
+    costStatus: CostStatus;
+    /**
+     * Tally extension. Usage buckets with no price in the applied tier.
+     */
+    unpricedUsageKeys: Array<string>;
+    createdAt?: string;
+    updatedAt?: string;
+};
+
+export type PaginatedObservations = {
+    data: Array<Observation>;
+    meta: UtilsMetaResponse;
+};
+
+export type TraceWithObservations = {
+    id: string;
+    projectId: string;
+    timestamp: string;
+    name?: string | null;
+    input?: unknown;
+    output?: unknown;
+    sessionId?: string | null;
+    userId?: string | null;
+    release?: string | null;
+    version?: string | null;
+    environment: string;
+    metadata?: unknown;
+    tags: Array<string>;
+    public: boolean;
+    /**
+     * Sum of the observations' total cost (USD).
+     */
+    totalCost: number;
+    /**
+     * Seconds from the first observation's start to the last end.
+     */
+    latency: number | null;
+    observations: Array<Observation>;
+};
+
+export type ExplainCostRequest = {
+    /**
+     * Model name as a generation would carry it.
+     */
+    model: string;
+    usageDetails?: UsageDetails | null;
+    usage?: IngestionUsage | null;
+    costDetails?: {
+        [key: string]: unknown;
+    } | null;
+    modelParameters?: {
+        [key: string]: unknown;
+    } | null;
+    metadata?: unknown;
+    /**
+     * When no usage is given, counted with the model's tokenizer.
+     */
+    input?: unknown;
+    /**
+     * When no usage is given, counted with the model's tokenizer.
+     */
+    output?: unknown;
+};
+
+export type CostLine = {
+    usageType: string;
+    units: number;
+    /**
+     * USD per unit in the applied tier.
+     */
+    price: number;
+    cost: number;
+};
+
+export type ExplainCostResponse = {
+    /**
+     * The matched model definition, or null.
+     */
+    model: {
+        id: string;
+        modelName: string;
+        matchPattern: string;
+        isLangfuseManaged: boolean;
+    } | null;
+    tier: {
+        id: string;
+        name: string;
+        priority: number;
+        isDefault: boolean;
+    } | null;
+    /**
+     * Why this tier applies (which conditions held).
+     */
+    tierReason: string | null;
+    /**
+     * How `usageDetails` was read.
+     */
+    usageShape: 'openai-chat' | 'openai-responses' | 'map' | 'absent' | 'inferred';
+    usageDetails: {
+        [key: string]: number;
+    };
+    costDetails: {
+        [key: string]: number;
+    };
+    lines: Array<CostLine>;
+    unpricedUsageKeys: Array<string>;
+    totalCost: number | null;
+    costStatus: CostStatus;
+    warnings: Array<string>;
+};
+
+/**
  * 1-based page number.
  */
 export type Page = number;
@@ -280,6 +788,35 @@ export type ModelsCreateResponses = {
 
 export type ModelsCreateResponse = ModelsCreateResponses[keyof ModelsCreateResponses];
 
+export type ModelsExplainData = {
+    body: ExplainCostRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/models/explain';
+};
+
+export type ModelsExplainErrors = {
+    /**
+     * Invalid request.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ModelsExplainError = ModelsExplainErrors[keyof ModelsExplainErrors];
+
+export type ModelsExplainResponses = {
+    /**
+     * The pricing, step by step.
+     */
+    200: ExplainCostResponse;
+};
+
+export type ModelsExplainResponse = ModelsExplainResponses[keyof ModelsExplainResponses];
+
 export type ModelsDeleteData = {
     body?: never;
     path: {
@@ -341,3 +878,152 @@ export type ModelsGetResponses = {
 };
 
 export type ModelsGetResponse = ModelsGetResponses[keyof ModelsGetResponses];
+
+export type IngestionBatchData = {
+    body: IngestionBatchRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/ingestion';
+};
+
+export type IngestionBatchErrors = {
+    /**
+     * The envelope is not an object with a batch array.
+     */
+    400: IngestionEnvelopeError;
+    /**
+     * Missing or unknown credentials (ingestion's error body carries `error`).
+     */
+    401: IngestionAuthError;
+    /**
+     * The body exceeds 4.5 MB.
+     */
+    413: Error;
+};
+
+export type IngestionBatchError = IngestionBatchErrors[keyof IngestionBatchErrors];
+
+export type IngestionBatchResponses = {
+    /**
+     * Per-event outcome.
+     */
+    207: IngestionResponse;
+};
+
+export type IngestionBatchResponse = IngestionBatchResponses[keyof IngestionBatchResponses];
+
+export type ObservationsGetManyData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+        type?: ObservationType;
+        name?: string;
+        userId?: string;
+        level?: ObservationLevel;
+        traceId?: string;
+        version?: string;
+        parentObservationId?: string;
+        environment?: string | Array<string>;
+        /**
+         * Inclusive lower bound on start time.
+         */
+        fromStartTime?: string;
+        /**
+         * Exclusive upper bound on start time.
+         */
+        toStartTime?: string;
+    };
+    url: '/api/public/observations';
+};
+
+export type ObservationsGetManyErrors = {
+    /**
+     * Invalid filters or pagination.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ObservationsGetManyError = ObservationsGetManyErrors[keyof ObservationsGetManyErrors];
+
+export type ObservationsGetManyResponses = {
+    /**
+     * One page of observations.
+     */
+    200: PaginatedObservations;
+};
+
+export type ObservationsGetManyResponse = ObservationsGetManyResponses[keyof ObservationsGetManyResponses];
+
+export type ObservationsGetData = {
+    body?: never;
+    path: {
+        observationId: string;
+    };
+    query?: never;
+    url: '/api/public/observations/{observationId}';
+};
+
+export type ObservationsGetErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such observation in the project.
+     */
+    404: Error;
+};
+
+export type ObservationsGetError = ObservationsGetErrors[keyof ObservationsGetErrors];
+
+export type ObservationsGetResponses = {
+    /**
+     * The observation.
+     */
+    200: Observation;
+};
+
+export type ObservationsGetResponse = ObservationsGetResponses[keyof ObservationsGetResponses];
+
+export type TraceGetData = {
+    body?: never;
+    path: {
+        traceId: string;
+    };
+    query?: never;
+    url: '/api/public/traces/{traceId}';
+};
+
+export type TraceGetErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such trace in the project.
+     */
+    404: Error;
+};
+
+export type TraceGetError = TraceGetErrors[keyof TraceGetErrors];
+
+export type TraceGetResponses = {
+    /**
+     * The trace.
+     */
+    200: TraceWithObservations;
+};
+
+export type TraceGetResponse = TraceGetResponses[keyof TraceGetResponses];

@@ -11,6 +11,8 @@ import { handlers } from './http/handlers/index.ts';
 import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
 import type { Services } from './services.ts';
+import { createModelCatalog } from './services/model-catalog.ts';
+import { createTokenizerPool } from './workers/tokenizer-pool.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -27,7 +29,9 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await loadManagedModels(db.em(), log);
   const createdKeys = await ensureInitialProject(db.em(), config, log);
-  const services: Services = { version: VERSION, modelsChanged: () => {} };
+  const models = createModelCatalog();
+  const tokenizers = createTokenizerPool();
+  const services: Services = { version: VERSION, models, tokenizers, modelsChanged: (projectId) => models.invalidate(projectId) };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, opts.host ?? '0.0.0.0', () => resolve(s));
@@ -41,6 +45,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
+      await tokenizers.close();
       await db.close();
     },
   };

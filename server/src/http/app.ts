@@ -37,12 +37,18 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     let status = 500;
     let body: unknown;
     let headers: Record<string, string> | undefined;
+    const ingestionStyle = (c.operation as any)['x-tally-error-style'] === 'ingestion';
     try {
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       const projectId = secured ? await authenticate(req.headers.authorization, em, rlog) : null;
       const v = api.validator.validateRequest(c.request, c.operation);
-      if (!v.valid) throw invalidData(issuesFromAjv(v.errors ?? []));
+      if (!v.valid) {
+        const issues = issuesFromAjv(v.errors ?? []);
+        // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does
+        if (ingestionStyle) throw new ApiError(400, 'Invalid request data', undefined, { errors: issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+        throw invalidData(issues);
+      }
       ({ status, body, headers } = await fn({ projectId, em, body: c.request.requestBody, params: c.request.params as Record<string, string>, query: c.request.query, log: rlog, services }));
     } catch (e) {
       if (e instanceof ApiError) ({ status, body } = e);
@@ -51,6 +57,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         rlog.error({ err: e, operationId }, 'unhandled error');
         ({ status, body } = { status: 500, body: { message: 'Internal Server Error', error: 'An unknown error occurred' } });
       }
+      if (ingestionStyle && status === 401) body = { error: 'UnauthorizedError', message: (body as { message: string }).message };
     }
     if (opts.validateResponses) {
       const check = api.validateResponse(body, c.operation, status);

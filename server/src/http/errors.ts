@@ -3,11 +3,11 @@ import type { Issue } from '../domain/models/types.ts';
 
 export class ApiError extends Error {
   readonly status: number;
-  readonly body: { message: string; error?: string | Issue[] };
-  constructor(status: number, message: string, error?: string | Issue[]) {
+  readonly body: { message: string; error?: string | Issue[]; [extra: string]: unknown };
+  constructor(status: number, message: string, error?: string | Issue[], extra: Record<string, unknown> = {}) {
     super(message);
     this.status = status;
-    this.body = error === undefined ? { message } : { message, error };
+    this.body = error === undefined ? { message, ...extra } : { message, error, ...extra };
   }
 }
 

@@ -26,3 +26,17 @@ export async function createBackend(definition: Document = loadSpec()): Promise<
   await api.init();
   return api;
 }
+
+/**
+ * Validators for component schemas of the spec (e.g. per-event ingestion schemas, which
+ * must be checked one event at a time so an invalid event never sinks its batch).
+ */
+export function componentValidators(definition: Document = loadSpec()) {
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  ajv.addSchema({ $id: 'tally:spec', components: (definition as any).components }, 'tally:spec');
+  return (name: string) => {
+    const validate = ajv.getSchema(`tally:spec#/components/schemas/${name}`);
+    if (!validate) throw new Error(`no schema ${name} in the spec`);
+    return validate;
+  };
+}

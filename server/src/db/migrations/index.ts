@@ -1,5 +1,9 @@
 // Every migration, in order. Listed explicitly (not globbed) so the same list runs on
 // PostgreSQL and PGlite, from source, with no build step.
 import { Migration20261122000001Init } from './Migration20261122000001Init.ts';
+import { Migration20261122000002Ingestion } from './Migration20261122000002Ingestion.ts';
 
-export const migrationsList = [{ name: 'Migration20261122000001Init', class: Migration20261122000001Init }];
+export const migrationsList = [
+  { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
+  { name: 'Migration20261122000002Ingestion', class: Migration20261122000002Ingestion },
+];

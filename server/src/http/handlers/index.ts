@@ -1,7 +1,10 @@
 // operationId (from the spec) → handler
 import type { OperationHandler } from '../handler.ts';
+import { modelsExplain } from './explain.ts';
 import { health } from './health.ts';
+import { ingestionBatch } from './ingestion.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
+import { observationsGet, observationsList, traceGet } from './observations.ts';
 
 export const handlers: Record<string, OperationHandler> = {
   health_health: health,
@@ -9,4 +12,9 @@ export const handlers: Record<string, OperationHandler> = {
   models_create: modelsCreate,
   models_get: modelsGet,
   models_delete: modelsDelete,
+  models_explain: modelsExplain,
+  ingestion_batch: ingestionBatch,
+  observations_getMany: observationsList,
+  observations_get: observationsGet,
+  trace_get: traceGet,
 };

@@ -1,0 +1,78 @@
+// Cost of one observation (behaviour.md §4.1). Provided costs win outright and are never mixed
+// with computed ones; otherwise each usage key is priced by exact key. Arithmetic is decimal:
+// the result is stored at 12 decimal places and float sums (0.1 + 0.2) would show up there.
+import { Decimal } from 'decimal.js';
+
+/** Precision well above any price × count (prices ~1e-9..1e2, counts < 2^53). */
+export const Dec = Decimal.clone({ precision: 40 });
+
+export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
+
+export interface CostLine {
+  usageType: string;
+  units: number;
+  price: number;
+  cost: number;
+}
+
+export interface CostResult {
+  costDetails: Record<string, number>;
+  status: CostStatus;
+  /** usage keys with a positive count and no price (never `total`) */
+  unpricedUsageKeys: string[];
+  lines: CostLine[];
+}
+
+export interface CostInput {
+  usage: Record<string, number>;
+  /** provided cost map, nulls already dropped */
+  providedCost?: Record<string, number> | null;
+  /** prices of the selected tier; null when no model or no tier applies */
+  prices: Record<string, number> | null;
+}
+
+export function calculateCost({ usage, providedCost, prices }: CostInput): CostResult {
+  const provided = Object.entries(providedCost ?? {}).filter(([, v]) => v != null);
+  if (provided.length) return ingested(Object.fromEntries(provided));
+
+  const usageEntries = Object.entries(usage).filter(([, v]) => v != null);
+  const positive = usageEntries.filter(([k, v]) => k !== 'total' && v > 0).map(([k]) => k);
+  if (!prices) {
+    return { costDetails: {}, status: usageEntries.length ? 'unpriced' : 'none', unpricedUsageKeys: positive, lines: [] };
+  }
+
+  const lines: CostLine[] = [];
+  const exact: [string, Decimal][] = [];
+  for (const [k, units] of usageEntries) {
+    if (!Object.hasOwn(prices, k) || prices[k] == null) continue;
+    const cost = new Dec(prices[k]).times(units);
+    exact.push([k, cost]);
+    lines.push({ usageType: k, units, price: prices[k], cost: cost.toNumber() });
+  }
+  const costDetails = Object.fromEntries(lines.map((l) => [l.usageType, l.cost])) as Record<string, number>;
+  const totalPriced = Object.hasOwn(costDetails, 'total');
+  // A priced `total` is the whole cost (embedding models price only total); the other
+  // entries are not added to it. Otherwise total is the exact sum of the computed entries.
+  if (!totalPriced && exact.length) costDetails.total = exact.reduce((s, [, c]) => s.plus(c), new Dec(0)).toNumber();
+
+  // `total` spans every bucket, so once it is priced nothing is left unpriced.
+  const unpriced = totalPriced ? [] : positive.filter((k) => !Object.hasOwn(costDetails, k));
+  let status: CostStatus;
+  // `unpriced` means no model matched; a matched model that prices none of the buckets
+  // is `partial` with every bucket listed, which points the user at the key names
+  if (!usageEntries.length) status = 'none';
+  else status = unpriced.length ? 'partial' : 'inferred';
+  return { costDetails, status, unpricedUsageKeys: unpriced, lines };
+}
+
+/**
+ * Case A: the provided map as-is, plus `total` when derivable: the provided total, else
+ * input + output only when those are the sole keys (a cache key makes the total unknowable).
+ */
+function ingested(cost: Record<string, number>): CostResult {
+  const costDetails = { ...cost };
+  if (!Object.hasOwn(costDetails, 'total') && Object.keys(costDetails).every((k) => k === 'input' || k === 'output')) {
+    costDetails.total = new Dec(costDetails.input ?? 0).plus(costDetails.output ?? 0).toNumber();
+  }
+  return { costDetails, status: 'ingested', unpricedUsageKeys: [], lines: [] };
+}

@@ -1,0 +1,135 @@
+// Pricing-tier selection (behaviour.md §4.2, contract §3.7): the first conditional tier, by
+// ascending priority, whose conditions all hold; otherwise the default tier. The reason string
+// is kept for the explain endpoint, so users can see why a >200K tier did (not) apply.
+import type RE2 from 're2';
+import type { AttributeCondition, PricingTierCondition, PricingTierDef, UsageCondition } from '../models/types.ts';
+import { compileRe2 } from '../regex.ts';
+
+export interface TierSelection {
+  tier: PricingTierDef | null;
+  reason: string;
+}
+
+export interface TierAttributes {
+  modelParameters?: unknown;
+  metadata?: unknown;
+}
+
+// Runs per event: a handful of distinct patterns across all models, so a bounded Map suffices.
+const patternCache = new Map<string, RE2 | Error>();
+const PATTERN_CACHE_MAX = 1000;
+
+function compiled(pattern: string, caseSensitive: boolean): RE2 | Error {
+  const key = `${caseSensitive ? 's' : 'i'}:${pattern}`;
+  let re = patternCache.get(key);
+  if (!re) {
+    if (patternCache.size >= PATTERN_CACHE_MAX) patternCache.clear();
+    // no g/y flag: test() must stay stateless across keys
+    re = compileRe2(pattern, caseSensitive ? '' : 'i');
+    patternCache.set(key, re);
+  }
+  return re;
+}
+
+const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '==', neq: '!=' } as const;
+
+function compare(op: string, a: number, b: number): boolean {
+  switch (op) {
+    case 'gt': return a > b;
+    case 'gte': return a >= b;
+    case 'lt': return a < b;
+    case 'lte': return a <= b;
+    case 'eq': return a === b;
+    case 'neq': return a !== b;
+    default: return false;
+  }
+}
+
+/**
+ * Top-level string/number/boolean attributes as strings. A JSON string is parsed first; anything
+ * that is not an object gives {} (so every attribute condition fails), as in Langfuse.
+ */
+export function stringAttributes(raw: unknown): Map<string, string> {
+  let v = raw;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return new Map();
+    }
+  }
+  const out = new Map<string, string>();
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return out;
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') out.set(k, String(x));
+  }
+  return out;
+}
+
+interface Verdict {
+  ok: boolean;
+  text: string;
+}
+
+function usageVerdict(c: UsageCondition, usage: Record<string, number>): Verdict {
+  const re = compiled(c.usageDetailPattern, c.caseSensitive === true);
+  const shown = `/${c.usageDetailPattern}/${c.caseSensitive ? '' : 'i'}`;
+  if (re instanceof Error) return { ok: false, text: `pattern ${shown} does not compile` };
+  let sum = 0;
+  for (const [k, v] of Object.entries(usage)) if (re.test(k)) sum += v || 0;
+  const ok = compare(c.operator, sum, c.value);
+  const op = OPS[c.operator] ?? c.operator;
+  return { ok, text: `sum of usage keys matching ${shown} = ${sum} ${ok ? '' : 'is not '}${op} ${c.value}` };
+}
+
+function attributeVerdict(c: AttributeCondition, attrs: { model_parameters: Map<string, string>; metadata: Map<string, string> }): Verdict {
+  const source = attrs[c.source];
+  const name = `${c.source}.${c.key}`;
+  if (!source || !source.has(c.key)) return { ok: false, text: `${name} is not set` };
+  const value = source.get(c.key)!;
+  const ok = Array.isArray(c.values) && c.values.includes(value);
+  return { ok, text: `${name} = ${JSON.stringify(value)} is ${ok ? '' : 'not '}in ${JSON.stringify(c.values)}` };
+}
+
+function verdict(c: PricingTierCondition, usage: Record<string, number>, attrs: Parameters<typeof attributeVerdict>[1]): Verdict {
+  try {
+    return 'source' in c ? attributeVerdict(c, attrs) : usageVerdict(c, usage);
+  } catch (e) {
+    return { ok: false, text: `condition failed to evaluate (${e instanceof Error ? e.message : String(e)})` };
+  }
+}
+
+const label = (t: PricingTierDef) => `tier ${JSON.stringify(t.name)} (priority ${t.priority})`;
+
+export function selectPricingTier(tiers: PricingTierDef[], usage: Record<string, number>, attributes: TierAttributes = {}): TierSelection {
+  if (!tiers.length) return { tier: null, reason: 'the model has no pricing tiers' };
+  // Langfuse skips matching entirely for an empty usage map, so no tier and no computed cost.
+  if (!Object.keys(usage).length) return { tier: null, reason: 'no usage details: tier matching skipped' };
+
+  const attrs = { model_parameters: stringAttributes(attributes.modelParameters), metadata: stringAttributes(attributes.metadata) };
+  const misses: string[] = [];
+  const conditional = tiers.filter((t) => !t.isDefault).sort((a, b) => a.priority - b.priority);
+  for (const tier of conditional) {
+    if (!tier.conditions.length) {
+      misses.push(`${tier.name}: has no conditions`);
+      continue;
+    }
+    const seen: string[] = [];
+    let ok = true;
+    for (const c of tier.conditions) {
+      const v = verdict(c, usage, attrs);
+      seen.push(v.text);
+      if (!v.ok) {
+        ok = false;
+        misses.push(`${tier.name}: ${v.text}`);
+        break;
+      }
+    }
+    if (ok) return { tier, reason: `${label(tier)}: ${seen.join(' and ')}` };
+  }
+
+  const fallback = tiers.find((t) => t.isDefault) ?? null;
+  const why = misses.length ? `no conditional tier matched (${misses.join('; ')})` : 'the model has no conditional tiers';
+  if (!fallback) return { tier: null, reason: `${why} and the model has no default tier` };
+  return { tier: fallback, reason: `default tier ${JSON.stringify(fallback.name)}: ${why}` };
+}

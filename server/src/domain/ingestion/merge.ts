@@ -1,0 +1,105 @@
+// Folding ingestion events into an observation's state. Later non-null values win; the
+// usage and cost maps are replaced whole by a later event that carries a non-empty map.
+// Derived fields (buckets, cost, pricing) are recomputed afterwards from the merged state.
+import { randomUUID } from 'node:crypto';
+import { normaliseEnvironment } from './environment.ts';
+import type { ObservationRecord, ObservationType, ScoreRecord, TraceRecord } from './types.ts';
+
+const TYPE_OF_EVENT: Record<string, ObservationType> = {
+  'span-create': 'SPAN', 'span-update': 'SPAN', 'event-create': 'EVENT',
+  'generation-create': 'GENERATION', 'generation-update': 'GENERATION',
+  'agent-create': 'AGENT', 'tool-create': 'TOOL', 'chain-create': 'CHAIN', 'retriever-create': 'RETRIEVER',
+  'evaluator-create': 'EVALUATOR', 'embedding-create': 'EMBEDDING', 'guardrail-create': 'GUARDRAIL',
+};
+
+export const OBSERVATION_EVENT_TYPES = new Set([...Object.keys(TYPE_OF_EVENT), 'observation-create', 'observation-update']);
+export const isUpdateEvent = (type: string) => type.endsWith('-update');
+
+export interface ObservationEvent {
+  eventId: string;
+  type: string;
+  timestamp: Date;
+  body: Record<string, any>;
+  /** this event's usage/cost, already normalised (undefined: the event carried none) */
+  providedUsage?: Record<string, number>;
+  providedCost?: Record<string, number>;
+}
+
+const date = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
+const toDate = (v: unknown) => new Date(v as string);
+
+/** copies each present body field onto the record (later non-null values win), converted as given */
+function overlay<T>(rec: T, body: Record<string, any>, fields: Partial<Record<keyof T & string, ((v: any) => unknown) | true>>) {
+  for (const [key, convert] of Object.entries(fields) as [keyof T & string, ((v: any) => unknown) | true][]) {
+    const v = body[key];
+    if (v !== undefined && v !== null) (rec as any)[key] = convert === true ? v : convert(v);
+  }
+}
+
+/** Events of one entity in processing order: by timestamp, a create before an update at the same instant. */
+export function processingOrder<T extends { type: string; timestamp: Date }>(events: T[]): T[] {
+  return [...events].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)));
+}
+
+export function emptyObservation(id: string, type: ObservationType, startTime: Date, now: Date): ObservationRecord {
+  return {
+    id, traceId: null, parentObservationId: null, type, name: null, environment: 'default', level: 'DEFAULT', statusMessage: null,
+    version: null, startTime, endTime: null, completionStartTime: null, model: null, modelParameters: null, input: null, output: null,
+    metadata: null, promptName: null, promptVersion: null, providedUsageDetails: null, providedCostDetails: null,
+    usageDetails: {}, costDetails: {}, inputUsage: 0, outputUsage: 0, totalUsage: 0, inputCost: null, outputCost: null, totalCost: null,
+    modelId: null, usagePricingTierId: null, usagePricingTierName: null, pricesUsed: null, costStatus: 'none', unpricedUsageKeys: [],
+    traceName: null, userId: null, sessionId: null, release: null, traceVersion: null, tags: [], createdAt: now, updatedAt: now,
+  };
+}
+
+export function applyObservationEvent(existing: ObservationRecord | undefined, ev: ObservationEvent, now: Date): ObservationRecord {
+  const b = ev.body;
+  const eventType: ObservationType | undefined = TYPE_OF_EVENT[ev.type] ?? (b.type as ObservationType | undefined);
+  const rec = existing
+    ? { ...existing }
+    : emptyObservation(b.id, eventType ?? 'SPAN', date(b.startTime) ?? ev.timestamp, now);
+  // a create may turn a placeholder made by an earlier update into its real type
+  if (existing && eventType && !isUpdateEvent(ev.type)) rec.type = eventType;
+
+  overlay<ObservationRecord>(rec, b, {
+    traceId: true, parentObservationId: true, name: true, environment: normaliseEnvironment, level: true, statusMessage: true,
+    version: true, startTime: toDate, endTime: toDate, completionStartTime: toDate, model: true, modelParameters: true,
+    input: true, output: true, metadata: true, promptName: true, promptVersion: true,
+  });
+  if (ev.providedUsage && Object.keys(ev.providedUsage).length) rec.providedUsageDetails = ev.providedUsage;
+  if (ev.providedCost && Object.keys(ev.providedCost).length) rec.providedCostDetails = ev.providedCost;
+  // an observation must belong to a trace; Langfuse gives orphans a fresh one
+  if (!rec.traceId) rec.traceId = randomUUID();
+  rec.updatedAt = now;
+  return rec;
+}
+
+export interface TraceEvent { timestamp: Date; body: Record<string, any> }
+
+export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent, now: Date): TraceRecord {
+  const t: TraceRecord = existing
+    ? { ...existing }
+    : { id: e.body.id, timestamp: e.timestamp, name: null, userId: null, sessionId: null, release: null, version: null, externalId: null,
+        environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now };
+  overlay<TraceRecord>(t, e.body, {
+    timestamp: toDate, name: true, userId: true, sessionId: true, release: true, version: true, externalId: true,
+    environment: normaliseEnvironment, tags: (v: string[]) => [...new Set(v)].sort(), public: true, input: true, output: true, metadata: true,
+  });
+  t.updatedAt = now;
+  return t;
+}
+
+export function toScore(e: TraceEvent): ScoreRecord {
+  const b = e.body;
+  const dataType = b.dataType ?? (typeof b.value === 'string' ? 'CATEGORICAL' : 'NUMERIC');
+  const numeric = typeof b.value === 'number' ? b.value : null;
+  return {
+    id: b.id ?? randomUUID(), timestamp: b.timestamp ? new Date(b.timestamp) : e.timestamp, name: b.name,
+    value: dataType === 'CATEGORICAL' ? null : numeric,
+    // boolean scores keep their label as Langfuse shows it
+    stringValue: dataType === 'BOOLEAN' ? (numeric === 1 ? 'True' : 'False') : typeof b.value === 'string' ? b.value : null,
+    dataType, source: b.source ?? 'API', traceId: b.traceId ?? null, observationId: b.observationId ?? null, sessionId: b.sessionId ?? null,
+    datasetRunId: b.datasetRunId ?? null, configId: b.configId ?? null, comment: b.comment ?? null, metadata: b.metadata ?? null,
+    environment: normaliseEnvironment(b.environment),
+  };
+}

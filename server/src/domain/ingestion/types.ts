@@ -1,0 +1,92 @@
+// The state of one observation as Tally keeps it: what was sent (merged over events) and
+// what was derived from it (usage buckets, cost, pricing). Pure data, no I/O.
+
+export type ObservationType = 'SPAN' | 'GENERATION' | 'EVENT' | 'AGENT' | 'TOOL' | 'CHAIN' | 'RETRIEVER' | 'EVALUATOR' | 'EMBEDDING' | 'GUARDRAIL';
+export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
+
+export interface ObservationRecord {
+  id: string;
+  traceId: string | null;
+  parentObservationId: string | null;
+  type: ObservationType;
+  name: string | null;
+  environment: string;
+  level: string;
+  statusMessage: string | null;
+  version: string | null;
+  startTime: Date;
+  endTime: Date | null;
+  completionStartTime: Date | null;
+  model: string | null;
+  modelParameters: Record<string, unknown> | null;
+  input: unknown;
+  output: unknown;
+  metadata: unknown;
+  promptName: string | null;
+  promptVersion: number | null;
+  /** usage as provided, merged over events (a later non-empty map replaces the earlier one) */
+  providedUsageDetails: Record<string, number> | null;
+  providedCostDetails: Record<string, number> | null;
+  // derived
+  usageDetails: Record<string, number>;
+  costDetails: Record<string, number>;
+  inputUsage: number;
+  outputUsage: number;
+  totalUsage: number;
+  inputCost: number | null;
+  outputCost: number | null;
+  totalCost: number | null;
+  modelId: string | null;
+  usagePricingTierId: string | null;
+  usagePricingTierName: string | null;
+  /** the applied tier's prices (USD per unit), kept so a later price change never rewrites history */
+  pricesUsed: Record<string, number> | null;
+  costStatus: CostStatus;
+  unpricedUsageKeys: string[];
+  // trace fields, copied for metrics grouping
+  traceName: string | null;
+  userId: string | null;
+  sessionId: string | null;
+  release: string | null;
+  traceVersion: string | null;
+  tags: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TraceRecord {
+  id: string;
+  timestamp: Date;
+  name: string | null;
+  userId: string | null;
+  sessionId: string | null;
+  release: string | null;
+  version: string | null;
+  externalId: string | null;
+  environment: string;
+  tags: string[];
+  public: boolean;
+  input: unknown;
+  output: unknown;
+  metadata: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ScoreRecord {
+  id: string;
+  timestamp: Date;
+  name: string;
+  value: number | null;
+  stringValue: string | null;
+  dataType: 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN';
+  source: string;
+  traceId: string | null;
+  observationId: string | null;
+  sessionId: string | null;
+  datasetRunId: string | null;
+  configId: string | null;
+  comment: string | null;
+  metadata: unknown;
+  environment: string;
+}

@@ -1,0 +1,39 @@
+// The input/output/total roll-ups that the legacy observation API and the UI show (contract
+// §5.6, behaviour.md §4.1): every key *containing* "input" counts as input, so cached buckets
+// add to input — which is why the buckets must be disjoint.
+import { Dec } from '../cost/calculate.ts';
+
+export interface Aggregates {
+  /** promptTokens: Σ usage keys containing "input", else 0 */
+  inputUsage: number;
+  /** completionTokens: Σ usage keys containing "output", else 0 */
+  outputUsage: number;
+  /** totalTokens: usage.total, else 0 */
+  totalUsage: number;
+  /** calculatedInputCost: Σ cost keys containing "input", null when there is none */
+  inputCost: number | null;
+  /** calculatedOutputCost */
+  outputCost: number | null;
+  /** calculatedTotalCost: cost.total, else 0 */
+  totalCost: number;
+}
+
+function sumContaining(map: Record<string, number>, needle: string): number | null {
+  let sum: InstanceType<typeof Dec> | null = null;
+  for (const [k, v] of Object.entries(map)) {
+    if (v == null || !k.toLowerCase().includes(needle)) continue;
+    sum = (sum ?? new Dec(0)).plus(v);
+  }
+  return sum === null ? null : sum.toNumber();
+}
+
+export function aggregates(usage: Record<string, number>, cost: Record<string, number>): Aggregates {
+  return {
+    inputUsage: sumContaining(usage, 'input') ?? 0,
+    outputUsage: sumContaining(usage, 'output') ?? 0,
+    totalUsage: usage.total ?? 0,
+    inputCost: sumContaining(cost, 'input'),
+    outputCost: sumContaining(cost, 'output'),
+    totalCost: cost.total ?? 0,
+  };
+}

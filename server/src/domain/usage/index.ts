@@ -1,0 +1,121 @@
+// Usage and cost of one generation, end to end (behaviour.md §2.1, §3, §4; table §3.4).
+// Tokenization happens outside (async, worker threads): the caller asks needsTokenization()
+// and passes the counts in as `inferredUsage`.
+import { calculateCost, type CostLine, type CostStatus } from '../cost/calculate.ts';
+import { selectPricingTier } from '../cost/tiers.ts';
+import type { StoredModel } from '../../store/models.ts';
+import { aggregates, type Aggregates } from './aggregate.ts';
+import {
+  finaliseUsage,
+  parseCostDetails,
+  parseUsageDetails,
+  providedCost,
+  providedUsage,
+  type LegacyUsage,
+  type ParsedUsageDetails,
+} from './normalise.ts';
+import { usageWarnings } from './warnings.ts';
+
+export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
+
+export interface TokenizationQuestion {
+  providedUsage: Record<string, unknown>;
+  providedCost: Record<string, unknown>;
+  model: StoredModel | null;
+  level?: ObservationLevel | string | null;
+}
+
+/** Tokenize only when nothing usable was provided, a model with a tokenizer matched, and the call did not fail. */
+export function needsTokenization({ providedUsage, providedCost, model, level }: TokenizationQuestion): boolean {
+  return (
+    !!model?.tokenizerId &&
+    level !== 'ERROR' &&
+    Object.keys(finaliseUsage(providedUsage).provided).length === 0 &&
+    !Object.values(providedCost).some((v) => v != null)
+  );
+}
+
+export interface FromProvidedInput {
+  /** provided usage of the (merged) observation */
+  providedUsage: Record<string, unknown>;
+  /** provided cost of the (merged) observation */
+  providedCost: Record<string, number>;
+  model: StoredModel | null;
+  level?: ObservationLevel | string | null;
+  modelParameters?: unknown;
+  metadata?: unknown;
+  /** tokenizer counts, used only when needsTokenization() held; undefined = tokenization failed */
+  inferredUsage?: Record<string, number>;
+  /** for warnings only: the usageDetails as received and its parse */
+  rawUsageDetails?: unknown;
+  parsedUsageDetails?: ParsedUsageDetails;
+}
+
+export interface UsageAndCost {
+  usageDetails: Record<string, number>;
+  costDetails: Record<string, number>;
+  providedUsageDetails: Record<string, number>;
+  providedCostDetails: Record<string, number>;
+  tier: { id: string; name: string } | null;
+  tierReason: string;
+  costStatus: CostStatus;
+  unpricedUsageKeys: string[];
+  warnings: string[];
+  aggregates: Aggregates;
+  lines: CostLine[];
+  /** true when usageDetails came from the tokenizer */
+  usageInferred: boolean;
+}
+
+/** For the merge path: provided maps already combined across events. */
+export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
+  const { provided, usage: finalProvided } = finaliseUsage(input.providedUsage);
+  const providedCostDetails = Object.fromEntries(Object.entries(input.providedCost).filter(([, v]) => v != null)) as Record<string, number>;
+  const infer = needsTokenization({ providedUsage: provided, providedCost: providedCostDetails, model: input.model, level: input.level });
+  // Tokenizer failure leaves usage empty: no zero is written and no fallback runs.
+  const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : finalProvided;
+
+  const selection = input.model
+    ? selectPricingTier(input.model.pricingTiers, usageDetails, { modelParameters: input.modelParameters, metadata: input.metadata })
+    : { tier: null, reason: 'no model matched' };
+  const cost = calculateCost({ usage: usageDetails, providedCost: providedCostDetails, prices: selection.tier?.prices ?? null });
+
+  const parsed = input.parsedUsageDetails ?? { shape: 'absent' as const };
+  return {
+    usageDetails,
+    costDetails: cost.costDetails,
+    providedUsageDetails: provided,
+    providedCostDetails,
+    // Langfuse records the tier even when provided cost makes its prices moot.
+    tier: selection.tier ? { id: selection.tier.id, name: selection.tier.name } : null,
+    tierReason: cost.status === 'ingested' ? `cost was provided, so model prices are ignored (${selection.reason})` : selection.reason,
+    costStatus: cost.status,
+    unpricedUsageKeys: cost.unpricedUsageKeys,
+    warnings: infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided),
+    aggregates: aggregates(usageDetails, cost.costDetails),
+    lines: cost.lines,
+    usageInferred: infer,
+  };
+}
+
+export interface EventUsageInput extends Omit<FromProvidedInput, 'providedUsage' | 'providedCost' | 'rawUsageDetails' | 'parsedUsageDetails'> {
+  /** legacy `usage`, already validated by parseLegacyUsage */
+  legacyUsage?: LegacyUsage;
+  /** raw `usageDetails` */
+  usageDetails?: unknown;
+  /** raw `costDetails` */
+  costDetails?: unknown;
+}
+
+/** One event on its own: parse, build the provided maps, then compute. */
+export function computeUsageAndCost(input: EventUsageInput): UsageAndCost {
+  const { legacyUsage, usageDetails, costDetails, ...rest } = input;
+  const parsed = parseUsageDetails(usageDetails);
+  return computeFromProvided({
+    ...rest,
+    providedUsage: providedUsage(legacyUsage, parsed.usage),
+    providedCost: providedCost(legacyUsage, parseCostDetails(costDetails)),
+    rawUsageDetails: usageDetails,
+    parsedUsageDetails: parsed,
+  });
+}

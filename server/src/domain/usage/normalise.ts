@@ -1,0 +1,205 @@
+// Turns the usage/cost inputs of an observation event into the provided maps Langfuse stores
+// (behaviour.md §3.1-3.3). Pure functions: validation failures come back as values.
+//
+// Maps keyed by client-supplied names are built with Object.fromEntries (never `obj[k] = v`)
+// so a `__proto__` key stays an ordinary entry instead of replacing the prototype.
+import { USAGE_UNITS, type UsageUnit } from '../models/types.ts';
+
+export type UsageShape = 'openai-chat' | 'openai-responses' | 'map' | 'absent';
+
+export interface ParsedUsageDetails {
+  usage?: Record<string, number>;
+  shape: UsageShape;
+  /** set only when the value is not an object at all (Langfuse fails the event then) */
+  error?: string;
+}
+
+export interface LegacyUsage {
+  input?: number;
+  output?: number;
+  total?: number;
+  unit?: UsageUnit;
+  inputCost?: number;
+  outputCost?: number;
+  totalCost?: number;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+interface StrictShape {
+  input: string;
+  output: string;
+  total: string;
+  inputDetails: string;
+  outputDetails: string;
+}
+
+const CHAT: StrictShape = {
+  input: 'prompt_tokens',
+  output: 'completion_tokens',
+  total: 'total_tokens',
+  inputDetails: 'prompt_tokens_details',
+  outputDetails: 'completion_tokens_details',
+};
+const RESPONSES: StrictShape = {
+  input: 'input_tokens',
+  output: 'output_tokens',
+  total: 'total_tokens',
+  inputDetails: 'input_tokens_details',
+  outputDetails: 'output_tokens_details',
+};
+
+export const CHAT_COMPLETIONS_KEYS: readonly string[] = Object.values(CHAT);
+export const RESPONSES_KEYS: readonly string[] = Object.values(RESPONSES);
+
+/**
+ * Why `raw` is not the strict shape, or null when it is. Strictness matters: a gateway that
+ * appends e.g. `cost` must NOT be mapped (the brief, §4.5), so the caller can warn about it.
+ */
+export function strictShapeMismatch(raw: Record<string, unknown>, s: StrictShape): string | null {
+  const allowed = Object.values(s);
+  const extra = Object.keys(raw).filter((k) => !allowed.includes(k));
+  if (extra.length) return `extra keys ${extra.map((k) => `\`${k}\``).join(', ')}`;
+  for (const k of [s.input, s.output, s.total]) {
+    if (!(k in raw)) return `missing \`${k}\``;
+    if (!isCount(raw[k])) return `\`${k}\` is not a non-negative integer`;
+  }
+  for (const k of [s.inputDetails, s.outputDetails]) {
+    const d = raw[k];
+    if (d == null) continue;
+    if (!isPlainObject(d)) return `\`${k}\` is not an object`;
+    const bad = Object.entries(d).find(([, v]) => v != null && !isCount(v));
+    if (bad) return `\`${k}.${bad[0]}\` is not a non-negative integer`;
+  }
+  return null;
+}
+
+export const chatCompletionsMismatch = (raw: Record<string, unknown>) => strictShapeMismatch(raw, CHAT);
+export const responsesMismatch = (raw: Record<string, unknown>) => strictShapeMismatch(raw, RESPONSES);
+
+function mapStrict(raw: Record<string, unknown>, s: StrictShape): Record<string, number> {
+  let input = raw[s.input] as number;
+  let output = raw[s.output] as number;
+  const details: [string, number][] = [];
+  // OpenAI reports inclusive counts; every detail (text, audio, cached, reasoning) is split out
+  // and subtracted so the stored buckets are disjoint, clamped after each step like Langfuse.
+  for (const [k, v] of Object.entries((raw[s.inputDetails] ?? {}) as Record<string, number | null>)) {
+    if (v == null) continue;
+    details.push([`input_${k}`, v]);
+    input = Math.max(input - v, 0);
+  }
+  for (const [k, v] of Object.entries((raw[s.outputDetails] ?? {}) as Record<string, number | null>)) {
+    if (v == null) continue;
+    details.push([`output_${k}`, v]);
+    output = Math.max(output - v, 0);
+  }
+  return Object.fromEntries([['input', input], ['output', output], ['total', raw[s.total] as number], ...details]);
+}
+
+/** A free-map value as a count, or undefined when Langfuse silently drops it. */
+function freeMapCount(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? v + 0 : undefined; // `+ 0` turns -0 into 0
+  if (typeof v === 'string') {
+    // radix 10 so "0x1A" is 0, not 26: usage counts are decimal
+    const n = Number.parseInt(v, 10);
+    return Number.isFinite(n) && n >= 0 ? n + 0 : undefined;
+  }
+  return undefined;
+}
+
+export function parseUsageDetails(raw: unknown): ParsedUsageDetails {
+  if (raw == null) return { shape: 'absent' };
+  if (!isPlainObject(raw)) return { shape: 'absent', error: 'usageDetails must be an object' };
+  if (chatCompletionsMismatch(raw) === null) return { usage: mapStrict(raw, CHAT), shape: 'openai-chat' };
+  if (responsesMismatch(raw) === null) return { usage: mapStrict(raw, RESPONSES), shape: 'openai-responses' };
+  const kept: [string, number][] = [];
+  for (const [k, v] of Object.entries(raw)) {
+    const n = freeMapCount(v);
+    if (n !== undefined) kept.push([k, n]);
+  }
+  return kept.length ? { usage: Object.fromEntries(kept), shape: 'map' } : { shape: 'map' };
+}
+
+export function parseCostDetails(raw: unknown): Record<string, number> | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const kept = Object.entries(raw)
+    .filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]) && e[1] >= 0)
+    .map(([k, v]) => [k, v + 0] as const);
+  return kept.length ? Object.fromEntries(kept) : undefined;
+}
+
+const LEGACY_COUNTS = ['input', 'output', 'total', 'promptTokens', 'completionTokens', 'totalTokens'] as const;
+const LEGACY_COSTS = ['inputCost', 'outputCost', 'totalCost'] as const;
+
+/**
+ * The legacy `usage` object. Unlike usageDetails it is validated: a fractional token count or
+ * an unknown unit fails the whole event. Null fields count as absent; unknown keys are ignored.
+ */
+export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: string } {
+  if (raw == null) return {};
+  if (!isPlainObject(raw)) return { error: 'usage must be an object' };
+  for (const k of LEGACY_COUNTS) {
+    const v = raw[k];
+    if (v != null && !(typeof v === 'number' && Number.isSafeInteger(v))) return { error: `usage.${k} must be an integer` };
+  }
+  for (const k of LEGACY_COSTS) {
+    const v = raw[k];
+    if (v != null && !(typeof v === 'number' && Number.isFinite(v))) return { error: `usage.${k} must be a number` };
+  }
+  if (raw.unit != null && !USAGE_UNITS.includes(raw.unit as UsageUnit)) {
+    return { error: `usage.unit must be one of ${USAGE_UNITS.join(', ')}` };
+  }
+  const pick = (o: Record<string, unknown>) => {
+    const e = Object.entries(o).filter(([, v]) => v != null);
+    return e.length ? (Object.fromEntries(e) as LegacyUsage) : undefined;
+  };
+  // Key presence (even with null) selects the OpenAI camelCase form, whose costs Langfuse drops.
+  if ('promptTokens' in raw || 'completionTokens' in raw || 'totalTokens' in raw) {
+    return { value: pick({ input: raw.promptTokens, output: raw.completionTokens, total: raw.totalTokens, unit: 'TOKENS' }) };
+  }
+  const known = [...LEGACY_COUNTS.slice(0, 3), 'unit', ...LEGACY_COSTS] as const;
+  return { value: pick(Object.fromEntries(known.map((k) => [k, raw[k]]))) };
+}
+
+/**
+ * provided_usage_details of one event (§3.2). The legacy total falls back to input/output only
+ * when usageDetails is empty, with Langfuse's truthiness quirk ({input:0, output:5} → total 0).
+ */
+export function providedUsage(legacy: LegacyUsage | undefined, details: Record<string, number> | undefined): Record<string, number> {
+  const u = legacy ?? {};
+  const detailsEmpty = !details || Object.keys(details).length === 0;
+  const total = u.total ? u.total : detailsEmpty ? (u.input && u.output ? u.input + u.output : (u.input ?? u.output)) : undefined;
+  const base = Object.entries({ input: u.input, output: u.output, total }).filter(([, v]) => v != null);
+  const overlay = Object.entries(details ?? {}).filter(([, v]) => v != null);
+  return Object.fromEntries([...base, ...overlay]) as Record<string, number>;
+}
+
+/** provided_cost_details of one event: legacy *Cost fields under input/output/total, costDetails win. */
+export function providedCost(legacy: LegacyUsage | undefined, costDetails: Record<string, number> | undefined): Record<string, number> {
+  const u = legacy ?? {};
+  const base = Object.entries({ input: u.inputCost, output: u.outputCost, total: u.totalCost }).filter(([, v]) => v != null);
+  const overlay = Object.entries(costDetails ?? {}).filter(([, v]) => v != null);
+  return Object.fromEntries([...base, ...overlay]) as Record<string, number>;
+}
+
+/**
+ * §3.3: `provided` is what Langfuse writes back as provided_usage_details (null, NaN and negative
+ * values dropped); `usage` adds `total` = sum of every value (arbitrary keys included) when absent.
+ * Values are integers here, so a plain sum is exact.
+ */
+export function finaliseUsage(provided: Record<string, unknown>): { provided: Record<string, number>; usage: Record<string, number> } {
+  const kept: [string, number][] = [];
+  for (const [k, v] of Object.entries(provided)) {
+    if (v == null) continue;
+    const n = Number(v);
+    if (!Number.isNaN(n) && n >= 0) kept.push([k, n + 0]);
+  }
+  const clean = Object.fromEntries(kept) as Record<string, number>;
+  const usage = { ...clean };
+  if (kept.length && !Object.hasOwn(clean, 'total')) usage.total = kept.reduce((s, [, v]) => s + v, 0);
+  return { provided: clean, usage };
+}

@@ -1,0 +1,101 @@
+// Advisory messages about usage maps that are probably wrong. Langfuse prices each key as an
+// independent bucket, so overlapping buckets silently double the cost (behaviour.md §8.1, the
+// most common complaint). Warnings never change any value.
+import { chatCompletionsMismatch, CHAT_COMPLETIONS_KEYS, isPlainObject, RESPONSES_KEYS, responsesMismatch, type ParsedUsageDetails } from './normalise.ts';
+
+/** Buckets that an inclusive `input`/`output` would already contain. */
+const INPUT_PARTS = [
+  'input_cached_tokens',
+  'input_cache_read',
+  'cache_read_input_tokens',
+  'input_cache_creation',
+  'cache_creation_input_tokens',
+  'input_cache_creation_5m',
+  'input_cache_creation_1h',
+];
+const OUTPUT_PARTS = ['output_reasoning_tokens', 'output_reasoning', 'reasoning_tokens'];
+
+/** Spellings of one quantity; sending two of them counts it twice. */
+const ALIASES = [
+  ['input_cached_tokens', 'input_cache_read', 'cache_read_input_tokens'],
+  ['input_cache_creation', 'cache_creation_input_tokens'],
+  ['output_reasoning_tokens', 'output_reasoning', 'reasoning_tokens'],
+];
+
+const q = (k: string) => `\`${k}\``;
+
+/** Slack before a total counts as too small, as in Langfuse's consistency guard (§3.3). */
+export const totalTolerance = (total: number) => Math.max(1, total * 0.01);
+
+/**
+ * @param raw the usageDetails exactly as received
+ * @param parsed its parse result
+ * @param final the final usage map (provided values plus derived total)
+ * @param provided the provided map; tells a sent `total` from a derived one (default: usageDetails)
+ */
+export function usageWarnings(
+  raw: unknown,
+  parsed: ParsedUsageDetails,
+  final: Record<string, number>,
+  provided: Record<string, number> = parsed.usage ?? {},
+): string[] {
+  const out: string[] = [];
+  if (isPlainObject(raw) && parsed.shape === 'map') out.push(...unmappedOpenAiWarnings(raw));
+
+  const has = (k: string) => Object.hasOwn(final, k);
+  const others = Object.entries(final).filter(([k]) => k !== 'total');
+  const sum = others.reduce((s, [, v]) => s + v, 0);
+  const totalSent = Object.hasOwn(provided, 'total') && has('total');
+  const mismatch = totalSent && sum > final.total! + totalTolerance(final.total!);
+  if (mismatch) {
+    out.push(
+      `\`total\` (${final.total}) is smaller than the sum of the other usage buckets (${sum}): buckets probably overlap ` +
+        `(e.g. \`input\` including cached tokens), so inferred cost is overcounted`,
+    );
+  }
+
+  // The mapped OpenAI shapes are disjoint by construction; a total the sender computed that
+  // agrees with the buckets is trusted. Otherwise an inclusive count is likely when it is at
+  // least as large as a part it should have had subtracted (17903 vs 17817 cached in #10592).
+  const mapped = parsed.shape === 'openai-chat' || parsed.shape === 'openai-responses';
+  if (!mapped && (!totalSent || mismatch)) {
+    for (const [base, parts] of [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const) {
+      if (!has(base)) continue;
+      const hit = parts.filter((p) => has(p) && final[p]! > 0 && final[base]! >= final[p]!);
+      if (!hit.length) continue;
+      out.push(
+        `${q(base)} (${final[base]}) is not smaller than ${hit.map((p) => `${q(p)} (${final[p]})`).join(', ')}: ` +
+          `if ${q(base)} includes those tokens they are counted twice; ${q(base)} must exclude tokens reported in other ${base}_* buckets`,
+      );
+    }
+  }
+
+  for (const group of ALIASES) {
+    const present = group.filter((k) => has(k) && final[k]! > 0);
+    if (present.length > 1) {
+      out.push(`${present.map(q).join(' and ')} name the same tokens; sending both counts them twice`);
+    }
+  }
+  return out;
+}
+
+function unmappedOpenAiWarnings(raw: Record<string, unknown>): string[] {
+  const keys = Object.keys(raw);
+  const any = (ks: readonly string[]) => ks.some((k) => keys.includes(k));
+  // total_tokens is shared by both shapes; input_tokens/output_tokens alone is the Anthropic
+  // shape, which is fine stored flat, so Responses needs a details object or total_tokens too.
+  const shape = any(CHAT_COMPLETIONS_KEYS.filter((k) => k !== 'total_tokens'))
+    ? { name: 'OpenAI Chat Completions', allowed: CHAT_COMPLETIONS_KEYS, why: chatCompletionsMismatch(raw) }
+    : any(['input_tokens_details', 'output_tokens_details']) || (keys.includes('total_tokens') && any(['input_tokens', 'output_tokens']))
+      ? { name: 'OpenAI Responses', allowed: RESPONSES_KEYS, why: responsesMismatch(raw) }
+      : null;
+  if (!shape) return [];
+  const extra = keys.filter((k) => !shape.allowed.includes(k));
+  const fix = extra.length
+    ? `remove ${extra.map(q).join(', ')} to get it mapped`
+    : `fix it (${shape.why}) to get it mapped`;
+  return [
+    `usageDetails looks like an ${shape.name} usage object but was stored unmapped as flat keys ` +
+      `(no input/output mapping, nested *_details dropped, no detail subtraction, and the raw keys match no input/output price); ${fix}`,
+  ];
+}

@@ -1,0 +1,34 @@
+import { getObservation, listObservations, observationsOfTrace } from '../../store/observations.ts';
+import { kysely } from '../../store/sql.ts';
+import { getTrace } from '../../store/traces.ts';
+import { notFound } from '../errors.ts';
+import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
+import { presentObservation, presentTrace } from '../present/observation.ts';
+
+export const observationsGet: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const o = await getObservation(kysely(ctx.em), projectId, ctx.params.observationId!);
+  if (!o) throw notFound('Observation not found within authorized project');
+  return { status: 200, body: presentObservation(o, projectId) };
+};
+
+export const observationsList: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const { page, limit } = pagination(ctx.query);
+  const q = ctx.query;
+  const env = q.environment === undefined ? undefined : ([] as string[]).concat(q.environment);
+  const { observations, total } = await listObservations(kysely(ctx.em), projectId, {
+    type: q.type, name: q.name, userId: q.userId, level: q.level, traceId: q.traceId, version: q.version,
+    parentObservationId: q.parentObservationId, environment: env,
+    fromStartTime: q.fromStartTime ? new Date(q.fromStartTime) : undefined, toStartTime: q.toStartTime ? new Date(q.toStartTime) : undefined,
+  }, page, limit);
+  return { status: 200, body: paginated(observations.map((o) => presentObservation(o, projectId)), page, limit, total) };
+};
+
+export const traceGet: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const db = kysely(ctx.em);
+  const t = await getTrace(db, projectId, ctx.params.traceId!);
+  if (!t) throw notFound('Trace not found within authorized project');
+  return { status: 200, body: presentTrace(t, await observationsOfTrace(db, projectId, t.id), projectId) };
+};

@@ -1,0 +1,39 @@
+// Per-event validation of an ingestion batch, against the spec's event schemas (picked by
+// the `type` discriminator mapping, so the spec stays the only definition).
+import type { ValidateFunction } from 'ajv';
+import type { Document } from 'openapi-backend';
+import { parseLegacyUsage } from '../domain/usage/normalise.ts';
+import type { Issue } from '../domain/models/types.ts';
+import { componentValidators, loadSpec } from './openapi.ts';
+import { issuesFromAjv } from './validation-issues.ts';
+
+export interface AcceptedEvent { id: string; type: string; timestamp: Date; body: Record<string, any> }
+export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: string; issues: Issue[] };
+
+export function createEventValidator(definition: Document = loadSpec()) {
+  const schema = componentValidators(definition);
+  const base = schema('IngestionEventBase');
+  const mapping: Record<string, string> = (definition as any).components.schemas.IngestionEvent.discriminator.mapping;
+  const byType = new Map<string, ValidateFunction>();
+  for (const [type, ref] of Object.entries(mapping)) byType.set(type, schema(ref.split('/').pop()!));
+
+  return (raw: unknown): EventCheck => {
+    const id = raw && typeof raw === 'object' && typeof (raw as any).id === 'string' ? (raw as any).id : 'unknown';
+    // ajv reports paths from the event root; drop the leading "" segment Ajv paths start with
+    const fail = (v: ValidateFunction) => ({ ok: false as const, id, issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))) });
+    if (!base(raw)) return fail(base);
+    const ev = raw as { id: string; type: string; timestamp: string; body: Record<string, any> };
+    const validate = byType.get(ev.type);
+    if (!validate) return { ok: false, id, issues: [{ code: 'invalid_value', path: ['type'], message: `Unknown event type "${ev.type}". Expected one of: ${[...byType.keys()].join(', ')}` }] };
+    if (!validate(raw)) return fail(validate);
+    const b = ev.body;
+    if ((b.promptName == null) !== (b.promptVersion == null)) {
+      return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'promptName'], message: 'promptName and promptVersion must be set together' }] };
+    }
+    if (b.usage != null) {
+      const legacy = parseLegacyUsage(b.usage);
+      if (legacy.error) return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'usage'], message: legacy.error }] };
+    }
+    return { ok: true, event: { id: ev.id, type: ev.type, timestamp: new Date(ev.timestamp), body: b } };
+  };
+}

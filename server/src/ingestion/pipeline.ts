@@ -1,0 +1,95 @@
+// Applies a batch of validated events in one transaction: when this returns, every event
+// it reports as applied is committed. Replayed event ids are skipped. Entities are loaded
+// and written in bulk (one query per table), which is what makes 10k events/s possible.
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, processingOrder, toScore, type ObservationEvent } from '../domain/ingestion/merge.ts';
+import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
+import { parseCostDetails, parseLegacyUsage, parseUsageDetails, providedCost, providedUsage, finaliseUsage } from '../domain/usage/normalise.ts';
+import { usageWarnings } from '../domain/usage/warnings.ts';
+import type { AcceptedEvent } from '../http/ingestion-events.ts';
+import type { Services } from '../services.ts';
+import { markEvents, seenEvents } from '../store/ingested-events.ts';
+import { loadObservations, upsertObservations } from '../store/observations.ts';
+import { upsertScores } from '../store/scores.ts';
+import { kysely } from '../store/sql.ts';
+import { loadTraces, upsertTraces } from '../store/traces.ts';
+import { priceObservation } from './price.ts';
+
+export interface BatchResult {
+  /** warnings per event id (only events that have some) */
+  warnings: Map<string, string[]>;
+}
+
+
+
+function toObservationEvent(e: AcceptedEvent, warnings: Map<string, string[]>): ObservationEvent {
+  const b = e.body;
+  const legacy = b.usage != null ? parseLegacyUsage(b.usage).value : undefined;
+  const parsed = parseUsageDetails(b.usageDetails);
+  const usage = providedUsage(legacy, parsed.usage);
+  const cost = providedCost(legacy, parseCostDetails(b.costDetails));
+  if (b.usageDetails != null) {
+    const w = usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage);
+    if (w.length) warnings.set(e.id, w);
+  }
+  return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost };
+}
+
+function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const i of items) {
+    const k = key(i);
+    const list = m.get(k);
+    if (list) list.push(i);
+    else m.set(k, [i]);
+  }
+  return m;
+}
+
+export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
+  const warnings = new Map<string, string[]>();
+  const now = new Date();
+  const matcher = await services.models.matcherFor(em, projectId);
+  await em.transactional(async (tx) => {
+    const db = kysely(tx);
+    const seen = await seenEvents(db, projectId, [...new Set(events.map((e) => e.id))]);
+    const fresh: AcceptedEvent[] = [];
+    const ids = new Set<string>();
+    for (const e of events) if (!seen.has(e.id) && !ids.has(e.id)) { ids.add(e.id); fresh.push(e); }
+
+    // traces first: observations copy their grouping fields
+    const traceEvents = fresh.filter((e) => e.type === 'trace-create' && e.body.id != null);
+    const byTrace = group(traceEvents, (e) => e.body.id);
+    const obsEvents = fresh.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => toObservationEvent(e, warnings));
+    const byObs = group(obsEvents, (e) => e.body.id);
+    const existingObs = await loadObservations(db, projectId, [...byObs.keys()]);
+
+    const mergedObs: ObservationRecord[] = [];
+    for (const [id, evs] of byObs) {
+      let rec = existingObs.get(id);
+      for (const ev of processingOrder(evs)) rec = applyObservationEvent(rec, ev, now);
+      mergedObs.push(rec!);
+    }
+    const traceIds = new Set([...byTrace.keys(), ...mergedObs.map((o) => o.traceId!)]);
+    const traces = await loadTraces(db, projectId, [...traceIds]);
+    const changedTraces: TraceRecord[] = [];
+    for (const [id, evs] of byTrace) {
+      let t = traces.get(id);
+      for (const e of processingOrder(evs)) t = applyTraceEvent(t, e, now);
+      traces.set(id, t!);
+      changedTraces.push(t!);
+    }
+
+    const priced: ObservationRecord[] = [];
+    for (const rec of mergedObs) {
+      const t = traces.get(rec.traceId!);
+      const withTrace = t ? { ...rec, traceName: t.name, userId: t.userId, sessionId: t.sessionId, release: t.release, traceVersion: t.version, tags: t.tags } : rec;
+      priced.push(await priceObservation(withTrace, matcher, services.tokenizers));
+    }
+    await upsertObservations(db, projectId, priced);
+    await upsertTraces(db, projectId, changedTraces);
+    await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore));
+    await markEvents(db, projectId, fresh.map((e) => e.id));
+  });
+  return { warnings };
+}

@@ -1,0 +1,113 @@
+// Observations at rest: batch load and upsert for ingestion, reads for the API.
+import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
+import { json, num, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
+
+const COLUMNS: Column<ObservationRecord & { projectId: string }>[] = [
+  { name: 'project_id', get: (r) => r.projectId },
+  { name: 'id', get: (r) => r.id },
+  { name: 'trace_id', get: (r) => r.traceId },
+  { name: 'parent_observation_id', get: (r) => r.parentObservationId },
+  { name: 'type', get: (r) => r.type },
+  { name: 'name', get: (r) => r.name },
+  { name: 'environment', get: (r) => r.environment },
+  { name: 'level', get: (r) => r.level },
+  { name: 'status_message', get: (r) => r.statusMessage },
+  { name: 'version', get: (r) => r.version },
+  { name: 'start_time', get: (r) => r.startTime },
+  { name: 'end_time', get: (r) => r.endTime },
+  { name: 'completion_start_time', get: (r) => r.completionStartTime },
+  { name: 'model', get: (r) => r.model },
+  { name: 'model_parameters', get: (r) => json(r.modelParameters), cast: 'jsonb' },
+  { name: 'input', get: (r) => json(r.input), cast: 'jsonb' },
+  { name: 'output', get: (r) => json(r.output), cast: 'jsonb' },
+  { name: 'metadata', get: (r) => json(r.metadata), cast: 'jsonb' },
+  { name: 'prompt_name', get: (r) => r.promptName },
+  { name: 'prompt_version', get: (r) => r.promptVersion },
+  { name: 'provided_usage_details', get: (r) => json(r.providedUsageDetails), cast: 'jsonb' },
+  { name: 'provided_cost_details', get: (r) => json(r.providedCostDetails), cast: 'jsonb' },
+  { name: 'usage_details', get: (r) => json(r.usageDetails), cast: 'jsonb' },
+  { name: 'cost_details', get: (r) => json(r.costDetails), cast: 'jsonb' },
+  { name: 'input_usage', get: (r) => r.inputUsage, cast: 'numeric' },
+  { name: 'output_usage', get: (r) => r.outputUsage, cast: 'numeric' },
+  { name: 'total_usage', get: (r) => r.totalUsage, cast: 'numeric' },
+  { name: 'input_cost', get: (r) => r.inputCost, cast: 'numeric' },
+  { name: 'output_cost', get: (r) => r.outputCost, cast: 'numeric' },
+  { name: 'total_cost', get: (r) => r.totalCost, cast: 'numeric' },
+  { name: 'model_id', get: (r) => r.modelId },
+  { name: 'usage_pricing_tier_id', get: (r) => r.usagePricingTierId },
+  { name: 'usage_pricing_tier_name', get: (r) => r.usagePricingTierName },
+  { name: 'prices_used', get: (r) => json(r.pricesUsed), cast: 'jsonb' },
+  { name: 'cost_status', get: (r) => r.costStatus },
+  { name: 'unpriced_usage_keys', get: (r) => r.unpricedUsageKeys, cast: 'text[]' },
+  { name: 'trace_name', get: (r) => r.traceName },
+  { name: 'user_id', get: (r) => r.userId },
+  { name: 'session_id', get: (r) => r.sessionId },
+  { name: 'release', get: (r) => r.release },
+  { name: 'trace_version', get: (r) => r.traceVersion },
+  { name: 'tags', get: (r) => r.tags, cast: 'text[]' },
+  { name: 'created_at', get: (r) => r.createdAt },
+  { name: 'updated_at', get: (r) => r.updatedAt },
+];
+
+export function fromRow(r: any): ObservationRecord & { projectId: string } {
+  return {
+    projectId: r.project_id, id: r.id, traceId: r.trace_id, parentObservationId: r.parent_observation_id, type: r.type as ObservationType,
+    name: r.name, environment: r.environment, level: r.level, statusMessage: r.status_message, version: r.version,
+    startTime: toDate(r.start_time), endTime: toDateOrNull(r.end_time), completionStartTime: toDateOrNull(r.completion_start_time),
+    model: r.model, modelParameters: r.model_parameters, input: r.input, output: r.output, metadata: r.metadata,
+    promptName: r.prompt_name, promptVersion: r.prompt_version, providedUsageDetails: r.provided_usage_details,
+    providedCostDetails: r.provided_cost_details, usageDetails: r.usage_details ?? {}, costDetails: r.cost_details ?? {},
+    inputUsage: Number(r.input_usage), outputUsage: Number(r.output_usage), totalUsage: Number(r.total_usage),
+    inputCost: num(r.input_cost), outputCost: num(r.output_cost), totalCost: num(r.total_cost), modelId: r.model_id,
+    usagePricingTierId: r.usage_pricing_tier_id, usagePricingTierName: r.usage_pricing_tier_name, pricesUsed: r.prices_used,
+    costStatus: r.cost_status as CostStatus, unpricedUsageKeys: r.unpriced_usage_keys ?? [], traceName: r.trace_name, userId: r.user_id,
+    sessionId: r.session_id, release: r.release, traceVersion: r.trace_version, tags: r.tags ?? [],
+    createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at),
+  };
+}
+
+export async function loadObservations(db: Db, projectId: string, ids: string[]): Promise<Map<string, ObservationRecord>> {
+  if (!ids.length) return new Map();
+  const { rows } = await sql`select * from observations where project_id = ${projectId} and id = any(${ids})`.execute(db);
+  return new Map(rows.map((r: any) => [r.id, fromRow(r)]));
+}
+
+export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
+  if (!records.length) return;
+  await upsert('observations', COLUMNS, records.map((r) => ({ ...r, projectId })), ['project_id', 'id']).execute(db);
+}
+
+export async function getObservation(db: Db, projectId: string, id: string) {
+  const { rows } = await sql`select * from observations where project_id = ${projectId} and id = ${id}`.execute(db);
+  return rows.length ? fromRow(rows[0]) : null;
+}
+
+export async function observationsOfTrace(db: Db, projectId: string, traceId: string) {
+  const { rows } = await sql`select * from observations where project_id = ${projectId} and trace_id = ${traceId} order by start_time asc, id asc`.execute(db);
+  return rows.map(fromRow);
+}
+
+export interface ObservationFilter {
+  type?: string; name?: string; userId?: string; level?: string; traceId?: string; version?: string;
+  parentObservationId?: string; environment?: string[]; fromStartTime?: Date; toStartTime?: Date;
+}
+
+export async function listObservations(db: Db, projectId: string, f: ObservationFilter, page: number, limit: number) {
+  const where = [sql`project_id = ${projectId}`];
+  if (f.type) where.push(sql`type = ${f.type}`);
+  if (f.name) where.push(sql`name = ${f.name}`);
+  if (f.userId) where.push(sql`user_id = ${f.userId}`);
+  if (f.level) where.push(sql`level = ${f.level}`);
+  if (f.traceId) where.push(sql`trace_id = ${f.traceId}`);
+  if (f.version) where.push(sql`version = ${f.version}`);
+  if (f.parentObservationId) where.push(sql`parent_observation_id = ${f.parentObservationId}`);
+  if (f.environment?.length) where.push(sql`environment = any(${f.environment})`);
+  if (f.fromStartTime) where.push(sql`start_time >= ${f.fromStartTime}`);
+  if (f.toStartTime) where.push(sql`start_time < ${f.toStartTime}`);
+  const cond = sql.join(where, sql` and `);
+  const [{ rows }, count] = await Promise.all([
+    sql`select * from observations where ${cond} order by start_time desc, id asc limit ${limit} offset ${(page - 1) * limit}`.execute(db),
+    sql<{ n: string }>`select count(*) as n from observations where ${cond}`.execute(db),
+  ]);
+  return { observations: rows.map(fromRow), total: Number(count.rows[0]!.n) };
+}

@@ -1,0 +1,156 @@
+// Token counting without blocking the event loop. js-tiktoken counts ~0.3 M tokens/s, so a 2 MB
+// input would stall every request for seconds: large values go to worker threads. Small ones are
+// counted inline, where the thread hop would cost more than the count itself.
+// Langfuse semantics: on failure or timeout (30 s) the count is skipped entirely (undefined).
+import { Worker } from 'node:worker_threads';
+import { encoder } from '../domain/tokenizers/encoders.ts';
+import { inferUsage, isTokenizerReady, type InferredUsage, type TokenizerRef } from '../domain/tokenizers/index.ts';
+import type { WorkerRequest, WorkerResponse } from './tokenizer-worker.ts';
+
+export interface TokenizerPoolOptions {
+  /** worker threads at most (Langfuse LANGFUSE_TOKEN_COUNT_WORKER_POOL_SIZE, default 2) */
+  size?: number;
+  /** input+output below this many characters (string length, or JSON length) are counted inline */
+  inlineBelowChars?: number;
+  /** per call; default 30 000 ms like Langfuse */
+  timeoutMs?: number;
+  /** told why a count was skipped (worker crash, timeout) so the caller can log it */
+  onError?: (reason: string) => void;
+}
+
+export interface TokenizerPool {
+  inferUsage(tokenizer: TokenizerRef, input: unknown, output: unknown): Promise<InferredUsage | undefined>;
+  /** Builds every encoder on this thread (blocks ~1-2 s: call before listening) and in every worker. */
+  warmup(): Promise<void>;
+  /** live worker threads */
+  readonly threads: number;
+  /** Terminates the workers; pending and later calls resolve undefined. */
+  close(): Promise<void>;
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, (usage: InferredUsage | undefined) => void>;
+}
+
+export function createTokenizerPool(options: TokenizerPoolOptions = {}): TokenizerPool {
+  const size = Math.max(1, options.size ?? 2);
+  const inlineBelowChars = options.inlineBelowChars ?? 8_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const onError = options.onError ?? (() => {});
+  const slots: Slot[] = [];
+  let nextId = 0;
+  let closed = false;
+
+  function spawn(): Slot {
+    // Inherit the parent's flags except --input-type, which makes a file-based worker refuse to start.
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+    const worker = new Worker(new URL('./tokenizer-worker.ts', import.meta.url), { execArgv });
+    const slot: Slot = { worker, pending: new Map() };
+    worker.on('message', (res: WorkerResponse) => {
+      const done = slot.pending.get(res.id);
+      if (res.error) onError(`tokenizer worker failed: ${res.error}`);
+      done?.(res.error ? undefined : res.usage);
+    });
+    worker.on('error', (err) => {
+      onError(`tokenizer worker crashed: ${err.message}`);
+      retire(slot);
+    });
+    worker.on('exit', () => retire(slot));
+    // After the listeners (a 'message' listener re-refs the worker's port): an idle pool must not
+    // keep the process alive; a pending call's timer does.
+    worker.unref();
+    slots.push(slot);
+    return slot;
+  }
+
+  // Also used on timeout: the worker is stuck in a synchronous count, so killing it is the only way
+  // to get the core back. Requests queued behind it are dropped with it.
+  function retire(slot: Slot): void {
+    const i = slots.indexOf(slot);
+    if (i !== -1) slots.splice(i, 1);
+    for (const done of [...slot.pending.values()]) done(undefined);
+    void slot.worker.terminate();
+  }
+
+  function pick(): Slot {
+    const idle = slots.find((s) => s.pending.size === 0);
+    if (idle) return idle;
+    if (slots.length < size) return spawn();
+    return slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  }
+
+  function send(slot: Slot, request: WorkerRequest): Promise<InferredUsage | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        onError(`token count timed out after ${timeoutMs} ms`);
+        retire(slot);
+      }, timeoutMs);
+      slot.pending.set(request.id, (usage) => {
+        clearTimeout(timer);
+        slot.pending.delete(request.id);
+        resolve(usage);
+      });
+      slot.worker.postMessage(request);
+    });
+  }
+
+  return {
+    inferUsage(tokenizer, input, output) {
+      if (closed) return Promise.resolve(undefined);
+      const a = prepare(input);
+      const b = prepare(output);
+      const ref = { tokenizerId: tokenizer.tokenizerId, tokenizerConfig: cloneJson(tokenizer.tokenizerConfig) };
+      // Inline only with the encoder already built here: building one blocks for up to ~0.8 s.
+      if (a.size + b.size < inlineBelowChars && isTokenizerReady(ref)) {
+        try {
+          return Promise.resolve(inferUsage(ref, a.payload, b.payload));
+        } catch (err) {
+          onError(`token count failed: ${err instanceof Error ? err.message : String(err)}`);
+          return Promise.resolve(undefined);
+        }
+      }
+      return send(pick(), { id: ++nextId, kind: 'infer', tokenizer: ref, input: a.payload, output: b.payload });
+    },
+
+    async warmup() {
+      if (closed) return;
+      for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
+      while (slots.length < size) spawn();
+      await Promise.all(slots.map((s) => send(s, { id: ++nextId, kind: 'warmup' })));
+    },
+
+    get threads() {
+      return slots.length;
+    },
+
+    async close() {
+      closed = true;
+      const all = slots.splice(0);
+      for (const slot of all) for (const done of [...slot.pending.values()]) done(undefined);
+      await Promise.all(all.map((s) => s.worker.terminate()));
+    },
+  };
+}
+
+// Objects are sent as their JSON text: it gives the size for the inline decision, posts as a flat
+// string instead of a deep structured clone, and counts the same (Langfuse counts the stored JSON
+// text). Empty arrays stay arrays: they mean "nothing to count", while the text "[]" counts 3.
+function prepare(value: unknown): { payload: unknown; size: number } {
+  if (typeof value === 'string') return { payload: value, size: value.length };
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return { payload: value, size: 0 };
+  try {
+    const json = JSON.stringify(value);
+    return { payload: json, size: json?.length ?? 0 };
+  } catch {
+    return { payload: undefined, size: 0 }; // BigInt or a cycle: not countable, like Langfuse's stringify failing
+  }
+}
+
+function cloneJson(value: unknown): unknown {
+  try {
+    return value === undefined ? null : JSON.parse(JSON.stringify(value));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,29 @@
+// Worker-thread entry of the tokenizer pool: runs the pure domain counting off the main thread.
+// Plain erasable TypeScript so Node runs it directly (type stripping), inside or outside vitest.
+import { parentPort } from 'node:worker_threads';
+import { encoder } from '../domain/tokenizers/encoders.ts';
+import { inferUsage, type TokenizerRef } from '../domain/tokenizers/index.ts';
+
+export type WorkerRequest =
+  | { id: number; kind: 'infer'; tokenizer: TokenizerRef; input: unknown; output: unknown }
+  | { id: number; kind: 'warmup' };
+
+export type WorkerResponse = { id: number; usage?: Record<string, number>; error?: string };
+
+const port = parentPort;
+if (!port) throw new Error('tokenizer-worker.ts must run as a worker thread');
+
+port.on('message', (req: WorkerRequest) => {
+  let res: WorkerResponse;
+  try {
+    if (req.kind === 'warmup') {
+      for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
+      res = { id: req.id };
+    } else {
+      res = { id: req.id, usage: inferUsage(req.tokenizer, req.input, req.output) };
+    }
+  } catch (err) {
+    res = { id: req.id, error: err instanceof Error ? err.message : String(err) };
+  }
+  port.postMessage(res);
+});

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import {
+  finaliseUsage,
+  parseCostDetails,
+  parseLegacyUsage,
+  parseUsageDetails,
+  providedCost,
+  providedUsage,
+} from '../../src/domain/usage/normalise.ts';
+
+const chat = {
+  prompt_tokens: 1000,
+  completion_tokens: 300,
+  total_tokens: 1300,
+  prompt_tokens_details: { cached_tokens: 800, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 120, audio_tokens: null },
+};
+
+describe('parseUsageDetails: strict OpenAI recognition', () => {
+  it('maps a clean chat-completions object and subtracts every detail', () => {
+    expect(parseUsageDetails(chat)).toEqual({
+      shape: 'openai-chat',
+      usage: { input: 200, output: 180, total: 1300, input_cached_tokens: 800, input_audio_tokens: 0, output_reasoning_tokens: 120 },
+    });
+  });
+
+  it('stores the same object plus a gateway `cost` key flat: raw keys, details and float dropped', () => {
+    expect(parseUsageDetails({ ...chat, cost: 0.00123 })).toEqual({
+      shape: 'map',
+      usage: { prompt_tokens: 1000, completion_tokens: 300, total_tokens: 1300 },
+    });
+  });
+
+  it('clamps at zero after each subtraction', () => {
+    const r = parseUsageDetails({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { a: 8, b: 8 } });
+    expect(r.usage).toEqual({ input: 0, output: 5, total: 15, input_a: 8, input_b: 8 });
+  });
+
+  it('accepts null details objects and keeps total as given', () => {
+    const r = parseUsageDetails({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 99, prompt_tokens_details: null });
+    expect(r).toEqual({ shape: 'openai-chat', usage: { input: 1, output: 2, total: 99 } });
+  });
+
+  it.each([
+    ['a missing total', { prompt_tokens: 1, completion_tokens: 2 }],
+    ['a float count', { prompt_tokens: 1.5, completion_tokens: 2, total_tokens: 3 }],
+    ['a negative count', { prompt_tokens: -1, completion_tokens: 2, total_tokens: 3 }],
+    ['a float detail', { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, prompt_tokens_details: { cached_tokens: 0.5 } }],
+  ])('falls back to the free map on %s', (_, raw) => {
+    expect(parseUsageDetails(raw).shape).toBe('map');
+  });
+
+  it('maps the Responses shape', () => {
+    const r = parseUsageDetails({
+      input_tokens: 500,
+      output_tokens: 100,
+      total_tokens: 600,
+      input_tokens_details: { cached_tokens: 200 },
+      output_tokens_details: { reasoning_tokens: 40 },
+    });
+    expect(r).toEqual({
+      shape: 'openai-responses',
+      usage: { input: 300, output: 60, total: 600, input_cached_tokens: 200, output_reasoning_tokens: 40 },
+    });
+  });
+
+  it('leaves the Anthropic shape (input_tokens without total) as a flat map', () => {
+    const raw = { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 30 };
+    expect(parseUsageDetails(raw)).toEqual({ shape: 'map', usage: raw });
+  });
+});
+
+describe('parseUsageDetails: free map', () => {
+  it('keeps non-negative integers and parseInt-able strings, drops the rest', () => {
+    const r = parseUsageDetails({ a: 3, b: '12abc', c: 20.424, d: -1, e: { x: 1 }, f: true, g: null, h: 'abc', i: '-4', j: 0 });
+    expect(r).toEqual({ shape: 'map', usage: { a: 3, b: 12, j: 0 } });
+  });
+
+  it('gives undefined usage when nothing survives', () => {
+    expect(parseUsageDetails({ a: 1.5, b: false })).toEqual({ shape: 'map' });
+    expect(parseUsageDetails({})).toEqual({ shape: 'map' });
+  });
+
+  it('treats null/undefined as absent and flags non-objects', () => {
+    expect(parseUsageDetails(null)).toEqual({ shape: 'absent' });
+    expect(parseUsageDetails(undefined)).toEqual({ shape: 'absent' });
+    expect(parseUsageDetails([1, 2]).error).toBeDefined();
+  });
+
+  it('keeps a __proto__ key as plain data', () => {
+    const r = parseUsageDetails(JSON.parse('{"__proto__": 5, "input": 1}'));
+    expect(Object.getPrototypeOf(r.usage)).toBe(Object.prototype);
+    expect(Object.keys(r.usage!)).toEqual(['__proto__', 'input']);
+  });
+});
+
+describe('parseCostDetails', () => {
+  it('keeps non-negative finite numbers including floats', () => {
+    expect(parseCostDetails({ input: 0.0015, output: 0, total: -1, x: '1', y: null })).toEqual({ input: 0.0015, output: 0 });
+  });
+  it('returns undefined when empty', () => {
+    expect(parseCostDetails({ a: -1 })).toBeUndefined();
+    expect(parseCostDetails(undefined)).toBeUndefined();
+  });
+});
+
+describe('parseLegacyUsage', () => {
+  it('keeps the Langfuse form with costs', () => {
+    expect(parseLegacyUsage({ input: 1, output: 2, total: 3, unit: 'TOKENS', inputCost: 0.1, outputCost: null, foo: 1 })).toEqual({
+      value: { input: 1, output: 2, total: 3, unit: 'TOKENS', inputCost: 0.1 },
+    });
+  });
+
+  it('rewrites the camelCase OpenAI form and drops its costs', () => {
+    expect(parseLegacyUsage({ promptTokens: 10, completionTokens: 5, totalTokens: 15, inputCost: 1, input: 99 })).toEqual({
+      value: { input: 10, output: 5, total: 15, unit: 'TOKENS' },
+    });
+  });
+
+  it('treats {} and null as absent', () => {
+    expect(parseLegacyUsage({})).toEqual({ value: undefined });
+    expect(parseLegacyUsage(null)).toEqual({});
+  });
+
+  it.each([
+    [{ input: 1.5 }],
+    [{ promptTokens: 2.5 }],
+    [{ unit: 'WORDS' }],
+    [{ inputCost: 'cheap' }],
+    ['tokens'],
+  ])('fails validation on %j', (raw) => {
+    expect(parseLegacyUsage(raw).error).toBeTypeOf('string');
+  });
+
+  it('accepts negative integers (dropped later by normalisation)', () => {
+    expect(parseLegacyUsage({ input: 4, output: -7, total: -3 }).value).toEqual({ input: 4, output: -7, total: -3 });
+  });
+});
+
+describe('providedUsage / providedCost (§3.2)', () => {
+  it('derives total from input+output when usageDetails is empty', () => {
+    expect(providedUsage({ input: 1, output: 2 }, undefined)).toEqual({ input: 1, output: 2, total: 3 });
+    expect(providedUsage({ input: 7 }, {})).toEqual({ input: 7, total: 7 });
+  });
+
+  it('keeps the {input:0, output:5} → total 0 quirk', () => {
+    expect(providedUsage({ input: 0, output: 5 }, undefined)).toEqual({ input: 0, output: 5, total: 0 });
+  });
+
+  it('does not derive total when usageDetails has entries, and details win', () => {
+    expect(providedUsage({ input: 1, output: 2 }, { input: 10, cached: 4 })).toEqual({ input: 10, output: 2, cached: 4 });
+    expect(providedUsage({ total: 9 }, { input: 10 })).toEqual({ total: 9, input: 10 });
+  });
+
+  it('maps legacy costs and lets costDetails win', () => {
+    expect(providedCost({ inputCost: 1, outputCost: 2 }, { output: 3, cache: 0.5 })).toEqual({ input: 1, output: 3, cache: 0.5 });
+    expect(providedCost(undefined, undefined)).toEqual({});
+  });
+});
+
+describe('finaliseUsage (§3.3)', () => {
+  it('drops negatives and derives total (integration vector: input 4, output -7, total -3)', () => {
+    const legacy = parseLegacyUsage({ input: 4, output: -7, total: -3 }).value;
+    expect(finaliseUsage(providedUsage(legacy, undefined))).toEqual({ provided: { input: 4 }, usage: { input: 4, total: 4 } });
+  });
+
+  it('sums every key into total, raw OpenAI keys included', () => {
+    const raw = parseUsageDetails({ prompt_tokens: 10, completion_tokens: 25, total_tokens: 35, foo: 1 }).usage!;
+    expect(finaliseUsage(raw).usage.total).toBe(71);
+  });
+
+  it('keeps a provided total and leaves an empty map empty', () => {
+    expect(finaliseUsage({ input: 1, total: 100 }).usage).toEqual({ input: 1, total: 100 });
+    expect(finaliseUsage({ a: null, b: Number.NaN })).toEqual({ provided: {}, usage: {} });
+  });
+});

@@ -27,7 +27,7 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: help run test lint typecheck generate check-generated unit integration integration-pg conformance mock bench cli node
+.PHONY: help run test lint typecheck generate check-generated unit integration integration-pg conformance conformance-inprocess mock bench cli node
 
 help:
 	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"

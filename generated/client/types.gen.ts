@@ -558,8 +558,17 @@ export type Observation = {
      * The model definition that priced the observation.
      */
     modelId?: string | null;
+    /**
+     * USD per unit of `input` in the tier that priced this observation (Langfuse shows the default tier's; for a tiered model this is the rate actually applied).
+     */
     inputPrice?: number | null;
+    /**
+     * USD per unit of `output` in the applied tier.
+     */
     outputPrice?: number | null;
+    /**
+     * USD per unit of `total` in the applied tier.
+     */
     totalPrice?: number | null;
     usagePricingTierId?: string | null;
     usagePricingTierName?: string | null;

@@ -7,6 +7,8 @@ import type { Issue } from '../domain/models/types.ts';
 import { componentValidators, loadSpec } from './openapi.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
+const DATE_FIELDS = ['startTime', 'endTime', 'completionStartTime', 'timestamp'];
+
 export interface AcceptedEvent { id: string; type: string; timestamp: Date; body: Record<string, any> }
 export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: string; issues: Issue[] };
 
@@ -27,6 +29,12 @@ export function createEventValidator(definition: Document = loadSpec()) {
     if (!validate) return { ok: false, id, issues: [{ code: 'invalid_value', path: ['type'], message: `Unknown event type "${ev.type}". Expected one of: ${[...byType.keys()].join(', ')}` }] };
     if (!validate(raw)) return fail(validate);
     const b = ev.body;
+    // the schema checks date shapes only; a shape-valid impossible date (month 19) ends here
+    for (const [path, value] of [[['timestamp'], ev.timestamp], ...DATE_FIELDS.map((f) => [['body', f], b[f]] as const)] as const) {
+      if (typeof value === 'string' && Number.isNaN(Date.parse(value))) {
+        return { ok: false, id, issues: [{ code: 'invalid_format', path: [...path], message: `Invalid date-time: ${value}` }] };
+      }
+    }
     if ((b.promptName == null) !== (b.promptVersion == null)) {
       return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'promptName'], message: 'promptName and promptVersion must be set together' }] };
     }

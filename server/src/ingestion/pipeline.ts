@@ -8,11 +8,12 @@ import { parseCostDetails, parseLegacyUsage, parseUsageDetails, providedCost, pr
 import { usageWarnings } from '../domain/usage/warnings.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
-import { markEvents, seenEvents } from '../store/ingested-events.ts';
-import { loadObservations, upsertObservations } from '../store/observations.ts';
+import { claimEvents } from '../store/ingested-events.ts';
+import { loadExisting } from '../store/existing.ts';
+import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
 import { kysely } from '../store/sql.ts';
-import { loadTraces, upsertTraces } from '../store/traces.ts';
+import { upsertTraces } from '../store/traces.ts';
 import { priceObservation } from './price.ts';
 
 export interface BatchResult {
@@ -52,17 +53,18 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
   const matcher = await services.models.matcherFor(em, projectId);
   await em.transactional(async (tx) => {
     const db = kysely(tx);
-    const seen = await seenEvents(db, projectId, [...new Set(events.map((e) => e.id))]);
+    const claimed = await claimEvents(db, projectId, [...new Set(events.map((e) => e.id))]);
     const fresh: AcceptedEvent[] = [];
-    const ids = new Set<string>();
-    for (const e of events) if (!seen.has(e.id) && !ids.has(e.id)) { ids.add(e.id); fresh.push(e); }
+    for (const e of events) if (claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids in a batch wins
 
     // traces first: observations copy their grouping fields
     const traceEvents = fresh.filter((e) => e.type === 'trace-create' && e.body.id != null);
     const byTrace = group(traceEvents, (e) => e.body.id);
     const obsEvents = fresh.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => toObservationEvent(e, warnings));
     const byObs = group(obsEvents, (e) => e.body.id);
-    const existingObs = await loadObservations(db, projectId, [...byObs.keys()]);
+    const obsTraceIds = obsEvents.map((e) => e.body.traceId).filter((t): t is string => typeof t === 'string');
+    const existing = await loadExisting(db, projectId, [...byObs.keys()], [...new Set([...byTrace.keys(), ...obsTraceIds])]);
+    const existingObs = existing.observations;
 
     const mergedObs: ObservationRecord[] = [];
     for (const [id, evs] of byObs) {
@@ -70,8 +72,7 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
       for (const ev of processingOrder(evs)) rec = applyObservationEvent(rec, ev, now);
       mergedObs.push(rec!);
     }
-    const traceIds = new Set([...byTrace.keys(), ...mergedObs.map((o) => o.traceId!)]);
-    const traces = await loadTraces(db, projectId, [...traceIds]);
+    const traces = existing.traces;
     const changedTraces: TraceRecord[] = [];
     for (const [id, evs] of byTrace) {
       let t = traces.get(id);
@@ -80,16 +81,15 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
       changedTraces.push(t!);
     }
 
-    const priced: ObservationRecord[] = [];
-    for (const rec of mergedObs) {
+    // concurrently: observations that need a tokenizer wait on worker threads, not on each other
+    const priced = await Promise.all(mergedObs.map((rec) => {
       const t = traces.get(rec.traceId!);
       const withTrace = t ? { ...rec, traceName: t.name, userId: t.userId, sessionId: t.sessionId, release: t.release, traceVersion: t.version, tags: t.tags } : rec;
-      priced.push(await priceObservation(withTrace, matcher, services.tokenizers));
-    }
+      return priceObservation(withTrace, matcher, services.tokenizers);
+    }));
     await upsertObservations(db, projectId, priced);
     await upsertTraces(db, projectId, changedTraces);
     await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore));
-    await markEvents(db, projectId, fresh.map((e) => e.id));
   });
   return { warnings };
 }

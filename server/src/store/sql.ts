@@ -16,18 +16,41 @@ export function toDate(v: unknown): Date {
 export const toDateOrNull = (v: unknown) => (v === null || v === undefined ? null : toDate(v));
 export const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** element type of a column, as PostgreSQL names it; `text[]` columns travel as array literals */
+export type ColumnType = 'text' | 'integer' | 'numeric' | 'double precision' | 'boolean' | 'timestamptz' | 'jsonb' | 'text[]';
+
 export interface Column<T> {
   name: string;
   get: (row: T) => unknown;
-  cast?: string;
+  type: ColumnType;
 }
 
-/** INSERT … VALUES (…), (…) ON CONFLICT (key) DO UPDATE SET every non-key column */
+/** a JS string list as a PostgreSQL array literal (unnest cannot take arrays of arrays) */
+export function arrayLiteral(items: string[] | null | undefined): string | null {
+  if (!items) return null;
+  return '{' + items.map((s) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"').join(',') + '}';
+}
+
+const wire = (v: unknown, type: ColumnType) => {
+  if (v === undefined || v === null) return null;
+  if (type === 'timestamptz') return (v as Date).toISOString();
+  if (type === 'text[]') return arrayLiteral(v as string[]);
+  return v;
+};
+
+/**
+ * INSERT … SELECT FROM unnest(one array per column) ON CONFLICT (key) DO UPDATE SET every
+ * other column. One parameter per column whatever the row count: the statement stays small
+ * to build, send and plan (a VALUES list of 100 rows × 45 columns was a fifth of the CPU).
+ */
 export function upsert<T>(table: string, columns: Column<T>[], rows: T[], key: string[]): RawBuilder<unknown> {
-  const names = sql.raw(columns.map((c) => c.name).join(', '));
-  const values = sql.join(rows.map((r) => sql`(${sql.join(columns.map((c) => (c.cast ? sql`cast(${c.get(r)} as ${sql.raw(c.cast)})` : sql`${c.get(r)}`)))})`));
-  const updates = sql.raw(columns.filter((c) => !key.includes(c.name)).map((c) => `${c.name} = excluded.${c.name}`).join(', '));
-  return sql`insert into ${sql.raw(table)} (${names}) values ${values} on conflict (${sql.raw(key.join(', '))}) do update set ${updates}`;
+  const names = columns.map((c) => c.name);
+  const arrays = columns.map((c) => sql`cast(${rows.map((r) => wire(c.get(r), c.type))} as ${sql.raw(c.type === 'text[]' ? 'text' : c.type)}[])`);
+  const select = sql.raw(columns.map((c) => (c.type === 'text[]' ? `cast(u.${c.name} as text[])` : `u.${c.name}`)).join(', '));
+  const updates = sql.raw(names.filter((n) => !key.includes(n)).map((n) => `${n} = excluded.${n}`).join(', '));
+  return sql`insert into ${sql.raw(table)} (${sql.raw(names.join(', '))})
+    select ${select} from unnest(${sql.join(arrays)}) as u(${sql.raw(names.join(', '))})
+    on conflict (${sql.raw(key.join(', '))}) do update set ${updates}`;
 }
 
 export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));

@@ -3,26 +3,26 @@ import type { TraceRecord } from '../domain/ingestion/types.ts';
 import { json, sql, toDate, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<TraceRecord & { projectId: string }>[] = [
-  { name: 'project_id', get: (r) => r.projectId },
-  { name: 'id', get: (r) => r.id },
-  { name: 'timestamp', get: (r) => r.timestamp },
-  { name: 'name', get: (r) => r.name },
-  { name: 'user_id', get: (r) => r.userId },
-  { name: 'session_id', get: (r) => r.sessionId },
-  { name: 'release', get: (r) => r.release },
-  { name: 'version', get: (r) => r.version },
-  { name: 'external_id', get: (r) => r.externalId },
-  { name: 'environment', get: (r) => r.environment },
-  { name: 'tags', get: (r) => r.tags, cast: 'text[]' },
-  { name: 'public', get: (r) => r.public },
-  { name: 'input', get: (r) => json(r.input), cast: 'jsonb' },
-  { name: 'output', get: (r) => json(r.output), cast: 'jsonb' },
-  { name: 'metadata', get: (r) => json(r.metadata), cast: 'jsonb' },
-  { name: 'created_at', get: (r) => r.createdAt },
-  { name: 'updated_at', get: (r) => r.updatedAt },
+  { name: 'project_id', get: (r) => r.projectId, type: 'text' },
+  { name: 'id', get: (r) => r.id, type: 'text' },
+  { name: 'timestamp', get: (r) => r.timestamp, type: 'timestamptz' },
+  { name: 'name', get: (r) => r.name, type: 'text' },
+  { name: 'user_id', get: (r) => r.userId, type: 'text' },
+  { name: 'session_id', get: (r) => r.sessionId, type: 'text' },
+  { name: 'release', get: (r) => r.release, type: 'text' },
+  { name: 'version', get: (r) => r.version, type: 'text' },
+  { name: 'external_id', get: (r) => r.externalId, type: 'text' },
+  { name: 'environment', get: (r) => r.environment, type: 'text' },
+  { name: 'tags', get: (r) => r.tags, type: 'text[]' },
+  { name: 'public', get: (r) => r.public, type: 'boolean' },
+  { name: 'input', get: (r) => json(r.input), type: 'jsonb' },
+  { name: 'output', get: (r) => json(r.output), type: 'jsonb' },
+  { name: 'metadata', get: (r) => json(r.metadata), type: 'jsonb' },
+  { name: 'created_at', get: (r) => r.createdAt, type: 'timestamptz' },
+  { name: 'updated_at', get: (r) => r.updatedAt, type: 'timestamptz' },
 ];
 
-function fromRow(r: any): TraceRecord {
+export function fromRow(r: any): TraceRecord {
   return {
     id: r.id, timestamp: toDate(r.timestamp), name: r.name, userId: r.user_id, sessionId: r.session_id, release: r.release,
     version: r.version, externalId: r.external_id, environment: r.environment, tags: r.tags ?? [], public: r.public,
@@ -38,12 +38,16 @@ export async function loadTraces(db: Db, projectId: string, ids: string[]): Prom
 
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[]): Promise<void> {
   if (!traces.length) return;
-  await upsert('traces', COLUMNS, traces.map((t) => ({ ...t, projectId })), ['project_id', 'id']).execute(db);
-  // observations stored before their trace arrived (or before it changed) get its fields now
-  await sql`update observations o set trace_name = t.name, user_id = t.user_id, session_id = t.session_id, release = t.release,
+  const insert = upsert('traces', COLUMNS, traces.map((t) => ({ ...t, projectId })), ['project_id', 'id']);
+  // one statement: observations stored before their trace arrived (or before it changed) get
+  // its grouping fields; rows that already agree are skipped (usually those just written)
+  await sql`with t as (${insert} returning id, name, user_id, session_id, release, version, tags)
+    update observations o set trace_name = t.name, user_id = t.user_id, session_id = t.session_id, release = t.release,
       trace_version = t.version, tags = t.tags
-    from traces t
-    where o.project_id = ${projectId} and t.project_id = ${projectId} and o.trace_id = t.id and t.id = any(${traces.map((t) => t.id)})`.execute(db);
+    from t
+    where o.project_id = ${projectId} and o.trace_id = t.id
+      and (o.trace_name, o.user_id, o.session_id, o.release, o.trace_version, o.tags)
+        is distinct from (t.name, t.user_id, t.session_id, t.release, t.version, t.tags)`.execute(db);
 }
 
 export async function getTrace(db: Db, projectId: string, id: string): Promise<TraceRecord | null> {

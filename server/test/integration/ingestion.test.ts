@@ -31,11 +31,12 @@ describe('ingestion: durability and per-event outcomes', () => {
       ev('generation-create', { name: 'no id' }),
       ev('generation-create', { id: unique('obs'), usage: { input: 1.5 } }),
       ev('unknown-type', { id: 'x' }),
+      ev('span-create', { id: unique('obs'), startTime: '2026-19-45T00:00:00Z' }),
       { not: 'an event' },
       ev('sdk-log', { log: { hello: 'world' } }),
     ]);
     expect(body.successes).toHaveLength(1);
-    expect(body.errors.map((e) => e.status)).toEqual([400, 400, 400, 400]);
+    expect(body.errors.map((e) => e.status)).toEqual([400, 400, 400, 400, 400]);
     expect(body.errors.at(-1)!.id).toBe('unknown');
     expect((await observation(good)).status).toBe(200);
   });
@@ -215,6 +216,17 @@ describe('ingestion: read side', () => {
     expect((await raw(`/api/public/traces/${trace}`, { project: 'projectB' })).status).toBe(404);
     expect((await observation(ids[0]!, 'projectB')).status).toBe(404);
     expect((await raw(`/api/public/observations?traceId=${trace}`, { project: 'projectB' })).body.meta.totalItems).toBe(0);
+  });
+
+  it('keeps awkward tag values and JSON intact', async () => {
+    const trace = unique('trace');
+    const tags = ['a,b', 'quote"d', 'brace{}', 'back\\slash', 'NULL', ''];
+    const input = { nested: ['x', { y: 'z"\\' }], n: 1.5e-7 };
+    await ingest([ev('trace-create', { id: trace, tags, input }), ev('span-create', { id: unique('obs'), traceId: trace, metadata: { k: [null, true] } })]);
+    const t = (await raw(`/api/public/traces/${trace}`)).body;
+    expect(t.tags).toEqual([...new Set(tags)].sort());
+    expect(t.input).toEqual(input);
+    expect(t.observations[0].metadata).toEqual({ k: [null, true] });
   });
 
   it('stores scores of every data type and rejects a score without a name', async () => {

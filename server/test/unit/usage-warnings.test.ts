@@ -29,8 +29,14 @@ describe('usageWarnings', () => {
   it('flags cache writes/reads and reasoning the same way', () => {
     const w = warn({ input: 9844, cache_read_input_tokens: 9842, input_cache_creation: 2, output: 500, output_reasoning_tokens: 400 });
     expect(w).toHaveLength(2);
-    expect(w[0]).toContain('`cache_read_input_tokens` (9842), `input_cache_creation` (2)');
+    expect(w[0]).toContain('`input` (9844) is not smaller than `cache_read_input_tokens` (9842):');
+    expect(w[0]).not.toContain('input_cache_creation');
     expect(w[1]).toContain('`output` (500) is not smaller than `output_reasoning_tokens` (400)');
+  });
+
+  it('stays quiet on ordinary exclusive buckets: a small part, or a base smaller than its part', () => {
+    expect(warn({ input: 1000, input_cached_tokens: 200, output: 300, output_reasoning_tokens: 20 })).toEqual([]);
+    expect(warn({ input: 183, input_cached_tokens: 17817, output: 50 })).toEqual([]);
   });
 
   it('trusts a sent total that agrees with the buckets', () => {

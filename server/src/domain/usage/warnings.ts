@@ -55,13 +55,16 @@ export function usageWarnings(
   }
 
   // The mapped OpenAI shapes are disjoint by construction; a total the sender computed that
-  // agrees with the buckets is trusted. Otherwise an inclusive count is likely when it is at
-  // least as large as a part it should have had subtracted (17903 vs 17817 cached in #10592).
+  // agrees with the buckets is trusted. Otherwise an inclusive count shows as a base at least
+  // as large as a part that makes up most of it (17903 input vs 17817 cached in #10592). A
+  // base smaller than its part proves the buckets exclusive, and a small part next to a
+  // large base is ordinary exclusive data: warning there would drown the real cases.
   const mapped = parsed.shape === 'openai-chat' || parsed.shape === 'openai-responses';
   if (!mapped && (!totalSent || mismatch)) {
     for (const [base, parts] of [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const) {
       if (!has(base)) continue;
-      const hit = parts.filter((p) => has(p) && final[p]! > 0 && final[base]! >= final[p]!);
+      const b = final[base]!;
+      const hit = parts.filter((p) => has(p) && final[p]! > 0 && b >= final[p]! && final[p]! * 2 >= b);
       if (!hit.length) continue;
       out.push(
         `${q(base)} (${final[base]}) is not smaller than ${hit.map((p) => `${q(p)} (${final[p]})`).join(', ')}: ` +

@@ -1,0 +1,285 @@
+// Issue 3 figures: POST /api/public/ingestion throughput and batch latency against PostgreSQL,
+// with a baseline measured in the same run: COPY of the same number of rows, with roughly the
+// same columns, into a bare table (primary key only).
+//
+// Phase 1 sends generation-create events with usage provided (half as a chat-completions usage
+// object, half as flat usageDetails), phase 2 a ~2% share with no usage but input/output text on
+// a tokenizer model, so the server tokenises them. Every batch is 100 generations plus the
+// trace-create of its own trace. Knobs: BENCH_EVENTS (default 200000), BENCH_CONCURRENCY
+// (POSTs in flight, default 4), BENCH_CPU_PROF=<dir> (writes a --cpu-prof profile of the server).
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fmt, freePort, percentile, startChild, waitHealthy, type Child } from './lib.ts';
+
+const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'tally_bench_ingestion';
+const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-ingest', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-ingest-secret' };
+const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const BATCH = 100; // generations per batch (each batch also carries one trace-create)
+const TOKENISE_SHARE = 0.02;
+
+// managed models by name; weights sum to 1. Tokenised events use the tokenizer models only.
+const USAGE_MODELS: [string, number][] = [
+  ['gpt-4o', 0.2], ['gpt-4o-mini', 0.2], ['claude-sonnet-4-5', 0.15], ['claude-3-5-haiku', 0.1],
+  ['gemini-2.5-pro', 0.15], ['gemini-2.0-flash', 0.1], ['o3-mini', 0.1],
+];
+const TOKENISED_MODELS = ['gpt-4o', 'claude-sonnet-4-5'];
+const TIERED = 'gemini-2.5-pro'; // 20% of its events go above 200,000 input tokens
+const REASONING = new Set(['o3-mini', 'gemini-2.5-pro']);
+// rough per-token prices (USD) for the baseline's cost columns; only the shape matters there
+const PRICE: Record<string, [number, number, number]> = {
+  'gpt-4o': [2.5e-6, 1e-5, 1.25e-6], 'gpt-4o-mini': [1.5e-7, 6e-7, 7.5e-8], 'claude-sonnet-4-5': [3e-6, 1.5e-5, 3e-7],
+  'claude-3-5-haiku': [8e-7, 4e-6, 8e-8], 'gemini-2.5-pro': [1.25e-6, 1e-5, 1.25e-7], 'gemini-2.0-flash': [1e-7, 4e-7, 2.5e-8],
+  'o3-mini': [1.1e-6, 4.4e-6, 5.5e-7],
+};
+
+function psql(url: string, sql: string): string {
+  return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** psql fed on stdin (COPY … FROM STDIN); resolves with the wall time of the whole psql run */
+function psqlStdin(url: string, sql: string, input: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const p = spawn('psql', [url, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr!.on('data', (d) => (err += d));
+    p.on('error', reject);
+    p.on('exit', (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`psql exited ${code}: ${err}`))));
+    p.stdin!.end(input);
+  });
+}
+
+function mulberry32(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'the of and to in is that for it as with was on be by this are from at or an have not which but ' +
+  'model usage tokens cost input output trace observation generation latency prompt completion ' +
+  'pricing tier cache read write naïve café données größe 日本語 {"role":"user"} 42 3.14 2026-11-22 ' +
+  'https://example.com/a?b=c def main(): return x + 1 const y = await f(z); SELECT * FROM t WHERE id = $1'
+).split(' ');
+
+interface Row { id: string; traceId: string; name: string; start: string; end: string; model: string; usage: Record<string, number> }
+interface Batch { body: string; events: number; rows: Row[] }
+
+function buildBatches(count: number, tokenised: boolean, runId: string, first: number, rnd: () => number, t0: number): Batch[] {
+  const pick = (): string => {
+    if (tokenised) return TOKENISED_MODELS[Math.floor(rnd() * TOKENISED_MODELS.length)]!;
+    let x = rnd();
+    for (const [m, w] of USAGE_MODELS) if ((x -= w) < 0) return m;
+    return USAGE_MODELS[0]![0];
+  };
+  const text = (words: number) => { const p: string[] = []; for (let i = 0; i < words; i++) p.push(WORDS[Math.floor(rnd() * WORDS.length)]!); return p.join(' '); };
+  const batches: Batch[] = [];
+  for (let i = first; i < first + count; ) {
+    const n = Math.min(BATCH, first + count - i);
+    const b = i / BATCH;
+    const traceId = `${runId}-trace-${b}`;
+    const ts = new Date(t0 + i * 10).toISOString();
+    const events: unknown[] = [{ id: `${runId}-evt-trace-${b}`, timestamp: ts, type: 'trace-create', body: { id: traceId, name: 'bench-request', userId: `user-${b % 97}`, sessionId: `session-${b % 1009}`, tags: ['bench'], release: 'v1' } }];
+    const rows: Row[] = [];
+    for (let k = 0; k < n; k++, i++) {
+      const model = pick();
+      const start = new Date(t0 + i * 10), end = new Date(start.getTime() + 200 + Math.floor(rnd() * 3000));
+      const body: Record<string, unknown> = {
+        id: `${runId}-gen-${i}`, traceId, name: 'chat-completion', model,
+        startTime: start.toISOString(), completionStartTime: new Date(start.getTime() + 150).toISOString(), endTime: end.toISOString(),
+      };
+      let usage: Record<string, number> = {};
+      if (tokenised) {
+        body.input = text(150 + Math.floor(rnd() * 300));
+        body.output = text(50 + Math.floor(rnd() * 150));
+      } else {
+        const big = model === TIERED && rnd() < 0.2;
+        const input = big ? 200_001 + Math.floor(rnd() * 200_000) : 50 + Math.floor(rnd() * 5000);
+        const cached = rnd() < 0.5 ? Math.floor(rnd() * input * 0.5) : 0;
+        const output = 10 + Math.floor(rnd() * 2000);
+        const reasoning = REASONING.has(model) ? Math.floor(rnd() * 1500) : 0;
+        if (i % 2 === 0) {
+          // chat-completions usage object: detail counts are included in prompt/completion tokens
+          body.usageDetails = {
+            prompt_tokens: input + cached, completion_tokens: output + reasoning, total_tokens: input + cached + output + reasoning,
+            prompt_tokens_details: { cached_tokens: cached }, completion_tokens_details: { reasoning_tokens: reasoning },
+          };
+          usage = { input, output, input_cached_tokens: cached, output_reasoning_tokens: reasoning, total: input + cached + output + reasoning };
+        } else {
+          body.usageDetails = { input, output, input_cached_tokens: cached };
+          usage = { input, output, input_cached_tokens: cached, total: input + output + cached };
+        }
+      }
+      events.push({ id: `${runId}-evt-gen-${i}`, timestamp: start.toISOString(), type: 'generation-create', body });
+      rows.push({ id: body.id as string, traceId, name: 'chat-completion', start: start.toISOString(), end: end.toISOString(), model, usage });
+    }
+    batches.push({ body: JSON.stringify({ batch: events }), events: n, rows });
+  }
+  return batches;
+}
+
+interface PhaseResult { events: number; ms: number; latencies: number[]; warnings: number; warningTexts: Set<string> }
+
+async function send(url: string, batches: Batch[], concurrency: number): Promise<PhaseResult> {
+  const latencies: number[] = [];
+  let next = 0, warnings = 0;
+  const warningTexts = new Set<string>();
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = batches[next++]!;
+      const t = performance.now();
+      const r = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: b.body });
+      const text = await r.text();
+      latencies.push(performance.now() - t);
+      if (r.status !== 207) throw new Error(`ingestion answered ${r.status}: ${text.slice(0, 500)}`);
+      const res = JSON.parse(text) as { successes: { warnings?: string[] }[]; errors: unknown[] };
+      if (res.errors.length || res.successes.length !== b.events + 1)
+        throw new Error(`ingestion batch: ${res.successes.length} successes, ${res.errors.length} errors (expected ${b.events + 1}, 0): ${JSON.stringify(res.errors.slice(0, 3))}`);
+      for (const s of res.successes) if (s.warnings?.length) { warnings++; for (const w of s.warnings) warningTexts.add(w.replace(/\d+/g, 'N')); }
+    }
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { events: batches.reduce((s, b) => s + b.events, 0), ms: performance.now() - t, latencies: latencies.sort((a, b) => a - b), warnings, warningTexts };
+}
+
+const csvField = (v: string) => `"${v.replace(/"/g, '""')}"`;
+function baselineCsv(batches: Batch[], projectId: string): string {
+  const out: string[] = [];
+  for (const b of batches) for (const r of b.rows) {
+    const [pi, po, pc] = PRICE[r.model] ?? [1e-6, 2e-6, 5e-7];
+    const u = r.usage;
+    const inputCost = (u.input ?? 0) * pi + (u.input_cached_tokens ?? 0) * pc, outputCost = ((u.output ?? 0) + (u.output_reasoning_tokens ?? 0)) * po;
+    const cost: Record<string, number> = { input: (u.input ?? 0) * pi, output: (u.output ?? 0) * po, input_cached_tokens: (u.input_cached_tokens ?? 0) * pc, total: inputCost + outputCost };
+    const usageJson = csvField(JSON.stringify(u));
+    out.push([r.id, r.traceId, projectId, r.name, r.start, r.end, r.start, r.model, `m-${r.model}`, usageJson, usageJson, csvField(JSON.stringify(cost)),
+      u.input ?? 0, u.output ?? 0, u.total ?? 0, inputCost, outputCost, inputCost + outputCost, 'priced'].join(','));
+  }
+  return out.join('\n') + '\n';
+}
+
+function memory(pid: number): { hwm: number; rss: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
+  return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
+}
+
+const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
+const num = (n: number) => n.toLocaleString('en-US');
+
+export async function run(opts: { events?: number } = {}): Promise<string[]> {
+  const lines: string[] = [];
+  const total = opts.events ?? Number(process.env.BENCH_EVENTS ?? 200_000);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
+  if (!(total >= BATCH) || !(concurrency >= 1)) throw new Error(`bad BENCH_EVENTS (${total}) or BENCH_CONCURRENCY (${concurrency})`);
+  const tokenisedCount = Math.round((total * TOKENISE_SHARE) / BATCH) * BATCH || BATCH;
+  const usageCount = total - tokenisedCount;
+
+  try {
+    psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
+    psql(PG_ADMIN, `create database ${DB_NAME}`);
+  } catch {
+    lines.push('PostgreSQL not reachable: ingestion figures skipped');
+    return lines;
+  }
+  const dbUrl = PG_ADMIN.replace(/\/[^/]*$/, `/${DB_NAME}`);
+  let child: Child | null = null;
+  try {
+    const port = await freePort();
+    const prof = process.env.BENCH_CPU_PROF;
+    child = startChild('server/src/main.ts', {
+      ...keys, DATABASE_URL: dbUrl, PORT: String(port), LOG_LEVEL: 'warn',
+      ...(prof ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${prof}`.trim() } : {}),
+    });
+    const base = `http://127.0.0.1:${port}/api/public`;
+    const exited = new Promise<never>((_, reject) => child!.proc.once('exit', (code) => reject(new Error(`server exited (${code}) during the ingestion bench`))));
+    exited.catch(() => {});
+    await Promise.race([waitHealthy(`${base}/health`), exited]);
+
+    // the models the events name must be managed models of this server
+    const names = new Set<string>();
+    for (let page = 1; ; page++) {
+      const r = await fetch(`${base}/models?limit=100&page=${page}`, { headers: { authorization: auth } });
+      if (r.status !== 200) throw new Error(`GET /models answered ${r.status}`);
+      const j = (await r.json()) as { data: { modelName: string }[]; meta: { totalPages: number } };
+      for (const m of j.data) names.add(m.modelName);
+      if (page >= j.meta.totalPages) break;
+    }
+    const missing = [...USAGE_MODELS.map(([m]) => m), ...TOKENISED_MODELS].filter((m) => !names.has(m));
+    if (missing.length) throw new Error(`models not in the managed list: ${missing.join(', ')}`);
+
+    // pre-generate every request body before timing anything
+    const runId = `b${Date.now().toString(36)}`;
+    const rnd = mulberry32(42);
+    const t0 = Date.now() - 86_400_000;
+    const usageBatches = buildBatches(usageCount, false, runId, 0, rnd, t0);
+    const tokenBatches = buildBatches(tokenisedCount, true, runId, usageCount, rnd, t0);
+    const bytes = [...usageBatches, ...tokenBatches].reduce((s, b) => s + b.body.length, 0);
+
+    const url = `${base}/ingestion`;
+    const usage = await send(url, usageBatches, concurrency);
+    const memUsage = memory(child.proc.pid!);
+    const tok = await send(url, tokenBatches, concurrency);
+    const mem = memory(child.proc.pid!);
+    const all = [...usage.latencies, ...tok.latencies].sort((a, b) => a - b);
+    const allMs = usage.ms + tok.ms;
+
+    // sanity: every generation stored, priced, tiered and tokenised where expected
+    const q = (sql: string) => psql(dbUrl, sql);
+    const [rows, nullCost, zeroCost, tiered, tokenisedOk] = q(
+      `select count(*), count(*) filter (where total_cost is null), count(*) filter (where total_cost = 0),
+              count(*) filter (where usage_pricing_tier_name like 'Large%'),
+              count(*) filter (where id like '%-gen-%' and input is not null and input_usage > 0 and output_usage > 0)
+         from observations where type = 'GENERATION'`,
+    ).split('|').map(Number);
+    const sample = q(`select model || ' ' || input_usage || '/' || output_usage || ' $' || round(total_cost, 6) from observations where type = 'GENERATION' order by random() limit 3`).split('\n');
+    const statuses = q(`select string_agg(cost_status || '=' || n, ' ') from (select cost_status, count(*) n from observations group by 1 order by 1) s`);
+    const traces = Number(q('select count(*) from traces'));
+    const problems: string[] = [];
+    if (rows !== total) problems.push(`observations has ${rows} generations, expected ${total}`);
+    if (traces !== usageBatches.length + tokenBatches.length) problems.push(`traces has ${traces} rows, expected ${usageBatches.length + tokenBatches.length}`);
+    if (nullCost || zeroCost) problems.push(`${nullCost} generations without cost, ${zeroCost} with cost 0`);
+    const bigContext = usageBatches.reduce((n, b) => n + b.rows.filter((r) => r.model === TIERED && r.usage.input! > 200_000).length, 0);
+    if (tiered !== bigContext) problems.push(`${tiered} generations priced with the large-context tier, expected ${bigContext}`);
+    if (tokenisedOk !== tokenisedCount) problems.push(`${tokenisedOk} of ${tokenisedCount} text-only generations tokenised`);
+
+    await child.stop();
+    child = null;
+
+    // baseline: COPY the same number of rows with roughly the same columns into a bare table
+    const projectId = q(`select id from projects limit 1`);
+    psql(dbUrl, `create table copy_baseline (
+      id text primary key, trace_id text, project_id text, name text, start_time timestamptz, end_time timestamptz,
+      completion_start_time timestamptz, model text, model_id text, provided_usage_details jsonb, usage_details jsonb,
+      cost_details jsonb, input_usage numeric, output_usage numeric, total_usage numeric, input_cost numeric,
+      output_cost numeric, total_cost numeric, cost_status text)`);
+    const csv = baselineCsv([...usageBatches, ...tokenBatches], projectId);
+    const copyMs = await psqlStdin(dbUrl, 'copy copy_baseline from stdin with (format csv)', csv);
+    const copied = Number(q('select count(*) from copy_baseline'));
+    if (copied !== total) problems.push(`COPY stored ${copied} rows, expected ${total}`);
+
+    const tallyRate = rate(total, allMs), copyRate = rate(total, copyMs), usageRate = rate(usage.events, usage.ms);
+    lines.push(`POST /api/public/ingestion, PostgreSQL, ${num(total)} generation-create events in ${usageBatches.length + tokenBatches.length} batches of ${BATCH} (+1 trace-create each), ${concurrency} in flight, ${(bytes / 1e6).toFixed(1)} MB of JSON:`);
+    lines.push(`  usage provided   ${num(usage.events).padStart(9)} events  ${(usage.ms / 1000).toFixed(1)} s  ${num(usageRate).padStart(7)} events/s   (target >= 10,000)`);
+    lines.push(`  tokenised        ${num(tok.events).padStart(9)} events  ${(tok.ms / 1000).toFixed(1)} s  ${num(rate(tok.events, tok.ms)).padStart(7)} events/s   (no usage, input/output text on ${TOKENISED_MODELS.join('/')}; slowest batch ${fmt(tok.latencies.at(-1)!)})`);
+    lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
+    lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);
+    lines.push(`  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)`);
+    lines.push(`  baseline         COPY of ${num(copied)} rows (19 columns, 3 jsonb, pk only) via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`);
+    lines.push(`  ratio            Tally events/s / COPY rows/s = ${(tallyRate / copyRate).toFixed(2)} (all), ${(usageRate / copyRate).toFixed(2)} (usage provided)   (target >= 0.2)`);
+    lines.push(`  sanity           ${num(rows)} generations stored, ${nullCost} without cost, ${num(tiered)} on the >200K tier, ${num(tokenisedOk)} tokenised; cost_status ${statuses}; ${usage.warnings + tok.warnings} events with warnings`);
+    lines.push(`                   sample: ${sample.join('; ')}`);
+    for (const w of new Set([...usage.warningTexts, ...tok.warningTexts])) lines.push(`                   warning seen: ${w}`);
+    if (problems.length) throw new Error(`ingestion bench sanity check failed:\n  ${problems.join('\n  ')}\n${lines.join('\n')}`);
+  } finally {
+    if (child) await child.stop();
+    try { psql(PG_ADMIN, `drop database if exists ${DB_NAME}`); } catch { /* best effort */ }
+  }
+  return lines;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) for (const line of await run()) console.log(line);

@@ -26,12 +26,6 @@ const USAGE_MODELS: [string, number][] = [
 const TOKENISED_MODELS = ['gpt-4o', 'claude-sonnet-4-5'];
 const TIERED = 'gemini-2.5-pro'; // 20% of its events go above 200,000 input tokens
 const REASONING = new Set(['o3-mini', 'gemini-2.5-pro']);
-// rough per-token prices (USD) for the baseline's cost columns; only the shape matters there
-const PRICE: Record<string, [number, number, number]> = {
-  'gpt-4o': [2.5e-6, 1e-5, 1.25e-6], 'gpt-4o-mini': [1.5e-7, 6e-7, 7.5e-8], 'claude-sonnet-4-5': [3e-6, 1.5e-5, 3e-7],
-  'claude-3-5-haiku': [8e-7, 4e-6, 8e-8], 'gemini-2.5-pro': [1.25e-6, 1e-5, 1.25e-7], 'gemini-2.0-flash': [1e-7, 4e-7, 2.5e-8],
-  'o3-mini': [1.1e-6, 4.4e-6, 5.5e-7],
-};
 
 function psql(url: string, sql: string): string {
   return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -147,21 +141,6 @@ async function send(url: string, batches: Batch[], concurrency: number): Promise
   return { events: batches.reduce((s, b) => s + b.events, 0), ms: performance.now() - t, latencies: latencies.sort((a, b) => a - b), warnings, warningTexts };
 }
 
-const csvField = (v: string) => `"${v.replace(/"/g, '""')}"`;
-function baselineCsv(batches: Batch[], projectId: string): string {
-  const out: string[] = [];
-  for (const b of batches) for (const r of b.rows) {
-    const [pi, po, pc] = PRICE[r.model] ?? [1e-6, 2e-6, 5e-7];
-    const u = r.usage;
-    const inputCost = (u.input ?? 0) * pi + (u.input_cached_tokens ?? 0) * pc, outputCost = ((u.output ?? 0) + (u.output_reasoning_tokens ?? 0)) * po;
-    const cost: Record<string, number> = { input: (u.input ?? 0) * pi, output: (u.output ?? 0) * po, input_cached_tokens: (u.input_cached_tokens ?? 0) * pc, total: inputCost + outputCost };
-    const usageJson = csvField(JSON.stringify(u));
-    out.push([r.id, r.traceId, projectId, r.name, r.start, r.end, r.start, r.model, `m-${r.model}`, usageJson, usageJson, csvField(JSON.stringify(cost)),
-      u.input ?? 0, u.output ?? 0, u.total ?? 0, inputCost, outputCost, inputCost + outputCost, 'priced'].join(','));
-  }
-  return out.join('\n') + '\n';
-}
-
 function memory(pid: number): { hwm: number; rss: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
@@ -250,16 +229,13 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     await child.stop();
     child = null;
 
-    // baseline: COPY the same number of rows with roughly the same columns into a bare table
-    const projectId = q(`select id from projects limit 1`);
-    psql(dbUrl, `create table copy_baseline (
-      id text primary key, trace_id text, project_id text, name text, start_time timestamptz, end_time timestamptz,
-      completion_start_time timestamptz, model text, model_id text, provided_usage_details jsonb, usage_details jsonb,
-      cost_details jsonb, input_usage numeric, output_usage numeric, total_usage numeric, input_cost numeric,
-      output_cost numeric, total_cost numeric, cost_status text)`);
-    const csv = baselineCsv([...usageBatches, ...tokenBatches], projectId);
+    // baseline: COPY the very rows Tally stored (every column of observations) into a bare
+    // table with the same columns and no keys or indexes
+    psql(dbUrl, 'create table copy_baseline (like observations)');
+    const csv = execFileSync('psql', [dbUrl, '-X', '-q', '-c', 'copy observations to stdout with (format csv)'], { encoding: 'utf8', maxBuffer: 2 ** 31 - 1 });
     const copyMs = await psqlStdin(dbUrl, 'copy copy_baseline from stdin with (format csv)', csv);
     const copied = Number(q('select count(*) from copy_baseline'));
+    const COLUMNS = Number(q(`select count(*) from information_schema.columns where table_name = 'observations'`));
     if (copied !== total) problems.push(`COPY stored ${copied} rows, expected ${total}`);
 
     const tallyRate = rate(total, allMs), copyRate = rate(total, copyMs), usageRate = rate(usage.events, usage.ms);
@@ -269,7 +245,7 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
     lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);
     lines.push(`  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)`);
-    lines.push(`  baseline         COPY of ${num(copied)} rows (19 columns, 3 jsonb, pk only) via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`);
+    lines.push(`  baseline         COPY of the same ${num(copied)} rows (all ${COLUMNS} columns of observations, ${(csv.length / 1e6).toFixed(1)} MB CSV) into a bare table via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`);
     lines.push(`  ratio            Tally events/s / COPY rows/s = ${(tallyRate / copyRate).toFixed(2)} (all), ${(usageRate / copyRate).toFixed(2)} (usage provided)   (target >= 0.2)`);
     lines.push(`  sanity           ${num(rows)} generations stored, ${nullCost} without cost, ${num(tiered)} on the >200K tier, ${num(tokenisedOk)} tokenised; cost_status ${statuses}; ${usage.warnings + tok.warnings} events with warnings`);
     lines.push(`                   sample: ${sample.join('; ')}`);

@@ -1,5 +1,5 @@
-// Applies a batch of validated events in one transaction: when this returns, every event
-// it reports as applied is committed. Replayed event ids are skipped. Entities are loaded
+// Applies validated events in one transaction: when this returns, every event it reports
+// as applied is committed. Replayed event ids are skipped. Entities are loaded
 // and written in bulk (one query per table), which is what makes 10k events/s possible.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, processingOrder, toScore, type ObservationEvent } from '../domain/ingestion/merge.ts';
@@ -12,7 +12,8 @@ import { claimEvents } from '../store/ingested-events.ts';
 import { loadExisting } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
-import { kysely } from '../store/sql.ts';
+import { kysely, type Db } from '../store/sql.ts';
+import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { priceObservation } from './price.ts';
 
@@ -23,7 +24,7 @@ export interface BatchResult {
 
 
 
-function toObservationEvent(e: AcceptedEvent, warnings: Map<string, string[]>): ObservationEvent {
+function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, string[]>): ObservationEvent {
   const b = e.body;
   const legacy = b.usage != null ? parseLegacyUsage(b.usage).value : undefined;
   const parsed = parseUsageDetails(b.usageDetails);
@@ -31,7 +32,7 @@ function toObservationEvent(e: AcceptedEvent, warnings: Map<string, string[]>): 
   const cost = providedCost(legacy, parseCostDetails(b.costDetails));
   if (b.usageDetails != null) {
     const w = usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage);
-    if (w.length) warnings.set(e.id, w);
+    if (w.length) warnings.set(e, w);
   }
   return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost };
 }
@@ -48,48 +49,49 @@ function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 }
 
 export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
-  const warnings = new Map<string, string[]>();
-  const now = new Date();
+  const warnings = new Map<AcceptedEvent, string[]>();
   const matcher = await services.models.matcherFor(em, projectId);
-  await em.transactional(async (tx) => {
-    const db = kysely(tx);
-    const claimed = await claimEvents(db, projectId, [...new Set(events.map((e) => e.id))]);
-    const fresh: AcceptedEvent[] = [];
-    for (const e of events) if (claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids in a batch wins
+  await em.transactional((tx) => applyProject(kysely(tx), services, matcher, projectId, events, warnings, new Date()));
+  return { warnings: new Map([...warnings].map(([e, w]) => [e.id, w])) };
+}
 
-    // traces first: observations copy their grouping fields
-    const traceEvents = fresh.filter((e) => e.type === 'trace-create' && e.body.id != null);
-    const byTrace = group(traceEvents, (e) => e.body.id);
-    const obsEvents = fresh.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => toObservationEvent(e, warnings));
-    const byObs = group(obsEvents, (e) => e.body.id);
-    const obsTraceIds = obsEvents.map((e) => e.body.traceId).filter((t): t is string => typeof t === 'string');
-    const existing = await loadExisting(db, projectId, [...byObs.keys()], [...new Set([...byTrace.keys(), ...obsTraceIds])]);
-    const existingObs = existing.observations;
+async function applyProject(db: Db, services: Services, matcher: ModelMatcher, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date) {
+  const claimed = await claimEvents(db, projectId, [...new Set(events.map((e) => e.id))]);
+  const fresh: AcceptedEvent[] = [];
+  for (const e of events) if (claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids wins
 
-    const mergedObs: ObservationRecord[] = [];
-    for (const [id, evs] of byObs) {
-      let rec = existingObs.get(id);
-      for (const ev of processingOrder(evs)) rec = applyObservationEvent(rec, ev, now);
-      mergedObs.push(rec!);
-    }
-    const traces = existing.traces;
-    const changedTraces: TraceRecord[] = [];
-    for (const [id, evs] of byTrace) {
-      let t = traces.get(id);
-      for (const e of processingOrder(evs)) t = applyTraceEvent(t, e, now);
-      traces.set(id, t!);
-      changedTraces.push(t!);
-    }
+  // traces first: observations copy their grouping fields
+  const traceEvents = fresh.filter((e) => e.type === 'trace-create' && e.body.id != null);
+  const byTrace = group(traceEvents, (e) => e.body.id);
+  const obsEvents = fresh.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => toObservationEvent(e, warnings));
+  const byObs = group(obsEvents, (e) => e.body.id);
+  const obsTraceIds = obsEvents.map((e) => e.body.traceId).filter((t): t is string => typeof t === 'string');
+  const existing = await loadExisting(db, projectId, [...byObs.keys()], [...new Set([...byTrace.keys(), ...obsTraceIds])]);
 
-    // concurrently: observations that need a tokenizer wait on worker threads, not on each other
-    const priced = await Promise.all(mergedObs.map((rec) => {
-      const t = traces.get(rec.traceId!);
-      const withTrace = t ? { ...rec, traceName: t.name, userId: t.userId, sessionId: t.sessionId, release: t.release, traceVersion: t.version, tags: t.tags } : rec;
-      return priceObservation(withTrace, matcher, services.tokenizers);
-    }));
-    await upsertObservations(db, projectId, priced);
-    await upsertTraces(db, projectId, changedTraces);
-    await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore));
-  });
-  return { warnings };
+  const mergedObs: ObservationRecord[] = [];
+  for (const [id, evs] of byObs) {
+    let rec = existing.observations.get(id);
+    for (const ev of processingOrder(evs)) rec = applyObservationEvent(rec, ev, now);
+    mergedObs.push(rec!);
+  }
+  const traces = existing.traces;
+  const changedTraces: TraceRecord[] = [];
+  for (const [id, evs] of byTrace) {
+    let t = traces.get(id);
+    for (const e of processingOrder(evs)) t = applyTraceEvent(t, e, now);
+    traces.set(id, t!);
+    changedTraces.push(t!);
+  }
+
+  // concurrently: observations that need a tokenizer wait on worker threads, not on each other
+  const priced = await Promise.all(mergedObs.map((rec) => {
+    const t = traces.get(rec.traceId!);
+    const withTrace = t ? { ...rec, traceName: t.name, userId: t.userId, sessionId: t.sessionId, release: t.release, traceVersion: t.version, tags: t.tags } : rec;
+    return priceObservation(withTrace, matcher, services.tokenizers);
+  }));
+  // rows in id order: concurrent batches touching the same rows lock them in one order (no deadlock)
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  await upsertObservations(db, projectId, priced.sort(byId));
+  await upsertTraces(db, projectId, changedTraces.sort(byId));
+  await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore).sort(byId));
 }

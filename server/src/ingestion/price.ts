@@ -32,8 +32,18 @@ export async function priceObservation(rec: ObservationRecord, matcher: ModelMat
     modelId: model?.id ?? null,
     usagePricingTierId: tier?.id ?? null,
     usagePricingTierName: tier?.name ?? null,
-    pricesUsed: tier?.prices ?? null,
+    pricesUsed: tier ? pricesApplied(tier.prices, r.lines) : null,
     costStatus: r.costStatus,
     unpricedUsageKeys: r.unpricedUsageKeys,
   };
+}
+
+/**
+ * The tier's prices that priced this observation, plus its input/output/total rates (the
+ * wire shows those): not the whole alias-heavy map, which would repeat ~20 keys per row.
+ */
+function pricesApplied(prices: Record<string, number>, lines: { usageType: string }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of ['input', 'output', 'total', ...lines.map((l) => l.usageType)]) if (prices[k] !== undefined) out[k] = prices[k];
+  return out;
 }

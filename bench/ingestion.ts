@@ -141,6 +141,24 @@ async function send(url: string, batches: Batch[], concurrency: number): Promise
   return { events: batches.reduce((s, b) => s + b.events, 0), ms: performance.now() - t, latencies: latencies.sort((a, b) => a - b), warnings, warningTexts };
 }
 
+/** user+system CPU seconds of these processes (all their threads), from /proc */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15 of the line)
+    } catch { /* gone */ }
+  }
+  return ticks / 100;
+}
+
+/** the server's connections to the bench database (pool connections live as long as the server) */
+function pgBackendPids(url: string): number[] {
+  const out = psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+  return out ? out.split(',').map(Number) : [];
+}
+
 function memory(pid: number): { hwm: number; rss: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
@@ -200,7 +218,9 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const bytes = [...usageBatches, ...tokenBatches].reduce((s, b) => s + b.body.length, 0);
 
     const url = `${base}/ingestion`;
+    const cpuBefore = { server: cpuSeconds([child.proc.pid!]), pg: cpuSeconds(pgBackendPids(dbUrl)) };
     const usage = await send(url, usageBatches, concurrency);
+    const cpuAfter = { server: cpuSeconds([child.proc.pid!]), pg: cpuSeconds(pgBackendPids(dbUrl)) };
     const memUsage = memory(child.proc.pid!);
     const tok = await send(url, tokenBatches, concurrency);
     const mem = memory(child.proc.pid!);
@@ -244,6 +264,7 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     lines.push(`  tokenised        ${num(tok.events).padStart(9)} events  ${(tok.ms / 1000).toFixed(1)} s  ${num(rate(tok.events, tok.ms)).padStart(7)} events/s   (no usage, input/output text on ${TOKENISED_MODELS.join('/')}; slowest batch ${fmt(tok.latencies.at(-1)!)})`);
     lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
     lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);
+    lines.push(`  CPU per event    server ${(1e6 * (cpuAfter.server - cpuBefore.server) / usage.events).toFixed(0)} µs, PostgreSQL backends ${(1e6 * (cpuAfter.pg - cpuBefore.pg) / usage.events).toFixed(0)} µs  (usage phase, from /proc; 2 cores shared with the load generator)`);
     lines.push(`  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)`);
     lines.push(`  baseline         COPY of the same ${num(copied)} rows (all ${COLUMNS} columns of observations, ${(csv.length / 1e6).toFixed(1)} MB CSV) into a bare table via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`);
     lines.push(`  ratio            Tally events/s / COPY rows/s = ${(tallyRate / copyRate).toFixed(2)} (all), ${(usageRate / copyRate).toFixed(2)} (usage provided)   (target >= 0.2)`);

@@ -8,8 +8,7 @@ import { parseCostDetails, parseLegacyUsage, parseUsageDetails, providedCost, pr
 import { usageWarnings } from '../domain/usage/warnings.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
-import { claimEvents } from '../store/ingested-events.ts';
-import { loadExisting } from '../store/existing.ts';
+import { claimAndLoad } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
 import { kysely, type Db } from '../store/sql.ts';
@@ -56,17 +55,25 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
 }
 
 async function applyProject(db: Db, services: Services, matcher: ModelMatcher, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date) {
-  const claimed = await claimEvents(db, projectId, [...new Set(events.map((e) => e.id))]);
+  // ids are known before knowing which events are replays: loading a little extra is
+  // cheaper than a second round trip
+  const observationIds = new Set<string>();
+  const traceIds = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'trace-create' && e.body.id != null) traceIds.add(e.body.id);
+    else if (OBSERVATION_EVENT_TYPES.has(e.type)) {
+      observationIds.add(e.body.id);
+      if (typeof e.body.traceId === 'string') traceIds.add(e.body.traceId);
+    }
+  }
+  const existing = await claimAndLoad(db, projectId, [...new Set(events.map((e) => e.id))], [...observationIds], [...traceIds]);
   const fresh: AcceptedEvent[] = [];
-  for (const e of events) if (claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids wins
+  for (const e of events) if (existing.claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids wins
 
   // traces first: observations copy their grouping fields
-  const traceEvents = fresh.filter((e) => e.type === 'trace-create' && e.body.id != null);
-  const byTrace = group(traceEvents, (e) => e.body.id);
+  const byTrace = group(fresh.filter((e) => e.type === 'trace-create' && e.body.id != null), (e) => e.body.id);
   const obsEvents = fresh.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => toObservationEvent(e, warnings));
   const byObs = group(obsEvents, (e) => e.body.id);
-  const obsTraceIds = obsEvents.map((e) => e.body.traceId).filter((t): t is string => typeof t === 'string');
-  const existing = await loadExisting(db, projectId, [...byObs.keys()], [...new Set([...byTrace.keys(), ...obsTraceIds])]);
 
   const mergedObs: ObservationRecord[] = [];
   for (const [id, evs] of byObs) {

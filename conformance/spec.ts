@@ -1,5 +1,8 @@
 // Reads the bundled spec and lists every replayable case: one per named response example.
 import { readFileSync } from 'node:fs';
+import { deref } from '../server/src/http/openapi.ts';
+
+export { deref };
 
 export const SPEC_URL = new URL('../generated/openapi.json', import.meta.url);
 export type Json = any;
@@ -36,15 +39,6 @@ export interface Case {
 
 export function loadSpec(): Json {
   return JSON.parse(readFileSync(SPEC_URL, 'utf8'));
-}
-
-/** follows local `#/...` references (the bundled spec has no others) */
-export function deref(spec: Json, node: Json): Json {
-  let n = node;
-  while (n && typeof n === 'object' && typeof n.$ref === 'string' && n.$ref.startsWith('#/')) {
-    n = n.$ref.slice(2).split('/').reduce((o: Json, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  }
-  return n;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];

@@ -181,11 +181,9 @@ export type PaginatedModels = {
  */
 export type IngestionBatchRequest = {
     /**
-     * An event; each is validated on its own against `IngestionEvent`.
+     * Events, each validated on its own against `IngestionEvent` (see `x-tally-validate`).
      */
-    batch: Array<IngestionEvent | {
-        [key: string]: unknown;
-    }>;
+    batch: Array<IngestionEvent>;
     /**
      * Free-form SDK metadata.
      */
@@ -692,6 +690,126 @@ export type ExplainCostResponse = {
 };
 
 /**
+ * Filters, all of which must hold. Shared by the observations list and the metrics query.
+ */
+export type FilterList = Array<Filter>;
+
+export type Filter = ({
+    type: 'datetime';
+} & DatetimeFilter) | ({
+    type: 'string';
+} & StringFilter) | ({
+    type: 'number';
+} & NumberFilter) | ({
+    type: 'stringOptions';
+} & StringOptionsFilter) | ({
+    type: 'categoryOptions';
+} & CategoryOptionsFilter) | ({
+    type: 'arrayOptions';
+} & ArrayOptionsFilter) | ({
+    type: 'stringObject';
+} & StringObjectFilter) | ({
+    type: 'numberObject';
+} & NumberObjectFilter) | ({
+    type: 'booleanObject';
+} & BooleanObjectFilter) | ({
+    type: 'boolean';
+} & BooleanFilter) | ({
+    type: 'null';
+} & NullFilter);
+
+/**
+ * Case-sensitive.
+ */
+export type StringOperator = '=' | 'contains' | 'does not contain' | 'starts with' | 'ends with';
+
+export type NumberOperator = '=' | '>' | '<' | '>=' | '<=';
+
+export type DatetimeFilter = {
+    type: 'datetime';
+    column: string;
+    operator: '>' | '<' | '>=' | '<=';
+    value: string;
+};
+
+export type StringFilter = {
+    type: 'string';
+    column: string;
+    operator: StringOperator;
+    value: string;
+};
+
+export type NumberFilter = {
+    type: 'number';
+    column: string;
+    operator: NumberOperator;
+    value: number;
+};
+
+export type StringOptionsFilter = {
+    type: 'stringOptions';
+    column: string;
+    operator: 'any of' | 'none of';
+    value: Array<string>;
+};
+
+export type CategoryOptionsFilter = {
+    type: 'categoryOptions';
+    column: string;
+    key: string;
+    operator: 'any of' | 'none of';
+    value: Array<string>;
+};
+
+export type ArrayOptionsFilter = {
+    type: 'arrayOptions';
+    column: string;
+    operator: 'any of' | 'none of' | 'all of';
+    value: Array<string>;
+};
+
+export type StringObjectFilter = {
+    type: 'stringObject';
+    column: string;
+    key: string;
+    operator: StringOperator;
+    value: string;
+};
+
+export type NumberObjectFilter = {
+    type: 'numberObject';
+    column: string;
+    key: string;
+    operator: NumberOperator;
+    value: number;
+};
+
+export type BooleanObjectFilter = {
+    type: 'booleanObject';
+    column: string;
+    key: string;
+    operator: '=' | '<>';
+    value: boolean;
+};
+
+export type BooleanFilter = {
+    type: 'boolean';
+    column: string;
+    operator: '=' | '<>';
+    value: boolean;
+};
+
+export type NullFilter = {
+    type: 'null';
+    column: string;
+    operator: 'is null' | 'is not null';
+    /**
+     * Must be the empty string.
+     */
+    value: '';
+};
+
+/**
  * 1-based page number.
  */
 export type Page = number;
@@ -949,6 +1067,21 @@ export type ObservationsGetManyData = {
          * Exclusive upper bound on start time.
          */
         toStartTime?: string;
+        /**
+         * URL-encoded JSON array of filters (`FilterList`), all of which must hold. Columns: `id`, `traceId`,
+         * `traceName`, `name`, `type`, `level`, `environment`, `version`, `parentObservationId`,
+         * `providedModelName`, `promptName`, `userId`, `sessionId`, `traceRelease`, `traceVersion`,
+         * `costStatus` (strings); `tags` (arrayOptions); `metadata` (stringObject, numberObject, booleanObject
+         * with `key`); `startTime`, `endTime` (datetime); `latency` (ms), `inputTokens`, `outputTokens`,
+         * `totalTokens`, `inputCost`, `outputCost`, `totalCost`, `promptVersion` (numbers). `null` filters apply
+         * to any column.
+         *
+         */
+        filter?: string;
+        /**
+         * Accepted for compatibility with Langfuse clients; Tally keeps one store, so it changes nothing.
+         */
+        useEventsTable?: boolean;
     };
     url: '/api/public/observations';
 };

@@ -9,7 +9,7 @@ import type { Services } from '../services.ts';
 import { AuthzError, authenticate } from './auth.ts';
 import { ApiError, invalidData } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
-import { createBackend } from './openapi.ts';
+import { createBackend, lenientQueryNames } from './openapi.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
 export const BODY_LIMIT_BYTES = 4.5 * 1024 * 1024;
@@ -32,12 +32,14 @@ function send(res: Response, status: number, body: unknown, headers: Record<stri
 function withoutItems(request: Context['request']): Context['request'] {
   const body = request.requestBody as { batch?: unknown } | undefined;
   if (!body || typeof body !== 'object' || !Array.isArray(body.batch)) return request;
-  return { ...request, requestBody: { ...body, batch: [] } };
+  const envelope = { ...body, batch: [] };
+  return { ...request, body: envelope, requestBody: envelope }; // the validator re-parses `body`
 }
 
 export async function createApp(opts: AppOptions): Promise<{ app: express.Express; api: OpenAPIBackend }> {
   const { db, log, services } = opts;
   const api = await createBackend();
+  const lenient = lenientQueryNames();
 
   const wrap = (operationId: string, fn: OperationHandler) => async (c: Context, req: Request, res: Response) => {
     const rlog = (req as any).log as Logger;
@@ -50,6 +52,8 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       const projectId = secured ? await authenticate(req.headers.authorization, em, rlog) : null;
+      const declared = lenient.get(operationId);
+      if (declared) for (const k of Object.keys(c.request.query)) if (!declared.has(k)) delete c.request.query[k];
       const v = api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation);
       if (!v.valid) {
         const issues = issuesFromAjv(v.errors ?? []);

@@ -43,3 +43,31 @@ export function componentValidators(definition: Document = loadSpec()) {
     return validate;
   };
 }
+
+/** follows local `#/...` references (the bundled spec has no others) */
+export function deref(spec: any, node: any): any {
+  let n = node;
+  while (n && typeof n === 'object' && typeof n.$ref === 'string' && n.$ref.startsWith('#/')) {
+    n = n.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+  }
+  return n;
+}
+
+/**
+ * Query parameter names each operation declares. Langfuse ignores undeclared query
+ * parameters on most routes (SDKs send extras such as `useEventsTable`), so they are
+ * dropped before validation unless the operation says `x-tally-strict-query: true`.
+ */
+export function lenientQueryNames(definition: Document = loadSpec()): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const rawItem of Object.values<any>((definition as any).paths ?? {})) {
+    const item = deref(definition, rawItem);
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const op = item?.[method];
+      if (!op?.operationId || op['x-tally-strict-query']) continue;
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => deref(definition, p));
+      out.set(op.operationId, new Set(params.filter((p: any) => p.in === 'query').map((p: any) => p.name)));
+    }
+  }
+  return out;
+}

@@ -1,5 +1,7 @@
 // Observations at rest: batch load and upsert for ingestion, reads for the API.
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
+import { observationFilterSql } from './filter-sql.ts';
+import type { CheckedFilter } from '../domain/filters/check.ts';
 import { json, num, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<ObservationRecord & { projectId: string }>[] = [
@@ -90,6 +92,7 @@ export async function observationsOfTrace(db: Db, projectId: string, traceId: st
 export interface ObservationFilter {
   type?: string; name?: string; userId?: string; level?: string; traceId?: string; version?: string;
   parentObservationId?: string; environment?: string[]; fromStartTime?: Date; toStartTime?: Date;
+  filters?: CheckedFilter[];
 }
 
 export async function listObservations(db: Db, projectId: string, f: ObservationFilter, page: number, limit: number) {
@@ -104,6 +107,7 @@ export async function listObservations(db: Db, projectId: string, f: Observation
   if (f.environment?.length) where.push(sql`environment = any(${f.environment})`);
   if (f.fromStartTime) where.push(sql`start_time >= ${f.fromStartTime}`);
   if (f.toStartTime) where.push(sql`start_time < ${f.toStartTime}`);
+  for (const filter of f.filters ?? []) where.push(observationFilterSql(filter));
   const cond = sql.join(where, sql` and `);
   const [{ rows }, count] = await Promise.all([
     sql`select * from observations where ${cond} order by start_time desc, id asc limit ${limit} offset ${(page - 1) * limit}`.execute(db),

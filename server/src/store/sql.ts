@@ -6,6 +6,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 export type Db = Kysely<any>;
 export const kysely = (em: SqlEntityManager): Db => em.getKysely() as Db;
 export { sql };
+export type { RawBuilder };
 
 /** timestamptz as both drivers return it ("2026-01-01 10:00:00.123+00") → Date */
 export function toDate(v: unknown): Date {

@@ -1,7 +1,10 @@
 import { getObservation, listObservations, observationsOfTrace } from '../../store/observations.ts';
 import { kysely } from '../../store/sql.ts';
 import { getTrace } from '../../store/traces.ts';
-import { notFound } from '../errors.ts';
+import { checkFilters, OBSERVATION_FILTER_COLUMNS, type CheckedFilter } from '../../domain/filters/check.ts';
+import { componentValidators } from '../openapi.ts';
+import { invalidData, invalidRequest, notFound } from '../errors.ts';
+import { issuesFromAjv } from '../validation-issues.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentObservation, presentTrace } from '../present/observation.ts';
 
@@ -12,6 +15,25 @@ export const observationsGet: OperationHandler = async (ctx) => {
   return { status: 200, body: presentObservation(o, projectId) };
 };
 
+const validateFilters = componentValidators()('FilterList');
+
+/** the `filter` query parameter: URL-encoded JSON, shape from the spec, columns checked by the domain */
+function parseFilterParam(raw: unknown): CheckedFilter[] {
+  if (raw === undefined || raw === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(raw));
+  } catch {
+    throw invalidRequest('Invalid JSON in filter parameter');
+  }
+  if (!validateFilters(parsed)) {
+    throw invalidData(issuesFromAjv((validateFilters.errors ?? []).map((e) => ({ ...e, instancePath: '/query/filter' + e.instancePath }))));
+  }
+  const check = checkFilters(parsed as never, OBSERVATION_FILTER_COLUMNS);
+  if (!check.ok) throw invalidRequest(check.message);
+  return check.filters;
+}
+
 export const observationsList: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
   const { page, limit } = pagination(ctx.query);
@@ -21,6 +43,7 @@ export const observationsList: OperationHandler = async (ctx) => {
     type: q.type, name: q.name, userId: q.userId, level: q.level, traceId: q.traceId, version: q.version,
     parentObservationId: q.parentObservationId, environment: env,
     fromStartTime: q.fromStartTime ? new Date(q.fromStartTime) : undefined, toStartTime: q.toStartTime ? new Date(q.toStartTime) : undefined,
+    filters: parseFilterParam(q.filter),
   }, page, limit);
   return { status: 200, body: paginated(observations.map((o) => presentObservation(o, projectId)), page, limit, total) };
 };

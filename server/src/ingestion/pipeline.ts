@@ -72,7 +72,9 @@ async function applyProject(db: Db, services: Services, matcher: ModelMatcher, p
 
   // traces first: observations copy their grouping fields
   const byTrace = group(fresh.filter((e) => e.type === 'trace-create' && e.body.id != null), (e) => e.body.id);
-  const obsEvents = fresh.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => toObservationEvent(e, warnings));
+  // warnings describe the payload as sent, so a replayed event gets them too
+  const parsed = new Map(events.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => [e, toObservationEvent(e, warnings)]));
+  const obsEvents = fresh.filter((e) => parsed.has(e)).map((e) => parsed.get(e)!);
   const byObs = group(obsEvents, (e) => e.body.id);
 
   const mergedObs: ObservationRecord[] = [];

@@ -111,6 +111,9 @@ describe('ingestion: merging and recomputation', () => {
     const res = await ingest([ev('generation-create', { id: a, model: name, usageDetails: usage }), ev('generation-create', { id: b, model: name, usageDetails: { ...usage, cost: 0.01 } })]);
     expect(res.successes[0]!.warnings).toBeUndefined();
     expect(res.successes[1]!.warnings?.join(' ')).toContain('cost');
+    // a replay changes nothing but still tells the sender what is wrong with the payload
+    const replay = await ingest([{ ...ev('generation-create', { id: b, model: name, usageDetails: { ...usage, cost: 0.01 } }), id: res.successes[1]!.id }]);
+    expect(replay.successes[0]!.warnings?.join(' ')).toContain('cost');
     expect((await observation(a)).body.usageDetails).toEqual({ input: 60, input_cached_tokens: 40, output: 10, total: 110 });
     expect((await observation(a)).body.costDetails).toEqual({ input: 60, input_cached_tokens: 20, output: 10, total: 90 });
     expect((await observation(b)).body.usageDetails).toEqual({ prompt_tokens: 100, completion_tokens: 10, total_tokens: 110, total: 220 });

@@ -1,23 +1,50 @@
-// Usage and cost of one merged observation: match its model, tokenise when nothing was
-// provided, then let the domain core select the tier and price the buckets.
+// Usage and cost of one generation: match its model, tokenise when nothing was provided,
+// then let the domain core select the tier and price the buckets. Ingestion and the explain
+// endpoint both price through here, so what explain shows is what ingestion stores.
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import type { ModelMatcher } from '../domain/models/matcher.ts';
-import { computeFromProvided, needsTokenization } from '../domain/usage/index.ts';
+import { computeFromProvided, needsTokenization, type UsageAndCost } from '../domain/usage/index.ts';
+import type { StoredModel } from '../store/models.ts';
 import type { TokenizerPool } from '../workers/tokenizer-pool.ts';
 
 // Langfuse tracks usage and cost on generation-like observations only
 const PRICED_TYPES = new Set(['GENERATION', 'EMBEDDING', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'GUARDRAIL']);
 
-export async function priceObservation(rec: ObservationRecord, matcher: ModelMatcher, tokenizers: TokenizerPool): Promise<ObservationRecord> {
-  const providedUsage = rec.providedUsageDetails ?? {};
-  const providedCost = rec.providedCostDetails ?? {};
-  const model = PRICED_TYPES.has(rec.type) ? matcher.match(rec.model) : null;
+export interface PricingInput {
+  model: StoredModel | null;
+  providedUsage: Record<string, number>;
+  providedCost: Record<string, number>;
+  level: string;
+  modelParameters?: unknown;
+  metadata?: unknown;
+  input?: unknown;
+  output?: unknown;
+  /** for warnings: usageDetails as received, and its parse */
+  rawUsageDetails?: unknown;
+  parsedUsageDetails?: Parameters<typeof computeFromProvided>[0]['parsedUsageDetails'];
+}
+
+export async function priceUsage(p: PricingInput, tokenizers: TokenizerPool): Promise<UsageAndCost> {
   let inferredUsage: Record<string, number> | undefined;
-  if (model && needsTokenization({ providedUsage, providedCost, model, level: rec.level })) {
-    inferredUsage = await tokenizers.inferUsage({ tokenizerId: model.tokenizerId, tokenizerConfig: model.tokenizerConfig }, rec.input, rec.output);
+  if (p.model && needsTokenization({ providedUsage: p.providedUsage, providedCost: p.providedCost, model: p.model, level: p.level })) {
+    inferredUsage = await tokenizers.inferUsage({ tokenizerId: p.model.tokenizerId, tokenizerConfig: p.model.tokenizerConfig }, p.input ?? null, p.output ?? null);
   }
-  const r = computeFromProvided({ providedUsage, providedCost, model, level: rec.level, modelParameters: rec.modelParameters, metadata: rec.metadata, inferredUsage });
-  const tier = r.tier ? model?.pricingTiers.find((t) => t.id === r.tier!.id) ?? null : null;
+  return computeFromProvided({
+    providedUsage: p.providedUsage, providedCost: p.providedCost, model: p.model, level: p.level, modelParameters: p.modelParameters,
+    metadata: p.metadata, inferredUsage, rawUsageDetails: p.rawUsageDetails, parsedUsageDetails: p.parsedUsageDetails,
+  });
+}
+
+/** the applied tier of a result, looked up on its model */
+export const appliedTier = (model: StoredModel | null, r: UsageAndCost) => (r.tier ? model?.pricingTiers.find((t) => t.id === r.tier!.id) ?? null : null);
+
+export async function priceObservation(rec: ObservationRecord, matcher: ModelMatcher, tokenizers: TokenizerPool): Promise<ObservationRecord> {
+  const model = PRICED_TYPES.has(rec.type) ? matcher.match(rec.model) : null;
+  const r = await priceUsage({
+    model, providedUsage: rec.providedUsageDetails ?? {}, providedCost: rec.providedCostDetails ?? {}, level: rec.level,
+    modelParameters: rec.modelParameters, metadata: rec.metadata, input: rec.input, output: rec.output,
+  }, tokenizers);
+  const tier = appliedTier(model, r);
   return {
     ...rec,
     providedUsageDetails: Object.keys(r.providedUsageDetails).length ? r.providedUsageDetails : rec.providedUsageDetails,

@@ -1,3 +1,4 @@
+import type { IngestionError, IngestionResponse, IngestionSuccess } from '../../../../generated/client/types.gen.ts';
 import { applyBatch } from '../../ingestion/pipeline.ts';
 import { isUpdateEvent } from '../../domain/ingestion/merge.ts';
 import { createEventValidator, type AcceptedEvent } from '../ingestion-events.ts';
@@ -5,13 +6,10 @@ import { projectOf, type OperationHandler } from '../handler.ts';
 
 const validateEvent = createEventValidator();
 
-interface Success { id: string; status: 201; warnings?: string[] }
-interface Failure { id: string; status: number; message?: string; error?: unknown }
-
 export const ingestionBatch: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
   const accepted: AcceptedEvent[] = [];
-  const errors: Failure[] = [];
+  const errors: IngestionError[] = [];
   for (const raw of ctx.body.batch as unknown[]) {
     const check = validateEvent(raw);
     if (!check.ok) errors.push({ id: check.id, status: 400, message: 'Invalid request data', error: check.issues });
@@ -28,6 +26,7 @@ export const ingestionBatch: OperationHandler = async (ctx) => {
   }
   // Langfuse's order: creates by timestamp, then updates by timestamp
   const ordered = [...accepted].sort((a, b) => Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)) || a.timestamp.getTime() - b.timestamp.getTime());
-  const successes: Success[] = ordered.map((e) => (warnings.has(e.id) ? { id: e.id, status: 201, warnings: warnings.get(e.id) } : { id: e.id, status: 201 }));
-  return { status: 207, body: { successes, errors } };
+  const successes: IngestionSuccess[] = ordered.map((e) => (warnings.has(e.id) ? { id: e.id, status: 201, warnings: warnings.get(e.id) } : { id: e.id, status: 201 }));
+  const body: IngestionResponse = { successes, errors };
+  return { status: 207, body };
 };

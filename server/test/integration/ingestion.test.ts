@@ -221,6 +221,19 @@ describe('ingestion: read side', () => {
     expect((await raw(`/api/public/observations?traceId=${trace}`, { project: 'projectB' })).body.meta.totalItems).toBe(0);
   });
 
+  it('copies trace fields onto observations, also when the trace arrives after them or changes', async () => {
+    const trace = unique('late-trace');
+    const [o1, o2] = [unique('obs'), unique('obs')];
+    await ingest([ev('span-create', { id: o1, traceId: trace })]);
+    await ingest([ev('trace-create', { id: trace, userId: 'late-user', name: 'late', tags: ['x'] }), ev('span-create', { id: o2, traceId: trace })]);
+    const byUser = await raw(`/api/public/observations?userId=late-user&traceId=${trace}`);
+    expect(byUser.body.data.map((o: { id: string }) => o.id).sort()).toEqual([o1, o2].sort());
+    await ingest([ev('trace-create', { id: trace, userId: 'renamed-user' })]);
+    expect((await raw(`/api/public/observations?userId=late-user&traceId=${trace}`)).body.meta.totalItems).toBe(0);
+    const filtered = await raw(`/api/public/observations?${new URLSearchParams({ traceId: trace, filter: JSON.stringify([{ type: 'string', column: 'traceName', operator: '=', value: 'late' }, { type: 'arrayOptions', column: 'tags', operator: 'any of', value: ['x'] }]) })}`);
+    expect(filtered.body.meta.totalItems).toBe(2);
+  });
+
   it('keeps awkward tag values and JSON intact', async () => {
     const trace = unique('trace');
     const tags = ['a,b', 'quote"d', 'brace{}', 'back\\slash', 'NULL', ''];

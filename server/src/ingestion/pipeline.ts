@@ -11,7 +11,7 @@ import type { Services } from '../services.ts';
 import { claimAndLoad } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
-import { kysely, type Db } from '../store/sql.ts';
+import { ConcurrentWriteError, kysely, type Db } from '../store/sql.ts';
 import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { priceObservation } from './price.ts';
@@ -47,10 +47,24 @@ function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return m;
 }
 
+// every round lets at least one contender through, so N batches on one row need at most N rounds
+const MAX_ATTEMPTS = 20;
+
 export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
   const warnings = new Map<AcceptedEvent, string[]>();
   const matcher = await services.models.matcherFor(em, projectId);
-  await em.transactional((tx) => applyProject(kysely(tx), services, matcher, projectId, events, warnings, new Date()));
+  // optimistic concurrency: a row changed by a concurrent batch since this one read it rolls
+  // the whole transaction back (claims included) and the batch is applied again on fresh rows
+  for (let attempt = 1; ; attempt++) {
+    try {
+      warnings.clear();
+      await em.transactional((tx) => applyProject(kysely(tx), services, matcher, projectId, events, warnings, new Date()));
+      break;
+    } catch (e) {
+      if (!(e instanceof ConcurrentWriteError) || attempt >= MAX_ATTEMPTS) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
   return { warnings: new Map([...warnings].map(([e, w]) => [e.id, w])) };
 }
 

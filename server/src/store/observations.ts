@@ -2,7 +2,7 @@
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
-import { json, num, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
+import { ConcurrentWriteError, json, num, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<ObservationRecord & { projectId: string }>[] = [
   { name: 'project_id', get: (r) => r.projectId, type: 'text' },
@@ -49,6 +49,7 @@ const COLUMNS: Column<ObservationRecord & { projectId: string }>[] = [
   { name: 'tags', get: (r) => r.tags, type: 'text[]' },
   { name: 'created_at', get: (r) => r.createdAt, type: 'timestamptz' },
   { name: 'updated_at', get: (r) => r.updatedAt, type: 'timestamptz' },
+  { name: 'revision', get: (r) => r.revision + 1, type: 'integer' },
 ];
 
 export function fromRow(r: any): ObservationRecord & { projectId: string } {
@@ -64,7 +65,7 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
     usagePricingTierId: r.usage_pricing_tier_id, usagePricingTierName: r.usage_pricing_tier_name, pricesUsed: r.prices_used,
     costStatus: r.cost_status as CostStatus, unpricedUsageKeys: r.unpriced_usage_keys ?? [], traceName: r.trace_name, userId: r.user_id,
     sessionId: r.session_id, release: r.release, traceVersion: r.trace_version, tags: r.tags ?? [],
-    createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at),
+    createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
   };
 }
 
@@ -74,9 +75,11 @@ export async function loadObservations(db: Db, projectId: string, ids: string[])
   return new Map(rows.map((r: any) => [r.id, fromRow(r)]));
 }
 
+/** writes merged rows, each only over the revision it was read at; throws ConcurrentWriteError otherwise */
 export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
   if (!records.length) return;
-  await upsert('observations', COLUMNS, records.map((r) => ({ ...r, projectId })), ['project_id', 'id']).execute(db);
+  const { rows } = await upsert('observations', COLUMNS, records.map((r) => ({ ...r, projectId })), ['project_id', 'id'], { guardRevision: true }).execute(db);
+  if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }
 
 export async function getObservation(db: Db, projectId: string, id: string) {

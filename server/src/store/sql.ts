@@ -44,14 +44,18 @@ const wire = (v: unknown, type: ColumnType) => {
  * other column. One parameter per column whatever the row count: the statement stays small
  * to build, send and plan (a VALUES list of 100 rows × 45 columns was a fifth of the CPU).
  */
-export function upsert<T>(table: string, columns: Column<T>[], rows: T[], key: string[]): RawBuilder<unknown> {
+export function upsert<T>(table: string, columns: Column<T>[], rows: T[], key: string[], opts: { guardRevision?: boolean; returning?: string[] } = {}): RawBuilder<unknown> {
   const names = columns.map((c) => c.name);
   const arrays = columns.map((c) => sql`cast(${rows.map((r) => wire(c.get(r), c.type))} as ${sql.raw(c.type === 'text[]' ? 'text' : c.type)}[])`);
   const select = sql.raw(columns.map((c) => (c.type === 'text[]' ? `cast(u.${c.name} as text[])` : `u.${c.name}`)).join(', '));
   const updates = sql.raw(names.filter((n) => !key.includes(n)).map((n) => `${n} = excluded.${n}`).join(', '));
   return sql`insert into ${sql.raw(table)} (${sql.raw(names.join(', '))})
     select ${select} from unnest(${sql.join(arrays)}) as u(${sql.raw(names.join(', '))})
-    on conflict (${sql.raw(key.join(', '))}) do update set ${updates}`;
+    on conflict (${sql.raw(key.join(', '))}) do update set ${updates}
+    ${opts.guardRevision ? sql.raw(`where ${table}.revision = excluded.revision - 1 returning ${(opts.returning ?? ['id']).join(', ')}`) : sql``}`;
 }
 
 export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** a row changed since it was read: the batch must be re-applied on fresh rows */
+export class ConcurrentWriteError extends Error {}

@@ -1,6 +1,6 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
 import type { TraceRecord } from '../domain/ingestion/types.ts';
-import { json, sql, toDate, upsert, type Column, type Db } from './sql.ts';
+import { ConcurrentWriteError, json, sql, toDate, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<TraceRecord & { projectId: string }>[] = [
   { name: 'project_id', get: (r) => r.projectId, type: 'text' },
@@ -20,13 +20,14 @@ const COLUMNS: Column<TraceRecord & { projectId: string }>[] = [
   { name: 'metadata', get: (r) => json(r.metadata), type: 'jsonb' },
   { name: 'created_at', get: (r) => r.createdAt, type: 'timestamptz' },
   { name: 'updated_at', get: (r) => r.updatedAt, type: 'timestamptz' },
+  { name: 'revision', get: (r) => r.revision + 1, type: 'integer' },
 ];
 
 export function fromRow(r: any): TraceRecord {
   return {
     id: r.id, timestamp: toDate(r.timestamp), name: r.name, userId: r.user_id, sessionId: r.session_id, release: r.release,
     version: r.version, externalId: r.external_id, environment: r.environment, tags: r.tags ?? [], public: r.public,
-    input: r.input, output: r.output, metadata: r.metadata, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at),
+    input: r.input, output: r.output, metadata: r.metadata, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
   };
 }
 
@@ -38,16 +39,20 @@ export async function loadTraces(db: Db, projectId: string, ids: string[]): Prom
 
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[]): Promise<void> {
   if (!traces.length) return;
-  const insert = upsert('traces', COLUMNS, traces.map((t) => ({ ...t, projectId })), ['project_id', 'id']);
+  const insert = upsert('traces', COLUMNS, traces.map((t) => ({ ...t, projectId })), ['project_id', 'id'], {
+    guardRevision: true, returning: ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags'],
+  });
   // one statement: observations stored before their trace arrived (or before it changed) get
   // its grouping fields; rows that already agree are skipped (usually those just written)
-  await sql`with t as (${insert} returning id, name, user_id, session_id, release, version, tags)
-    update observations o set trace_name = t.name, user_id = t.user_id, session_id = t.session_id, release = t.release,
-      trace_version = t.version, tags = t.tags
-    from t
-    where o.project_id = ${projectId} and o.trace_id = t.id
+  const { rows } = await sql`with t as (${insert}),
+    u as (update observations o set trace_name = w.name, user_id = w.user_id, session_id = w.session_id, release = w.release,
+      trace_version = w.version, tags = w.tags
+    from t w
+    where o.project_id = ${projectId} and o.trace_id = w.id
       and (o.trace_name, o.user_id, o.session_id, o.release, o.trace_version, o.tags)
-        is distinct from (t.name, t.user_id, t.session_id, t.release, t.version, t.tags)`.execute(db);
+        is distinct from (w.name, w.user_id, w.session_id, w.release, w.version, w.tags))
+    select id from t`.execute(db);
+  if (rows.length !== traces.length) throw new ConcurrentWriteError(`${traces.length - rows.length} traces changed concurrently`);
 }
 
 export async function getTrace(db: Db, projectId: string, id: string): Promise<TraceRecord | null> {

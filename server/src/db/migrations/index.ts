@@ -2,8 +2,10 @@
 // PostgreSQL and PGlite, from source, with no build step.
 import { Migration20261122000001Init } from './Migration20261122000001Init.ts';
 import { Migration20261122000002Ingestion } from './Migration20261122000002Ingestion.ts';
+import { Migration20261122000003Revisions } from './Migration20261122000003Revisions.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
   { name: 'Migration20261122000002Ingestion', class: Migration20261122000002Ingestion },
+  { name: 'Migration20261122000003Revisions', class: Migration20261122000003Revisions },
 ];

@@ -49,6 +49,7 @@ export function emptyObservation(id: string, type: ObservationType, startTime: D
     usageDetails: {}, costDetails: {}, inputUsage: 0, outputUsage: 0, totalUsage: 0, inputCost: null, outputCost: null, totalCost: null,
     modelId: null, usagePricingTierId: null, usagePricingTierName: null, pricesUsed: null, costStatus: 'none', unpricedUsageKeys: [],
     traceName: null, userId: null, sessionId: null, release: null, traceVersion: null, tags: [], createdAt: now, updatedAt: now,
+    revision: 0,
   };
 }
 
@@ -80,7 +81,7 @@ export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent
   const t: TraceRecord = existing
     ? { ...existing }
     : { id: e.body.id, timestamp: e.timestamp, name: null, userId: null, sessionId: null, release: null, version: null, externalId: null,
-        environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now };
+        environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now, revision: 0 };
   overlay<TraceRecord>(t, e.body, {
     timestamp: toDate, name: true, userId: true, sessionId: true, release: true, version: true, externalId: true,
     environment: normaliseEnvironment, tags: (v: string[]) => [...new Set(v)].sort(), public: true, input: true, output: true, metadata: true,

@@ -52,6 +52,8 @@ export interface ObservationRecord {
   tags: string[];
   createdAt: Date;
   updatedAt: Date;
+  /** row version for optimistic concurrency: 0 = not stored yet */
+  revision: number;
 }
 
 export interface TraceRecord {
@@ -71,6 +73,7 @@ export interface TraceRecord {
   metadata: unknown;
   createdAt: Date;
   updatedAt: Date;
+  revision: number;
 }
 
 export interface ScoreRecord {

@@ -35,6 +35,3 @@ export async function authenticate(header: string | undefined, em: SqlEntityMana
 /** A Bearer public key authenticates only score ingestion; elsewhere it is a 403. */
 export class AuthzError extends Error {}
 
-export function clearAuthCache() {
-  cache.clear();
-}

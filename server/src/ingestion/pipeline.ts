@@ -4,7 +4,8 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, processingOrder, toScore, type ObservationEvent } from '../domain/ingestion/merge.ts';
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
-import { parseCostDetails, parseLegacyUsage, parseUsageDetails, providedCost, providedUsage, finaliseUsage } from '../domain/usage/normalise.ts';
+import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
+import { readProvided } from '../domain/usage/index.ts';
 import { usageWarnings } from '../domain/usage/warnings.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
@@ -25,10 +26,8 @@ export interface BatchResult {
 
 function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, string[]>): ObservationEvent {
   const b = e.body;
-  const legacy = b.usage != null ? parseLegacyUsage(b.usage).value : undefined;
-  const parsed = parseUsageDetails(b.usageDetails);
-  const usage = providedUsage(legacy, parsed.usage);
-  const cost = providedCost(legacy, parseCostDetails(b.costDetails));
+  const legacyUsage = b.usage != null ? parseLegacyUsage(b.usage).value : undefined;
+  const { parsed, providedUsage: usage, providedCost: cost } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
   if (b.usageDetails != null) {
     const w = usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage);
     if (w.length) warnings.set(e, w);

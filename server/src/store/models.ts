@@ -2,12 +2,9 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ModelRow, PricingTierRow } from '../db/entities.ts';
 import { newId } from '../db/ids.ts';
-import type { ModelDefinition, PricingTierCondition, PricingTierDef, TokenizerId, UsageUnit } from '../domain/models/types.ts';
+import type { PricingTierCondition, PricingTierDef, StoredModel, TokenizerId, UsageUnit } from '../domain/models/types.ts';
 
-export interface StoredModel extends ModelDefinition {
-  projectId: string | null;
-  createdAt: Date;
-}
+export type { StoredModel };
 
 type Row = { id: string; projectId?: string | null; modelName: string; matchPattern: string; startDate?: Date | null; unit?: string | null; tokenizerId?: string | null; tokenizerConfig?: Record<string, unknown> | null; createdAt: Date };
 

@@ -69,12 +69,6 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
   };
 }
 
-export async function loadObservations(db: Db, projectId: string, ids: string[]): Promise<Map<string, ObservationRecord>> {
-  if (!ids.length) return new Map();
-  const { rows } = await sql`select * from observations where project_id = ${projectId} and id = any(${ids})`.execute(db);
-  return new Map(rows.map((r: any) => [r.id, fromRow(r)]));
-}
-
 /** writes merged rows, each only over the revision it was read at; throws ConcurrentWriteError otherwise */
 export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
   if (!records.length) return;

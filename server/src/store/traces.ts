@@ -31,12 +31,6 @@ export function fromRow(r: any): TraceRecord {
   };
 }
 
-export async function loadTraces(db: Db, projectId: string, ids: string[]): Promise<Map<string, TraceRecord>> {
-  if (!ids.length) return new Map();
-  const { rows } = await sql`select * from traces where project_id = ${projectId} and id = any(${ids})`.execute(db);
-  return new Map(rows.map((r: any) => [r.id, fromRow(r)]));
-}
-
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[]): Promise<void> {
   if (!traces.length) return;
   const insert = upsert('traces', COLUMNS, traces.map((t) => ({ ...t, projectId })), ['project_id', 'id'], {

@@ -6,7 +6,7 @@
 // RE2 accepts the leading `(?i)` of Langfuse patterns inside a Set (it scopes to that pattern),
 // and, like Postgres `~`, Set matching is unanchored unless the pattern anchors itself.
 import RE2 from 're2';
-import type { StoredModel } from '../../store/models.ts';
+import type { StoredModel } from './types.ts';
 
 export interface ModelMatcher {
   match(modelName: string | null | undefined): StoredModel | null;

@@ -58,3 +58,9 @@ export interface Issue {
   path: (string | number)[];
   message: string;
 }
+
+/** A model definition as the service holds it: a project's (projectId set) or a managed one (null). */
+export interface StoredModel extends ModelDefinition {
+  projectId: string | null;
+  createdAt: Date;
+}

@@ -3,7 +3,7 @@
 // and passes the counts in as `inferredUsage`.
 import { calculateCost, type CostLine, type CostStatus } from '../cost/calculate.ts';
 import { selectPricingTier } from '../cost/tiers.ts';
-import type { StoredModel } from '../../store/models.ts';
+import type { StoredModel } from '../models/types.ts';
 import { aggregates, type Aggregates } from './aggregate.ts';
 import {
   finaliseUsage,
@@ -108,14 +108,18 @@ export interface EventUsageInput extends Omit<FromProvidedInput, 'providedUsage'
 }
 
 /** One event on its own: parse, build the provided maps, then compute. */
+/** The usage and cost an event carries: its usageDetails read (strictly), merged with the legacy `usage` object. */
+export function readProvided(input: { legacyUsage?: LegacyUsage; usageDetails?: unknown; costDetails?: unknown }) {
+  const parsed = parseUsageDetails(input.usageDetails);
+  return {
+    parsed,
+    providedUsage: providedUsage(input.legacyUsage, parsed.usage),
+    providedCost: providedCost(input.legacyUsage, parseCostDetails(input.costDetails)),
+  };
+}
+
 export function computeUsageAndCost(input: EventUsageInput): UsageAndCost {
   const { legacyUsage, usageDetails, costDetails, ...rest } = input;
-  const parsed = parseUsageDetails(usageDetails);
-  return computeFromProvided({
-    ...rest,
-    providedUsage: providedUsage(legacyUsage, parsed.usage),
-    providedCost: providedCost(legacyUsage, parseCostDetails(costDetails)),
-    rawUsageDetails: usageDetails,
-    parsedUsageDetails: parsed,
-  });
+  const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage, usageDetails, costDetails });
+  return computeFromProvided({ ...rest, providedUsage, providedCost, rawUsageDetails: usageDetails, parsedUsageDetails: parsed });
 }

@@ -2,7 +2,8 @@
 // stored nowhere.
 import type { ExplainCostResponse } from '../../../../generated/client/types.gen.ts';
 import { appliedTier, priceUsage } from '../../ingestion/price.ts';
-import { parseCostDetails, parseLegacyUsage, parseUsageDetails, providedCost, providedUsage } from '../../domain/usage/normalise.ts';
+import { parseLegacyUsage } from '../../domain/usage/normalise.ts';
+import { readProvided } from '../../domain/usage/index.ts';
 import { invalidData } from '../errors.ts';
 import { projectOf, type OperationHandler } from '../handler.ts';
 
@@ -12,11 +13,10 @@ export const modelsExplain: OperationHandler = async (ctx) => {
   const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
   if (legacy.error) throw invalidData([{ code: 'custom', path: ['usage'], message: legacy.error }]);
   const model = (await ctx.services.models.matcherFor(ctx.em, projectId)).match(b.model);
-  const parsed = parseUsageDetails(b.usageDetails);
+  const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage: legacy.value, usageDetails: b.usageDetails, costDetails: b.costDetails });
   const r = await priceUsage({
     model, level: 'DEFAULT', modelParameters: b.modelParameters, metadata: b.metadata, input: b.input, output: b.output,
-    providedUsage: providedUsage(legacy.value, parsed.usage), providedCost: providedCost(legacy.value, parseCostDetails(b.costDetails)),
-    rawUsageDetails: b.usageDetails, parsedUsageDetails: parsed,
+    providedUsage, providedCost, rawUsageDetails: b.usageDetails, parsedUsageDetails: parsed,
   }, ctx.services.tokenizers);
   const tier = appliedTier(model, r);
   const body: ExplainCostResponse = {

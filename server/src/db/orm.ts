@@ -6,6 +6,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
+import { namePreparedStatements } from './prepared.ts';
 
 export interface Database {
   orm: MikroORM;
@@ -35,7 +36,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let kind: Database['kind'];
   if (opts.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    orm = await MikroORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 } });
+    orm = await MikroORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 }, driverOptions: { onPoolCreated: namePreparedStatements } });
     kind = 'postgresql';
   } else {
     const { MikroORM } = await import('@mikro-orm/pglite');

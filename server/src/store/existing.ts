@@ -7,7 +7,7 @@
 // batch at 50k rows and growing with the table, against 2 ms and logarithmic this way.
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { fromRow as observationFromRow } from './observations.ts';
-import { sql, type Db } from './sql.ts';
+import { prepared, sql, type Db } from './sql.ts';
 import { fromRow as traceFromRow } from './traces.ts';
 
 export interface Existing {
@@ -18,7 +18,7 @@ export interface Existing {
 }
 
 export async function claimAndLoad(db: Db, projectId: string, eventIds: string[], observationIds: string[], traceIds: string[]): Promise<Existing> {
-  const { rows } = await sql<{ kind: 'e' | 'o' | 't'; event_id: string | null; row: Record<string, unknown> | null }>`
+  const { rows } = await prepared('claim_and_load', sql<{ kind: 'e' | 'o' | 't'; event_id: string | null; row: Record<string, unknown> | null }>`
     with claimed as (
       insert into ingested_events (project_id, event_id) select ${projectId}, unnest(cast(${eventIds} as text[]))
       on conflict do nothing returning event_id)
@@ -28,7 +28,7 @@ export async function claimAndLoad(db: Db, projectId: string, eventIds: string[]
       cross join lateral (select * from observations o where o.project_id = ${projectId} and o.id = k.id offset 0) o
     union all
     select 't', null, to_jsonb(t) from unnest(cast(${traceIds} as text[])) k(id)
-      cross join lateral (select * from traces t where t.project_id = ${projectId} and t.id = k.id offset 0) t`.execute(db);
+      cross join lateral (select * from traces t where t.project_id = ${projectId} and t.id = k.id offset 0) t`).execute(db);
   const out: Existing = { claimed: new Set(), observations: new Map(), traces: new Map() };
   for (const r of rows) {
     if (r.kind === 'e') out.claimed.add(r.event_id!);

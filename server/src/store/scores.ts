@@ -1,5 +1,5 @@
 import type { ScoreRecord } from '../domain/ingestion/types.ts';
-import { json, upsert, type Column, type Db } from './sql.ts';
+import { json, prepared, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<ScoreRecord & { projectId: string }>[] = [
   { name: 'project_id', get: (r) => r.projectId, type: 'text' },
@@ -22,5 +22,5 @@ const COLUMNS: Column<ScoreRecord & { projectId: string }>[] = [
 
 export async function upsertScores(db: Db, projectId: string, scores: ScoreRecord[]): Promise<void> {
   if (!scores.length) return;
-  await upsert('scores', COLUMNS, scores.map((s) => ({ ...s, projectId })), ['project_id', 'id']).execute(db);
+  await prepared('upsert_scores', upsert('scores', COLUMNS, scores.map((s) => ({ ...s, projectId })), ['project_id', 'id'])).execute(db);
 }

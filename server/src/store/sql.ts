@@ -2,6 +2,7 @@
 // execute() inlines values), the same on PostgreSQL and PGlite.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import { PREPARED_MARK } from '../db/prepared.ts';
 
 export type Db = Kysely<any>;
 export const kysely = (em: SqlEntityManager): Db => em.getKysely() as Db;
@@ -54,6 +55,12 @@ export function upsert<T>(table: string, columns: Column<T>[], rows: T[], key: s
     on conflict (${sql.raw(key.join(', '))}) do update set ${updates}
     ${opts.guardRevision ? sql.raw(`where ${table}.revision = excluded.revision - 1 returning ${(opts.returning ?? ['id']).join(', ')}`) : sql``}`;
 }
+
+/**
+ * Marks a statement as a named prepared statement (db/prepared.ts): PostgreSQL parses and plans
+ * it once per connection. Only for statements whose text is the same on every call.
+ */
+export const prepared = <T>(name: string, statement: RawBuilder<T>): RawBuilder<T> => sql<T>`${sql.raw(`${PREPARED_MARK}${name} */ `)}${statement}`;
 
 export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 

@@ -1,6 +1,6 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
 import type { TraceRecord } from '../domain/ingestion/types.ts';
-import { ConcurrentWriteError, json, sql, toDate, upsert, type Column, type Db } from './sql.ts';
+import { ConcurrentWriteError, json, prepared, sql, toDate, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<TraceRecord & { projectId: string }>[] = [
   { name: 'project_id', get: (r) => r.projectId, type: 'text' },
@@ -38,14 +38,14 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
   });
   // one statement: observations stored before their trace arrived (or before it changed) get
   // its grouping fields; rows that already agree are skipped (usually those just written)
-  const { rows } = await sql`with t as (${insert}),
+  const { rows } = await prepared('upsert_traces', sql`with t as (${insert}),
     u as (update observations o set trace_name = w.name, user_id = w.user_id, session_id = w.session_id, release = w.release,
       trace_version = w.version, tags = w.tags
     from t w
     where o.project_id = ${projectId} and o.trace_id = w.id
       and (o.trace_name, o.user_id, o.session_id, o.release, o.trace_version, o.tags)
         is distinct from (w.name, w.user_id, w.session_id, w.release, w.version, w.tags))
-    select id from t`.execute(db);
+    select id from t`).execute(db);
   if (rows.length !== traces.length) throw new ConcurrentWriteError(`${traces.length - rows.length} traces changed concurrently`);
 }
 

@@ -1,10 +1,7 @@
 // Cost of one observation (behaviour.md §4.1). Provided costs win outright and are never mixed
 // with computed ones; otherwise each usage key is priced by exact key. Arithmetic is decimal:
 // the result is stored at 12 decimal places and float sums (0.1 + 0.2) would show up there.
-import { Decimal } from 'decimal.js';
-
-/** Precision well above any price × count (prices ~1e-9..1e2, counts < 2^53). */
-export const Dec = Decimal.clone({ precision: 40 });
+import { exact, plus, sum, times, toNumber, type Exact } from './exact.ts';
 
 export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
 
@@ -42,18 +39,18 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   }
 
   const lines: CostLine[] = [];
-  const exact: [string, Decimal][] = [];
+  let pricedSum: Exact | null = null;
   for (const [k, units] of usageEntries) {
     if (!Object.hasOwn(prices, k) || prices[k] == null) continue;
-    const cost = new Dec(prices[k]).times(units);
-    exact.push([k, cost]);
-    lines.push({ usageType: k, units, price: prices[k], cost: cost.toNumber() });
+    const cost = times(exact(prices[k]), exact(units));
+    pricedSum = pricedSum ? plus(pricedSum, cost) : cost;
+    lines.push({ usageType: k, units, price: prices[k], cost: toNumber(cost) });
   }
   const costDetails = Object.fromEntries(lines.map((l) => [l.usageType, l.cost])) as Record<string, number>;
   const totalPriced = Object.hasOwn(costDetails, 'total');
   // A priced `total` is the whole cost (embedding models price only total); the other
   // entries are not added to it. Otherwise total is the exact sum of the computed entries.
-  if (!totalPriced && exact.length) costDetails.total = exact.reduce((s, [, c]) => s.plus(c), new Dec(0)).toNumber();
+  if (!totalPriced && pricedSum) costDetails.total = toNumber(pricedSum);
 
   // `total` spans every bucket, so once it is priced nothing is left unpriced.
   const unpriced = totalPriced ? [] : positive.filter((k) => !Object.hasOwn(costDetails, k));
@@ -72,7 +69,7 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
 function ingested(cost: Record<string, number>): CostResult {
   const costDetails = { ...cost };
   if (!Object.hasOwn(costDetails, 'total') && Object.keys(costDetails).every((k) => k === 'input' || k === 'output')) {
-    costDetails.total = new Dec(costDetails.input ?? 0).plus(costDetails.output ?? 0).toNumber();
+    costDetails.total = sum([costDetails.input ?? 0, costDetails.output ?? 0]);
   }
   return { costDetails, status: 'ingested', unpricedUsageKeys: [], lines: [] };
 }

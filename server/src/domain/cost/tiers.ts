@@ -15,20 +15,37 @@ export interface TierAttributes {
   metadata?: unknown;
 }
 
-// Runs per event: a handful of distinct patterns across all models, so a bounded Map suffices.
-const patternCache = new Map<string, RE2 | Error>();
+// Runs per event: a handful of distinct patterns across all models, and a handful of usage
+// keys, so both the compiled patterns and their verdict per key are kept (bounded; cleared
+// when full). A native RE2 call per key and event was a quarter of the pricing time.
+interface CompiledPattern {
+  re: RE2 | Error;
+  matches: Map<string, boolean>;
+}
+const patternCache = new Map<string, CompiledPattern>();
 const PATTERN_CACHE_MAX = 1000;
+const KEYS_PER_PATTERN_MAX = 1000;
 
-function compiled(pattern: string, caseSensitive: boolean): RE2 | Error {
+function compiled(pattern: string, caseSensitive: boolean): CompiledPattern {
   const key = `${caseSensitive ? 's' : 'i'}:${pattern}`;
-  let re = patternCache.get(key);
-  if (!re) {
+  let entry = patternCache.get(key);
+  if (!entry) {
     if (patternCache.size >= PATTERN_CACHE_MAX) patternCache.clear();
     // no g/y flag: test() must stay stateless across keys
-    re = compileRe2(pattern, caseSensitive ? '' : 'i');
-    patternCache.set(key, re);
+    entry = { re: compileRe2(pattern, caseSensitive ? '' : 'i'), matches: new Map() };
+    patternCache.set(key, entry);
   }
-  return re;
+  return entry;
+}
+
+function keyMatches(p: CompiledPattern & { re: RE2 }, key: string): boolean {
+  let hit = p.matches.get(key);
+  if (hit === undefined) {
+    if (p.matches.size >= KEYS_PER_PATTERN_MAX) p.matches.clear();
+    hit = p.re.test(key);
+    p.matches.set(key, hit);
+  }
+  return hit;
 }
 
 const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '==', neq: '!=' } as const;
@@ -68,68 +85,76 @@ export function stringAttributes(raw: unknown): Map<string, string> {
 
 interface Verdict {
   ok: boolean;
-  text: string;
+  /** why, for the explain endpoint: only built when read */
+  text: () => string;
 }
 
 function usageVerdict(c: UsageCondition, usage: Record<string, number>): Verdict {
-  const re = compiled(c.usageDetailPattern, c.caseSensitive === true);
-  const shown = `/${c.usageDetailPattern}/${c.caseSensitive ? '' : 'i'}`;
-  if (re instanceof Error) return { ok: false, text: `pattern ${shown} does not compile` };
+  const p = compiled(c.usageDetailPattern, c.caseSensitive === true);
+  const shown = () => `/${c.usageDetailPattern}/${c.caseSensitive ? '' : 'i'}`;
+  if (p.re instanceof Error) return { ok: false, text: () => `pattern ${shown()} does not compile` };
   let sum = 0;
-  for (const [k, v] of Object.entries(usage)) if (re.test(k)) sum += v || 0;
+  for (const k in usage) if (keyMatches(p as CompiledPattern & { re: RE2 }, k)) sum += usage[k] || 0;
   const ok = compare(c.operator, sum, c.value);
-  const op = OPS[c.operator] ?? c.operator;
-  return { ok, text: `sum of usage keys matching ${shown} = ${sum} ${ok ? '' : 'is not '}${op} ${c.value}` };
+  return { ok, text: () => `sum of usage keys matching ${shown()} = ${sum} ${ok ? '' : 'is not '}${OPS[c.operator] ?? c.operator} ${c.value}` };
 }
 
 function attributeVerdict(c: AttributeCondition, attrs: { model_parameters: Map<string, string>; metadata: Map<string, string> }): Verdict {
   const source = attrs[c.source];
   const name = `${c.source}.${c.key}`;
-  if (!source || !source.has(c.key)) return { ok: false, text: `${name} is not set` };
+  if (!source || !source.has(c.key)) return { ok: false, text: () => `${name} is not set` };
   const value = source.get(c.key)!;
   const ok = Array.isArray(c.values) && c.values.includes(value);
-  return { ok, text: `${name} = ${JSON.stringify(value)} is ${ok ? '' : 'not '}in ${JSON.stringify(c.values)}` };
+  return { ok, text: () => `${name} = ${JSON.stringify(value)} is ${ok ? '' : 'not '}in ${JSON.stringify(c.values)}` };
 }
 
 function verdict(c: PricingTierCondition, usage: Record<string, number>, attrs: Parameters<typeof attributeVerdict>[1]): Verdict {
   try {
     return 'source' in c ? attributeVerdict(c, attrs) : usageVerdict(c, usage);
   } catch (e) {
-    return { ok: false, text: `condition failed to evaluate (${e instanceof Error ? e.message : String(e)})` };
+    return { ok: false, text: () => `condition failed to evaluate (${e instanceof Error ? e.message : String(e)})` };
   }
 }
 
 const label = (t: PricingTierDef) => `tier ${JSON.stringify(t.name)} (priority ${t.priority})`;
 
+/** the reason text is assembled only if someone reads it (explain does; ingestion does not) */
+function selection(tier: PricingTierDef | null, reason: () => string): TierSelection {
+  let text: string | undefined;
+  return { tier, get reason() { return (text ??= reason()); } };
+}
+
 export function selectPricingTier(tiers: PricingTierDef[], usage: Record<string, number>, attributes: TierAttributes = {}): TierSelection {
   if (!tiers.length) return { tier: null, reason: 'the model has no pricing tiers' };
   // Langfuse skips matching entirely for an empty usage map, so no tier and no computed cost.
-  if (!Object.keys(usage).length) return { tier: null, reason: 'no usage details: tier matching skipped' };
+  let empty = true;
+  for (const _ in usage) { empty = false; break; }
+  if (empty) return { tier: null, reason: 'no usage details: tier matching skipped' };
 
   const attrs = { model_parameters: stringAttributes(attributes.modelParameters), metadata: stringAttributes(attributes.metadata) };
-  const misses: string[] = [];
+  const misses: (() => string)[] = [];
   const conditional = tiers.filter((t) => !t.isDefault).sort((a, b) => a.priority - b.priority);
   for (const tier of conditional) {
     if (!tier.conditions.length) {
-      misses.push(`${tier.name}: has no conditions`);
+      misses.push(() => `${tier.name}: has no conditions`);
       continue;
     }
-    const seen: string[] = [];
+    const seen: Verdict[] = [];
     let ok = true;
     for (const c of tier.conditions) {
       const v = verdict(c, usage, attrs);
-      seen.push(v.text);
+      seen.push(v);
       if (!v.ok) {
         ok = false;
-        misses.push(`${tier.name}: ${v.text}`);
+        misses.push(() => `${tier.name}: ${v.text()}`);
         break;
       }
     }
-    if (ok) return { tier, reason: `${label(tier)}: ${seen.join(' and ')}` };
+    if (ok) return selection(tier, () => `${label(tier)}: ${seen.map((v) => v.text()).join(' and ')}`);
   }
 
   const fallback = tiers.find((t) => t.isDefault) ?? null;
-  const why = misses.length ? `no conditional tier matched (${misses.join('; ')})` : 'the model has no conditional tiers';
-  if (!fallback) return { tier: null, reason: `${why} and the model has no default tier` };
-  return { tier: fallback, reason: `default tier ${JSON.stringify(fallback.name)}: ${why}` };
+  const why = () => (misses.length ? `no conditional tier matched (${misses.map((m) => m()).join('; ')})` : 'the model has no conditional tiers');
+  if (!fallback) return selection(null, () => `${why()} and the model has no default tier`);
+  return selection(fallback, () => `default tier ${JSON.stringify(fallback.name)}: ${why()}`);
 }

@@ -1,7 +1,7 @@
 // The input/output/total roll-ups that the legacy observation API and the UI show (contract
 // §5.6, behaviour.md §4.1): every key *containing* "input" counts as input, so cached buckets
 // add to input — which is why the buckets must be disjoint.
-import { Dec } from '../cost/calculate.ts';
+import { exact, plus, toNumber, type Exact } from '../cost/exact.ts';
 
 export interface Aggregates {
   /** promptTokens: Σ usage keys containing "input", else 0 */
@@ -19,12 +19,13 @@ export interface Aggregates {
 }
 
 function sumContaining(map: Record<string, number>, needle: string): number | null {
-  let sum: InstanceType<typeof Dec> | null = null;
-  for (const [k, v] of Object.entries(map)) {
+  let sum: Exact | null = null;
+  for (const k in map) {
+    const v = map[k];
     if (v == null || !k.toLowerCase().includes(needle)) continue;
-    sum = (sum ?? new Dec(0)).plus(v);
+    sum = sum ? plus(sum, exact(v)) : exact(v);
   }
-  return sum === null ? null : sum.toNumber();
+  return sum === null ? null : toNumber(sum);
 }
 
 export function aggregates(usage: Record<string, number>, cost: Record<string, number>): Aggregates {

@@ -88,7 +88,10 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     providedCostDetails,
     // Langfuse records the tier even when provided cost makes its prices moot.
     tier: selection.tier ? { id: selection.tier.id, name: selection.tier.name } : null,
-    tierReason: cost.status === 'ingested' ? `cost was provided, so model prices are ignored (${selection.reason})` : selection.reason,
+    // a getter: the text is only needed by explain
+    get tierReason() {
+      return cost.status === 'ingested' ? `cost was provided, so model prices are ignored (${selection.reason})` : selection.reason;
+    },
     costStatus: cost.status,
     unpricedUsageKeys: cost.unpricedUsageKeys,
     warnings: infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided),

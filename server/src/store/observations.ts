@@ -4,8 +4,7 @@ import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
 import { ConcurrentWriteError, json, num, prepared, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
 
-const COLUMNS: Column<ObservationRecord & { projectId: string }>[] = [
-  { name: 'project_id', get: (r) => r.projectId, type: 'text' },
+const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
   { name: 'trace_id', get: (r) => r.traceId, type: 'text' },
   { name: 'parent_observation_id', get: (r) => r.parentObservationId, type: 'text' },
@@ -72,7 +71,7 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
 /** writes merged rows, each only over the revision it was read at; throws ConcurrentWriteError otherwise */
 export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
   if (!records.length) return;
-  const statement = upsert('observations', COLUMNS, records.map((r) => ({ ...r, projectId })), ['project_id', 'id'], { guardRevision: true });
+  const statement = upsert('observations', projectId, COLUMNS, records, { guardRevision: true });
   const { rows } = await prepared('upsert_observations', statement).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }

@@ -1,8 +1,7 @@
 import type { ScoreRecord } from '../domain/ingestion/types.ts';
 import { json, prepared, upsert, type Column, type Db } from './sql.ts';
 
-const COLUMNS: Column<ScoreRecord & { projectId: string }>[] = [
-  { name: 'project_id', get: (r) => r.projectId, type: 'text' },
+const COLUMNS: Column<ScoreRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
   { name: 'timestamp', get: (r) => r.timestamp, type: 'timestamptz' },
   { name: 'name', get: (r) => r.name, type: 'text' },
@@ -22,5 +21,5 @@ const COLUMNS: Column<ScoreRecord & { projectId: string }>[] = [
 
 export async function upsertScores(db: Db, projectId: string, scores: ScoreRecord[]): Promise<void> {
   if (!scores.length) return;
-  await prepared('upsert_scores', upsert('scores', COLUMNS, scores.map((s) => ({ ...s, projectId })), ['project_id', 'id'])).execute(db);
+  await prepared('upsert_scores', upsert('scores', projectId, COLUMNS, scores)).execute(db);
 }

@@ -33,26 +33,45 @@ export function arrayLiteral(items: string[] | null | undefined): string | null 
   return '{' + items.map((s) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"').join(',') + '}';
 }
 
-const wire = (v: unknown, type: ColumnType) => {
-  if (v === undefined || v === null) return null;
-  if (type === 'timestamptz') return (v as Date).toISOString();
-  if (type === 'text[]') return arrayLiteral(v as string[]);
-  return v;
-};
+// Each column travels as one array literal built here rather than as a JS array that node-pg
+// encodes element by element (two regex passes and quotes even for numbers): building these
+// was ~8% of the server's CPU per ingested event.
+const NEEDS_ESCAPE = /[\\"]/;
+const ESCAPED = /[\\"]/g;
+const quoted = (s: string) => '"' + (NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, '\\$&') : s) + '"';
+
+function element(v: unknown, type: ColumnType): string {
+  if (v === undefined || v === null) return 'NULL';
+  switch (type) {
+    case 'integer': case 'numeric': case 'double precision': return String(v);
+    case 'boolean': return v ? 't' : 'f';
+    case 'timestamptz': return (v as Date).toISOString();
+    case 'text[]': return quoted(arrayLiteral(v as string[])!);
+    default: return quoted(String(v));
+  }
+}
+
+/** one column of every row as a PostgreSQL array literal */
+export function columnLiteral<T>(rows: T[], column: Column<T>): string {
+  let out = '{';
+  for (let i = 0; i < rows.length; i++) out += (i ? ',' : '') + element(column.get(rows[i]!), column.type);
+  return out + '}';
+}
 
 /**
- * INSERT … SELECT FROM unnest(one array per column) ON CONFLICT (key) DO UPDATE SET every
- * other column. One parameter per column whatever the row count: the statement stays small
- * to build, send and plan (a VALUES list of 100 rows × 45 columns was a fifth of the CPU).
+ * INSERT … SELECT FROM unnest(one array per column) ON CONFLICT (project_id, id) DO UPDATE SET
+ * every other column. One parameter per column whatever the row count, so the text is the same
+ * for every batch (a prepared statement) and small to send and plan (a VALUES list of 100 rows
+ * × 45 columns was a fifth of the CPU). project_id is one parameter for all rows.
  */
-export function upsert<T>(table: string, columns: Column<T>[], rows: T[], key: string[], opts: { guardRevision?: boolean; returning?: string[] } = {}): RawBuilder<unknown> {
+export function upsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[], opts: { guardRevision?: boolean; returning?: string[] } = {}): RawBuilder<unknown> {
   const names = columns.map((c) => c.name);
-  const arrays = columns.map((c) => sql`cast(${rows.map((r) => wire(c.get(r), c.type))} as ${sql.raw(c.type === 'text[]' ? 'text' : c.type)}[])`);
+  const arrays = columns.map((c) => sql`cast(${columnLiteral(rows, c)} as ${sql.raw(c.type === 'text[]' ? 'text' : c.type)}[])`);
   const select = sql.raw(columns.map((c) => (c.type === 'text[]' ? `cast(u.${c.name} as text[])` : `u.${c.name}`)).join(', '));
-  const updates = sql.raw(names.filter((n) => !key.includes(n)).map((n) => `${n} = excluded.${n}`).join(', '));
-  return sql`insert into ${sql.raw(table)} (${sql.raw(names.join(', '))})
-    select ${select} from unnest(${sql.join(arrays)}) as u(${sql.raw(names.join(', '))})
-    on conflict (${sql.raw(key.join(', '))}) do update set ${updates}
+  const updates = sql.raw(names.filter((n) => n !== 'id').map((n) => `${n} = excluded.${n}`).join(', '));
+  return sql`insert into ${sql.raw(table)} (project_id, ${sql.raw(names.join(', '))})
+    select cast(${projectId} as text), ${select} from unnest(${sql.join(arrays)}) as u(${sql.raw(names.join(', '))})
+    on conflict (project_id, id) do update set ${updates}
     ${opts.guardRevision ? sql.raw(`where ${table}.revision = excluded.revision - 1 returning ${(opts.returning ?? ['id']).join(', ')}`) : sql``}`;
 }
 

@@ -2,8 +2,7 @@
 import type { TraceRecord } from '../domain/ingestion/types.ts';
 import { ConcurrentWriteError, json, prepared, sql, toDate, upsert, type Column, type Db } from './sql.ts';
 
-const COLUMNS: Column<TraceRecord & { projectId: string }>[] = [
-  { name: 'project_id', get: (r) => r.projectId, type: 'text' },
+const COLUMNS: Column<TraceRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
   { name: 'timestamp', get: (r) => r.timestamp, type: 'timestamptz' },
   { name: 'name', get: (r) => r.name, type: 'text' },
@@ -33,7 +32,7 @@ export function fromRow(r: any): TraceRecord {
 
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[]): Promise<void> {
   if (!traces.length) return;
-  const insert = upsert('traces', COLUMNS, traces.map((t) => ({ ...t, projectId })), ['project_id', 'id'], {
+  const insert = upsert('traces', projectId, COLUMNS, traces, {
     guardRevision: true, returning: ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags'],
   });
   // one statement: observations stored before their trace arrived (or before it changed) get

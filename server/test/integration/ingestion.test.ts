@@ -238,10 +238,14 @@ describe('ingestion: read side', () => {
     const trace = unique('trace');
     const tags = ['a,b', 'quote"d', 'brace{}', 'back\\slash', 'NULL', ''];
     const input = { nested: ['x', { y: 'z"\\' }], n: 1.5e-7 };
-    await ingest([ev('trace-create', { id: trace, tags, input }), ev('span-create', { id: unique('obs'), traceId: trace, metadata: { k: [null, true] } })]);
+    const names = ['NULL', 'a "b" \\ {c}, d', ''];
+    await ingest([ev('trace-create', { id: trace, tags, input }), ...names.map((name, i) => ev('span-create', {
+      id: `${trace}-obs-${i}`, traceId: trace, name, startTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), metadata: { k: [null, true] },
+    }))]);
     const t = (await raw(`/api/public/traces/${trace}`)).body;
     expect(t.tags).toEqual([...new Set(tags)].sort());
     expect(t.input).toEqual(input);
+    expect(t.observations.map((o: { name: string }) => o.name)).toEqual(names);
     expect(t.observations[0].metadata).toEqual({ k: [null, true] });
   });
 

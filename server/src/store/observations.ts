@@ -2,9 +2,9 @@
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
-import { ConcurrentWriteError, json, num, prepared, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
+import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
 
-const COLUMNS: Column<ObservationRecord>[] = [
+export const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
   { name: 'trace_id', get: (r) => r.traceId, type: 'text' },
   { name: 'parent_observation_id', get: (r) => r.parentObservationId, type: 'text' },
@@ -18,16 +18,16 @@ const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'end_time', get: (r) => r.endTime, type: 'timestamptz' },
   { name: 'completion_start_time', get: (r) => r.completionStartTime, type: 'timestamptz' },
   { name: 'model', get: (r) => r.model, type: 'text' },
-  { name: 'model_parameters', get: (r) => json(r.modelParameters), type: 'jsonb' },
-  { name: 'input', get: (r) => json(r.input), type: 'jsonb' },
-  { name: 'output', get: (r) => json(r.output), type: 'jsonb' },
-  { name: 'metadata', get: (r) => json(r.metadata), type: 'jsonb' },
+  { name: 'model_parameters', get: (r) => r.modelParameters, type: 'jsonb' },
+  { name: 'input', get: (r) => r.input, type: 'jsonb' },
+  { name: 'output', get: (r) => r.output, type: 'jsonb' },
+  { name: 'metadata', get: (r) => r.metadata, type: 'jsonb' },
   { name: 'prompt_name', get: (r) => r.promptName, type: 'text' },
   { name: 'prompt_version', get: (r) => r.promptVersion, type: 'integer' },
-  { name: 'provided_usage_details', get: (r) => json(r.providedUsageDetails), type: 'jsonb' },
-  { name: 'provided_cost_details', get: (r) => json(r.providedCostDetails), type: 'jsonb' },
-  { name: 'usage_details', get: (r) => json(r.usageDetails), type: 'jsonb' },
-  { name: 'cost_details', get: (r) => json(r.costDetails), type: 'jsonb' },
+  { name: 'provided_usage_details', get: (r) => r.providedUsageDetails, type: 'jsonb' },
+  { name: 'provided_cost_details', get: (r) => r.providedCostDetails, type: 'jsonb' },
+  { name: 'usage_details', get: (r) => r.usageDetails, type: 'jsonb' },
+  { name: 'cost_details', get: (r) => r.costDetails, type: 'jsonb' },
   { name: 'input_usage', get: (r) => r.inputUsage, type: 'numeric' },
   { name: 'output_usage', get: (r) => r.outputUsage, type: 'numeric' },
   { name: 'total_usage', get: (r) => r.totalUsage, type: 'numeric' },
@@ -37,7 +37,7 @@ const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'model_id', get: (r) => r.modelId, type: 'text' },
   { name: 'usage_pricing_tier_id', get: (r) => r.usagePricingTierId, type: 'text' },
   { name: 'usage_pricing_tier_name', get: (r) => r.usagePricingTierName, type: 'text' },
-  { name: 'prices_used', get: (r) => json(r.pricesUsed), type: 'jsonb' },
+  { name: 'prices_used', get: (r) => r.pricesUsed, type: 'jsonb' },
   { name: 'cost_status', get: (r) => r.costStatus, type: 'text' },
   { name: 'unpriced_usage_keys', get: (r) => r.unpricedUsageKeys, type: 'text[]' },
   { name: 'trace_name', get: (r) => r.traceName, type: 'text' },

@@ -1,5 +1,5 @@
 import type { ScoreRecord } from '../domain/ingestion/types.ts';
-import { json, prepared, upsert, type Column, type Db } from './sql.ts';
+import { prepared, upsert, type Column, type Db } from './sql.ts';
 
 const COLUMNS: Column<ScoreRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
@@ -15,7 +15,7 @@ const COLUMNS: Column<ScoreRecord>[] = [
   { name: 'dataset_run_id', get: (r) => r.datasetRunId, type: 'text' },
   { name: 'config_id', get: (r) => r.configId, type: 'text' },
   { name: 'comment', get: (r) => r.comment, type: 'text' },
-  { name: 'metadata', get: (r) => json(r.metadata), type: 'jsonb' },
+  { name: 'metadata', get: (r) => r.metadata, type: 'jsonb' },
   { name: 'environment', get: (r) => r.environment, type: 'text' },
 ];
 

@@ -234,6 +234,15 @@ describe('ingestion: read side', () => {
     expect(filtered.body.meta.totalItems).toBe(2);
   });
 
+  it('stores timestamps to the millisecond, before 1970 and centuries ahead', async () => {
+    const times = [['1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.001Z'], ['1850-06-01T12:00:00.123Z', '2301-03-04T05:06:07.891Z']];
+    for (const [startTime, endTime] of times) {
+      const id = unique('obs-time');
+      await ingest([ev('generation-create', { id, startTime, endTime, completionStartTime: endTime })]);
+      expect((await observation(id)).body).toMatchObject({ startTime, endTime, completionStartTime: endTime });
+    }
+  });
+
   it('keeps awkward tag values and JSON intact', async () => {
     const trace = unique('trace');
     const tags = ['a,b', 'quote"d', 'brace{}', 'back\\slash', 'NULL', ''];

@@ -10,6 +10,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   initPublicKey: string | null;
   initSecretKey: string | null;
+  /** named prepared statements for the ingestion hot path (off behind PgBouncer < 1.21 in transaction mode) */
+  preparedStatements: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -39,6 +41,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (initPublicKey && !initPublicKey.startsWith('pk-')) problems.push('TALLY_INIT_PUBLIC_KEY must start with "pk-"');
   if (initSecretKey && !initSecretKey.startsWith('sk-')) problems.push('TALLY_INIT_SECRET_KEY must start with "sk-"');
 
+  const prepared = (env.TALLY_DB_PREPARED_STATEMENTS ?? 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(prepared)) problems.push('TALLY_DB_PREPARED_STATEMENTS must be true or false');
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -48,5 +53,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel as Config['logLevel'],
     initPublicKey,
     initSecretKey,
+    preparedStatements: prepared === 'true' || prepared === '1',
   };
 }

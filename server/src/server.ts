@@ -26,7 +26,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements });
   await loadManagedModels(db.em(), log);
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();

@@ -21,6 +21,8 @@ export interface DatabaseOptions {
   /** directory for PGlite; 'memory://' for an in-memory database */
   dataDir: string;
   debug?: boolean;
+  /** PostgreSQL only: send the marked hot statements as named prepared statements (default true) */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -36,7 +38,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let kind: Database['kind'];
   if (opts.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    orm = await MikroORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 }, driverOptions: { onPoolCreated: namePreparedStatements } });
+    orm = await MikroORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 },
+      ...(opts.preparedStatements === false ? {} : { driverOptions: { onPoolCreated: namePreparedStatements } }) });
     kind = 'postgresql';
   } else {
     const { MikroORM } = await import('@mikro-orm/pglite');

@@ -4,20 +4,20 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 describe('configuration', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, databaseUrl: null, encryptionKey: null, logLevel: 'info', initPublicKey: null });
+    expect(c).toMatchObject({ port: 3000, databaseUrl: null, encryptionKey: null, logLevel: 'info', initPublicKey: null, preparedStatements: true });
     expect(c.dataDir.endsWith('/.data')).toBe(true);
   });
 
   it('names every bad variable at once', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ENCRYPTION_KEY: 'abc', LOG_LEVEL: 'loud', TALLY_INIT_PUBLIC_KEY: 'pk-lf-1' });
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ENCRYPTION_KEY: 'abc', LOG_LEVEL: 'loud', TALLY_INIT_PUBLIC_KEY: 'pk-lf-1', TALLY_DB_PREPARED_STATEMENTS: 'maybe' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const msg = (error as Error).message;
-    for (const name of ['PORT', 'DATABASE_URL', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'TALLY_INIT_SECRET_KEY']) expect(msg).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'TALLY_INIT_SECRET_KEY', 'TALLY_DB_PREPARED_STATEMENTS']) expect(msg).toContain(name);
   });
 
   it('accepts a 64-hex encryption key and a postgres URL', () => {
@@ -25,5 +25,11 @@ describe('configuration', () => {
     expect(c.encryptionKey).toHaveLength(32);
     expect(c.databaseUrl).toBe('postgresql://u@h:5432/db');
     expect(c.port).toBe(0);
+  });
+
+  it('turns prepared statements off for connection poolers that cannot carry them', () => {
+    expect(loadConfig({ TALLY_DB_PREPARED_STATEMENTS: 'false' }).preparedStatements).toBe(false);
+    expect(loadConfig({ TALLY_DB_PREPARED_STATEMENTS: '0' }).preparedStatements).toBe(false);
+    expect(loadConfig({ TALLY_DB_PREPARED_STATEMENTS: 'TRUE' }).preparedStatements).toBe(true);
   });
 });

@@ -31,7 +31,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool();
-  const services: Services = { version: VERSION, models, tokenizers, modelsChanged: (projectId) => models.invalidate(projectId) };
+  const services: Services = { version: VERSION, models, tokenizers };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, opts.host ?? '0.0.0.0', () => resolve(s));

@@ -6,6 +6,4 @@ export interface Services {
   version: string;
   models: ModelCatalog;
   tokenizers: TokenizerPool;
-  /** called after a project's models change, so matching caches drop that project */
-  modelsChanged(projectId: string): void;
 }

@@ -12,8 +12,7 @@ import type { Services } from '../services.ts';
 import { claimAndLoad } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
-import { ConcurrentWriteError, kysely, type Db } from '../store/sql.ts';
-import type { ModelMatcher } from '../domain/models/matcher.ts';
+import { ConcurrentWriteError, kysely } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { priceObservation } from './price.ts';
 
@@ -51,13 +50,12 @@ const MAX_ATTEMPTS = 20;
 
 export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
   const warnings = new Map<AcceptedEvent, string[]>();
-  const matcher = await services.models.matcherFor(em, projectId);
   // optimistic concurrency: a row changed by a concurrent batch since this one read it rolls
   // the whole transaction back (claims included) and the batch is applied again on fresh rows
   for (let attempt = 1; ; attempt++) {
     try {
       warnings.clear();
-      await em.transactional((tx) => applyProject(kysely(tx), services, matcher, projectId, events, warnings, new Date()));
+      await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
       break;
     } catch (e) {
       if (!(e instanceof ConcurrentWriteError) || attempt >= MAX_ATTEMPTS) throw e;
@@ -67,7 +65,8 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
   return { warnings: new Map([...warnings].map(([e, w]) => [e.id, w])) };
 }
 
-async function applyProject(db: Db, services: Services, matcher: ModelMatcher, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date) {
+async function applyProject(tx: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date) {
+  const db = kysely(tx);
   // ids are known before knowing which events are replays: loading a little extra is
   // cheaper than a second round trip
   const observationIds = new Set<string>();
@@ -80,6 +79,7 @@ async function applyProject(db: Db, services: Services, matcher: ModelMatcher, p
     }
   }
   const existing = await claimAndLoad(db, projectId, [...new Set(events.map((e) => e.id))], [...observationIds], [...traceIds]);
+  const matcher = await services.models.matcherFor(tx, projectId, existing.modelRevision);
   const fresh: AcceptedEvent[] = [];
   for (const e of events) if (existing.claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids wins
 

@@ -1,31 +1,33 @@
 // Per-project model matchers, built once and reused by every event until the project's
-// models change. Create/delete invalidate at once; the TTL only bounds staleness when
-// another server instance changed the models.
+// models change. Every model change bumps a revision in the database (store/models.ts) and
+// callers pass the revision they just read, so a change made through any server instance
+// sharing the database is seen by the next batch of every instance.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { createModelMatcher, type ModelMatcher } from '../domain/models/matcher.ts';
+import type { StoredModel } from '../domain/models/types.ts';
 import { modelsForMatching } from '../store/models.ts';
 
-const TTL_MS = 60_000;
-
 export interface ModelCatalog {
-  matcherFor(em: SqlEntityManager, projectId: string): Promise<ModelMatcher>;
-  invalidate(projectId?: string): void;
+  /** the matcher of the project's models at `revision` (read in the caller's statement) */
+  matcherFor(em: SqlEntityManager, projectId: string, revision: string): Promise<ModelMatcher>;
 }
 
-export function createModelCatalog(): ModelCatalog {
-  const cache = new Map<string, { matcher: Promise<ModelMatcher>; until: number }>();
+type Load = (em: SqlEntityManager, projectId: string) => Promise<StoredModel[]>;
+
+export function createModelCatalog(load: Load = modelsForMatching): ModelCatalog {
+  const cache = new Map<string, { matcher: Promise<ModelMatcher>; revision: string }>();
   return {
-    matcherFor(em, projectId) {
+    matcherFor(em, projectId, revision) {
       const hit = cache.get(projectId);
-      if (hit && hit.until > Date.now()) return hit.matcher;
-      const matcher = modelsForMatching(em, projectId).then((models) => createModelMatcher(models, projectId));
-      cache.set(projectId, { matcher, until: Date.now() + TTL_MS });
-      matcher.catch(() => cache.delete(projectId));
+      if (hit && hit.revision === revision) return hit.matcher;
+      // models read after the revision was: at least as new, so never cached under an older one
+      const matcher = load(em, projectId).then((models) => createModelMatcher(models, projectId));
+      const entry = { matcher, revision };
+      cache.set(projectId, entry);
+      matcher.catch(() => {
+        if (cache.get(projectId) === entry) cache.delete(projectId);
+      });
       return matcher;
-    },
-    invalidate(projectId) {
-      if (projectId) cache.delete(projectId);
-      else cache.clear();
     },
   };
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ModelRow, PricingTierRow } from '../db/entities.ts';
 import type { ModelDefinition } from '../domain/models/types.ts';
+import { bumpModelRevision, MANAGED_SCOPE } from './models.ts';
 
 const fingerprint = (d: ModelDefinition) => createHash('sha256').update(JSON.stringify(d)).digest('hex').slice(0, 32);
 
@@ -41,6 +42,7 @@ export async function syncManagedModels(em: SqlEntityManager, defs: ModelDefinit
       }
     }
     await tx.flush();
+    if (result.inserted || result.updated || result.deleted) await bumpModelRevision(tx, MANAGED_SCOPE);
     return result;
   });
 }

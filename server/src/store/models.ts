@@ -2,6 +2,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ModelRow, PricingTierRow } from '../db/entities.ts';
 import { newId } from '../db/ids.ts';
+import { kysely, sql, type Db } from './sql.ts';
 import type { PricingTierCondition, PricingTierDef, StoredModel, TokenizerId, UsageUnit } from '../domain/models/types.ts';
 
 export type { StoredModel };
@@ -69,22 +70,48 @@ export interface NewModel {
   flatPrices: boolean;
 }
 
+/** scope of the managed list in model_revisions */
+export const MANAGED_SCOPE = '*';
+
+/** Counts a change of a scope's models; call inside the transaction that makes the change. */
+export async function bumpModelRevision(em: SqlEntityManager, scope: string): Promise<void> {
+  await sql`insert into model_revisions (scope, revision) values (${scope}, 1)
+    on conflict (scope) do update set revision = model_revisions.revision + 1`.execute(kysely(em));
+}
+
+/** SQL for the revision of the models a project sees (its own and the managed ones), as text */
+export const modelRevisionSql = (projectId: string) => sql<string>`(select
+  coalesce(max(revision) filter (where scope = ${projectId}), 0) || ':' || coalesce(max(revision) filter (where scope = ${MANAGED_SCOPE}), 0)
+  from model_revisions where scope in (${projectId}, ${MANAGED_SCOPE}))`;
+
+export async function modelRevision(db: Db, projectId: string): Promise<string> {
+  const { rows } = await sql<{ revision: string }>`select ${modelRevisionSql(projectId)} as revision`.execute(db);
+  return rows[0]!.revision;
+}
+
 export async function insertModel(em: SqlEntityManager, projectId: string | null, m: NewModel, id = newId(), contentHash: string | null = null): Promise<string> {
-  const now = new Date();
-  em.create(ModelRow, {
-    id, projectId, modelName: m.modelName, matchPattern: m.matchPattern, startDate: m.startDate, unit: m.unit,
-    tokenizerId: m.tokenizerId, tokenizerConfig: m.tokenizerConfig, contentHash, createdAt: now, updatedAt: now,
+  // one transaction: a model is never visible without its tiers or before its revision
+  await em.transactional(async (tx) => {
+    const now = new Date();
+    tx.create(ModelRow, {
+      id, projectId, modelName: m.modelName, matchPattern: m.matchPattern, startDate: m.startDate, unit: m.unit,
+      tokenizerId: m.tokenizerId, tokenizerConfig: m.tokenizerConfig, contentHash, createdAt: now, updatedAt: now,
+    });
+    await tx.flush();
+    for (const t of m.tiers) {
+      const tierId = m.flatPrices && t.isDefault ? `${id}_tier_default` : newId();
+      tx.create(PricingTierRow, { id: tierId, modelId: id, name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: t.conditions, prices: t.prices });
+    }
+    await tx.flush();
+    await bumpModelRevision(tx, projectId ?? MANAGED_SCOPE);
   });
-  await em.flush();
-  for (const t of m.tiers) {
-    const tierId = m.flatPrices && t.isDefault ? `${id}_tier_default` : newId();
-    em.create(PricingTierRow, { id: tierId, modelId: id, name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: t.conditions, prices: t.prices });
-  }
-  await em.flush();
   return id;
 }
 
 export async function deleteProjectModel(em: SqlEntityManager, projectId: string, id: string): Promise<boolean> {
-  const n = await em.nativeDelete(ModelRow, { id, projectId });
-  return n > 0;
+  return em.transactional(async (tx) => {
+    const n = await tx.nativeDelete(ModelRow, { id, projectId });
+    if (n > 0) await bumpModelRevision(tx, projectId);
+    return n > 0;
+  });
 }

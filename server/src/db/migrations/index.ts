@@ -4,10 +4,12 @@ import { Migration20261122000001Init } from './Migration20261122000001Init.ts';
 import { Migration20261122000002Ingestion } from './Migration20261122000002Ingestion.ts';
 import { Migration20261122000003Revisions } from './Migration20261122000003Revisions.ts';
 import { Migration20261122000004HotTablesWithoutForeignKeys } from './Migration20261122000004HotTablesWithoutForeignKeys.ts';
+import { Migration20261122000005ModelRevisions } from './Migration20261122000005ModelRevisions.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
   { name: 'Migration20261122000002Ingestion', class: Migration20261122000002Ingestion },
   { name: 'Migration20261122000003Revisions', class: Migration20261122000003Revisions },
   { name: 'Migration20261122000004HotTablesWithoutForeignKeys', class: Migration20261122000004HotTablesWithoutForeignKeys },
+  { name: 'Migration20261122000005ModelRevisions', class: Migration20261122000005ModelRevisions },
 ];

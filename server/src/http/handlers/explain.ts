@@ -4,6 +4,8 @@ import type { ExplainCostResponse } from '../../../../generated/client/types.gen
 import { appliedTier, priceUsage } from '../../ingestion/price.ts';
 import { parseLegacyUsage } from '../../domain/usage/normalise.ts';
 import { readProvided } from '../../domain/usage/index.ts';
+import { modelRevision } from '../../store/models.ts';
+import { kysely } from '../../store/sql.ts';
 import { invalidData } from '../errors.ts';
 import { projectOf, type OperationHandler } from '../handler.ts';
 
@@ -12,7 +14,8 @@ export const modelsExplain: OperationHandler = async (ctx) => {
   const b = ctx.body;
   const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
   if (legacy.error) throw invalidData([{ code: 'custom', path: ['usage'], message: legacy.error }]);
-  const model = (await ctx.services.models.matcherFor(ctx.em, projectId)).match(b.model);
+  const revision = await modelRevision(kysely(ctx.em), projectId);
+  const model = (await ctx.services.models.matcherFor(ctx.em, projectId, revision)).match(b.model);
   const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage: legacy.value, usageDetails: b.usageDetails, costDetails: b.costDetails });
   const r = await priceUsage({
     model, level: 'DEFAULT', modelParameters: b.modelParameters, metadata: b.metadata, input: b.input, output: b.output,

@@ -50,7 +50,6 @@ export const modelsCreate: OperationHandler = async (ctx) => {
     if ((e as { code?: string }).code === '23505' || /unique|duplicate/i.test(String((e as Error).message))) throw conflict();
     throw e;
   }
-  ctx.services.modelsChanged(projectId);
   const created = await getVisibleModel(ctx.em.fork(), projectId, id);
   return { status: 200, body: presentModel(created!) };
 };
@@ -58,6 +57,5 @@ export const modelsCreate: OperationHandler = async (ctx) => {
 export const modelsDelete: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
   if (!(await deleteProjectModel(ctx.em, projectId, ctx.params.id!))) throw notFound(NOT_DELETABLE);
-  ctx.services.modelsChanged(projectId);
   return { status: 200, body: { message: 'Model successfully deleted' } };
 };

@@ -1,5 +1,6 @@
 // Configuration from the environment, validated once at start: a bad value stops the
 // process with a message naming the variable instead of failing later mid-request.
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 export interface Config {
@@ -12,7 +13,16 @@ export interface Config {
   initSecretKey: string | null;
   /** named prepared statements for the ingestion hot path (off behind PgBouncer < 1.21 in transaction mode) */
   preparedStatements: boolean;
+  /** worker threads that count tokens of large inputs; each holds its own encoders (~150-250 MB) */
+  tokenizerThreads: number;
 }
+
+/**
+ * One per core beyond the first (the event loop's), at most 2 like Langfuse's default pool: on a
+ * 2-core machine a second thread counted no faster (933 vs 948 events/s, all tokenised) and
+ * held 290 MB more.
+ */
+export const defaultTokenizerThreads = (cores = availableParallelism()) => Math.max(1, Math.min(2, cores - 1));
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -44,6 +54,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const prepared = (env.TALLY_DB_PREPARED_STATEMENTS ?? 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(prepared)) problems.push('TALLY_DB_PREPARED_STATEMENTS must be true or false');
 
+  const threads = env.TALLY_TOKENIZER_THREADS ? Number(env.TALLY_TOKENIZER_THREADS) : defaultTokenizerThreads();
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) problems.push(`TALLY_TOKENIZER_THREADS must be an integer 1..64, got "${env.TALLY_TOKENIZER_THREADS}"`);
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -54,5 +67,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     initPublicKey,
     initSecretKey,
     preparedStatements: prepared === 'true' || prepared === '1',
+    tokenizerThreads: threads,
   };
 }

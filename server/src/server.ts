@@ -30,7 +30,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   await loadManagedModels(db.em(), log);
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();
-  const tokenizers = createTokenizerPool();
+  const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   const services: Services = { version: VERSION, models, tokenizers };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server: Server = await new Promise((resolve) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, defaultTokenizerThreads, loadConfig } from '../../src/config.ts';
 
 describe('configuration', () => {
   it('applies the documented defaults', () => {
@@ -11,13 +11,13 @@ describe('configuration', () => {
   it('names every bad variable at once', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ENCRYPTION_KEY: 'abc', LOG_LEVEL: 'loud', TALLY_INIT_PUBLIC_KEY: 'pk-lf-1', TALLY_DB_PREPARED_STATEMENTS: 'maybe' });
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ENCRYPTION_KEY: 'abc', LOG_LEVEL: 'loud', TALLY_INIT_PUBLIC_KEY: 'pk-lf-1', TALLY_DB_PREPARED_STATEMENTS: 'maybe', TALLY_TOKENIZER_THREADS: '0' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const msg = (error as Error).message;
-    for (const name of ['PORT', 'DATABASE_URL', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'TALLY_INIT_SECRET_KEY', 'TALLY_DB_PREPARED_STATEMENTS']) expect(msg).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'TALLY_INIT_SECRET_KEY', 'TALLY_DB_PREPARED_STATEMENTS', 'TALLY_TOKENIZER_THREADS']) expect(msg).toContain(name);
   });
 
   it('accepts a 64-hex encryption key and a postgres URL', () => {
@@ -25,6 +25,11 @@ describe('configuration', () => {
     expect(c.encryptionKey).toHaveLength(32);
     expect(c.databaseUrl).toBe('postgresql://u@h:5432/db');
     expect(c.port).toBe(0);
+  });
+
+  it('sizes the tokenizer pool by cores unless told', () => {
+    expect([1, 2, 3, 16].map((cores) => defaultTokenizerThreads(cores))).toEqual([1, 1, 2, 2]);
+    expect(loadConfig({ TALLY_TOKENIZER_THREADS: '4' }).tokenizerThreads).toBe(4);
   });
 
   it('turns prepared statements off for connection poolers that cannot carry them', () => {

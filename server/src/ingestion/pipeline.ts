@@ -12,7 +12,7 @@ import type { Services } from '../services.ts';
 import { claimAndLoad } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
-import { ConcurrentWriteError, kysely } from '../store/sql.ts';
+import { isTransientConflict, kysely } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { priceObservation } from './price.ts';
 
@@ -51,14 +51,16 @@ const MAX_ATTEMPTS = 20;
 export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
   const warnings = new Map<AcceptedEvent, string[]>();
   // optimistic concurrency: a row changed by a concurrent batch since this one read it rolls
-  // the whole transaction back (claims included) and the batch is applied again on fresh rows
+  // the whole transaction back (claims included) and the batch is applied again on fresh rows;
+  // so does a deadlock PostgreSQL broke (the copy of trace fields locks stored observations
+  // outside the id order of the batch's own rows)
   for (let attempt = 1; ; attempt++) {
     try {
       warnings.clear();
       await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
       break;
     } catch (e) {
-      if (!(e instanceof ConcurrentWriteError) || attempt >= MAX_ATTEMPTS) throw e;
+      if (!isTransientConflict(e) || attempt >= MAX_ATTEMPTS) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     }
   }
@@ -113,7 +115,8 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   }));
   // rows in id order: concurrent batches touching the same rows lock them in one order (no deadlock)
   const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  // traces first: their copy onto stored observations then skips the rows this batch writes
+  await upsertTraces(db, projectId, changedTraces.sort(byId), mergedObs.map((o) => o.id));
   await upsertObservations(db, projectId, priced.sort(byId));
-  await upsertTraces(db, projectId, changedTraces.sort(byId));
   await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore).sort(byId));
 }

@@ -114,3 +114,15 @@ export const prepared = <T>(name: string, statement: RawBuilder<T>): RawBuilder<
 
 /** a row changed since it was read: the batch must be re-applied on fresh rows */
 export class ConcurrentWriteError extends Error {}
+
+/**
+ * PostgreSQL rolled the transaction back because of another one (deadlock, serialization
+ * failure): running it again is safe. The driver's error may be wrapped (`cause`).
+ */
+export function isTransientConflict(e: unknown): boolean {
+  if (e instanceof ConcurrentWriteError) return true;
+  for (let x = e as { code?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 5; x = x.cause as typeof x, depth++) {
+    if (x.code === '40P01' || x.code === '40001') return true;
+  }
+  return false;
+}

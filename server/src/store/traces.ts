@@ -30,21 +30,29 @@ export function fromRow(r: any): TraceRecord {
   };
 }
 
-export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[]): Promise<void> {
+/**
+ * Writes merged traces and copies their grouping fields onto their stored observations, except
+ * `skipObservations` (those the caller writes next, with the fields already set). Run before the
+ * batch's observation upsert, the copy only meets observations stored by earlier batches.
+ */
+export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[], skipObservations: string[]): Promise<void> {
   if (!traces.length) return;
   const insert = upsert('traces', projectId, COLUMNS, traces, {
     guardRevision: true, returning: ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags'],
   });
   // one statement: observations stored before their trace arrived (or before it changed) get
-  // its grouping fields; rows that already agree are skipped (usually those just written).
+  // its grouping fields; rows that already agree are skipped. The copy bumps their revision, so
+  // a concurrent batch that read one of them before the copy retries instead of writing the old
+  // fields back.
   // The observations are found per trace and updated per id through lateral subqueries: left
   // to choose, the planner (its row counts lagging behind a fast ingest) scanned every row of
   // the project on each batch, which tripled PostgreSQL's CPU per event.
   const { rows } = await prepared('upsert_traces', sql`with t as (${insert}),
     u as (update observations o set trace_name = m.name, user_id = m.user_id, session_id = m.session_id, release = m.release,
-      trace_version = m.version, tags = m.tags
+      trace_version = m.version, tags = m.tags, revision = o.revision + 1
     from (select w.*, x.id as observation_id from t w cross join lateral (
         select x.id from observations x where x.project_id = ${projectId} and x.trace_id = w.id
+          and x.id <> all(cast(${skipObservations} as text[]))
           and (x.trace_name, x.user_id, x.session_id, x.release, x.trace_version, x.tags)
             is distinct from (w.name, w.user_id, w.session_id, w.release, w.version, w.tags)
         offset 0) x) m

@@ -15,6 +15,8 @@ export interface Config {
   preparedStatements: boolean;
   /** worker threads that count tokens of large inputs; each holds its own encoders (~150-250 MB) */
   tokenizerThreads: number;
+  /** days an applied event id is remembered (replays within it are no-ops); 0 = for ever */
+  eventIdRetentionDays: number;
 }
 
 /**
@@ -57,6 +59,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const threads = env.TALLY_TOKENIZER_THREADS ? Number(env.TALLY_TOKENIZER_THREADS) : defaultTokenizerThreads();
   if (!Number.isInteger(threads) || threads < 1 || threads > 64) problems.push(`TALLY_TOKENIZER_THREADS must be an integer 1..64, got "${env.TALLY_TOKENIZER_THREADS}"`);
 
+  const retention = Number(env.TALLY_EVENT_ID_RETENTION_DAYS ?? 30);
+  if (!Number.isInteger(retention) || retention < 0) problems.push(`TALLY_EVENT_ID_RETENTION_DAYS must be a whole number of days (0 keeps them for ever), got "${env.TALLY_EVENT_ID_RETENTION_DAYS}"`);
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -68,5 +73,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     initSecretKey,
     preparedStatements: prepared === 'true' || prepared === '1',
     tokenizerThreads: threads,
+    eventIdRetentionDays: retention,
   };
 }

@@ -11,6 +11,7 @@ import { handlers } from './http/handlers/index.ts';
 import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
 import type { Services } from './services.ts';
+import { startEventIdPruning } from './services/event-id-pruning.ts';
 import { createModelCatalog } from './services/model-catalog.ts';
 import { createTokenizerPool } from './workers/tokenizer-pool.ts';
 
@@ -37,12 +38,14 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
     const s = app.listen(config.port, opts.host ?? '0.0.0.0', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
+  const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   return {
     url: `http://127.0.0.1:${port}`,
     db,
     services,
     createdKeys,
     async close() {
+      await stopPruning();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await tokenizers.close();

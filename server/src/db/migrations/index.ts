@@ -5,6 +5,7 @@ import { Migration20261122000002Ingestion } from './Migration20261122000002Inges
 import { Migration20261122000003Revisions } from './Migration20261122000003Revisions.ts';
 import { Migration20261122000004HotTablesWithoutForeignKeys } from './Migration20261122000004HotTablesWithoutForeignKeys.ts';
 import { Migration20261122000005ModelRevisions } from './Migration20261122000005ModelRevisions.ts';
+import { Migration20261122000006IngestedEventsByAge } from './Migration20261122000006IngestedEventsByAge.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -12,4 +13,5 @@ export const migrationsList = [
   { name: 'Migration20261122000003Revisions', class: Migration20261122000003Revisions },
   { name: 'Migration20261122000004HotTablesWithoutForeignKeys', class: Migration20261122000004HotTablesWithoutForeignKeys },
   { name: 'Migration20261122000005ModelRevisions', class: Migration20261122000005ModelRevisions },
+  { name: 'Migration20261122000006IngestedEventsByAge', class: Migration20261122000006IngestedEventsByAge },
 ];

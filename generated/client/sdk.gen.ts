@@ -94,7 +94,8 @@ export const modelsGet = <ThrowOnError extends boolean = false>(options: Options
  *
  * Answers 207 whenever the envelope parses: each event is reported in `successes` (status 201)
  * or `errors`. Events reported as successes are committed before the response is sent; an
- * event id that was already ingested is acknowledged and changes nothing. Updates merge into
+ * event id that was already ingested is acknowledged and changes nothing (ids are remembered
+ * for `TALLY_EVENT_ID_RETENTION_DAYS`, 30 by default). Updates merge into
  * the stored observation (later non-null values win) and usage and cost are recomputed from
  * the merged state. `sdk-log` events appear in neither list.
  *

@@ -18,6 +18,8 @@ export interface CostResult {
   /** usage keys with a positive count and no price (never `total`) */
   unpricedUsageKeys: string[];
   lines: CostLine[];
+  /** the computed costs before rounding to doubles, so sums over them stay exact without re-reading the doubles */
+  exactCosts?: Map<string, Exact>;
 }
 
 export interface CostInput {
@@ -39,10 +41,12 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   }
 
   const lines: CostLine[] = [];
+  const exactCosts = new Map<string, Exact>();
   let pricedSum: Exact | null = null;
   for (const [k, units] of usageEntries) {
     if (!Object.hasOwn(prices, k) || prices[k] == null) continue;
     const cost = times(exact(prices[k]), exact(units));
+    exactCosts.set(k, cost);
     pricedSum = pricedSum ? plus(pricedSum, cost) : cost;
     lines.push({ usageType: k, units, price: prices[k], cost: toNumber(cost) });
   }
@@ -50,7 +54,10 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   const totalPriced = Object.hasOwn(costDetails, 'total');
   // A priced `total` is the whole cost (embedding models price only total); the other
   // entries are not added to it. Otherwise total is the exact sum of the computed entries.
-  if (!totalPriced && pricedSum) costDetails.total = toNumber(pricedSum);
+  if (!totalPriced && pricedSum) {
+    costDetails.total = toNumber(pricedSum);
+    exactCosts.set('total', pricedSum);
+  }
 
   // `total` spans every bucket, so once it is priced nothing is left unpriced.
   const unpriced = totalPriced ? [] : positive.filter((k) => !Object.hasOwn(costDetails, k));
@@ -59,7 +66,7 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   // is `partial` with every bucket listed, which points the user at the key names
   if (!usageEntries.length) status = 'none';
   else status = unpriced.length ? 'partial' : 'inferred';
-  return { costDetails, status, unpricedUsageKeys: unpriced, lines };
+  return { costDetails, status, unpricedUsageKeys: unpriced, lines, exactCosts };
 }
 
 /**

@@ -18,23 +18,25 @@ export interface Aggregates {
   totalCost: number;
 }
 
-function sumContaining(map: Record<string, number>, needle: string): number | null {
+/** `exactValues`: the same values before rounding, where known (computed costs) */
+function sumContaining(map: Record<string, number>, needle: string, exactValues?: Map<string, Exact>): number | null {
   let sum: Exact | null = null;
   for (const k in map) {
     const v = map[k];
     if (v == null || !k.toLowerCase().includes(needle)) continue;
-    sum = sum ? plus(sum, exact(v)) : exact(v);
+    const x = exactValues?.get(k) ?? exact(v);
+    sum = sum ? plus(sum, x) : x;
   }
   return sum === null ? null : toNumber(sum);
 }
 
-export function aggregates(usage: Record<string, number>, cost: Record<string, number>): Aggregates {
+export function aggregates(usage: Record<string, number>, cost: Record<string, number>, exactCosts?: Map<string, Exact>): Aggregates {
   return {
     inputUsage: sumContaining(usage, 'input') ?? 0,
     outputUsage: sumContaining(usage, 'output') ?? 0,
     totalUsage: usage.total ?? 0,
-    inputCost: sumContaining(cost, 'input'),
-    outputCost: sumContaining(cost, 'output'),
+    inputCost: sumContaining(cost, 'input', exactCosts),
+    outputCost: sumContaining(cost, 'output', exactCosts),
     totalCost: cost.total ?? 0,
   };
 }

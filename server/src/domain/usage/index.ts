@@ -95,7 +95,7 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     costStatus: cost.status,
     unpricedUsageKeys: cost.unpricedUsageKeys,
     warnings: infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided),
-    aggregates: aggregates(usageDetails, cost.costDetails),
+    aggregates: aggregates(usageDetails, cost.costDetails, cost.exactCosts),
     lines: cost.lines,
     usageInferred: infer,
   };

@@ -10,7 +10,11 @@ import { AuthzError, authenticate } from './auth.ts';
 import { ApiError, invalidData } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
 import { createBackend, lenientQueryNames } from './openapi.ts';
+import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
+
+// set on a request whose raw JSON body has an escape PostgreSQL may not store
+const UNSTORABLE = Symbol('mayHoldUnstorableText');
 
 export const BODY_LIMIT_BYTES = 4.5 * 1024 * 1024;
 
@@ -61,7 +65,14 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         if (ingestionStyle) throw new ApiError(400, 'Invalid request data', undefined, { errors: issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
         throw invalidData(issues);
       }
-      ({ status, body, headers } = await fn({ projectId, em, body: c.request.requestBody, params: c.request.params as Record<string, string>, query: c.request.query, log: rlog, services }));
+      // query values always (a few strings); the body only when its raw text has a suspect escape
+      const mayHoldUnstorable = (req as any)[UNSTORABLE] === true;
+      const textIssue = findUnstorableText(c.request.query) ?? (mayHoldUnstorable && !envelopeOnly ? findUnstorableText(c.request.requestBody) : null);
+      if (textIssue) throw invalidData([textIssue]);
+      ({ status, body, headers } = await fn({
+        projectId, em, body: c.request.requestBody, params: c.request.params as Record<string, string>, query: c.request.query, log: rlog, services,
+        mayHoldUnstorableText: mayHoldUnstorable,
+      }));
     } catch (e) {
       if (e instanceof ApiError) ({ status, body } = e);
       else if (e instanceof AuthzError) ({ status, body } = { status: 403, body: { message: 'Access denied - insufficient permissions for this endpoint' } });
@@ -101,7 +112,10 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     });
     next();
   });
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({
+    limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'],
+    verify: (req, _res, raw) => { if (mayHoldUnstorableText(raw)) (req as any)[UNSTORABLE] = true; },
+  }));
   app.use(async (req, res, next) => {
     try {
       await api.handleRequest({ method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: req.body }, req, res);

@@ -13,6 +13,8 @@ export interface HandlerContext {
   query: Record<string, any>;
   log: Logger;
   services: Services;
+  /** the body may hold text PostgreSQL cannot store (unstorable-text.ts); checked already unless the operation validates items itself */
+  mayHoldUnstorableText: boolean;
 }
 
 export interface HandlerResult {

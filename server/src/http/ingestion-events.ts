@@ -5,6 +5,7 @@ import type { Document } from 'openapi-backend';
 import { parseLegacyUsage } from '../domain/usage/normalise.ts';
 import type { Issue } from '../domain/models/types.ts';
 import { componentValidators, loadSpec } from './openapi.ts';
+import { findUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
 const DATE_FIELDS = ['startTime', 'endTime', 'completionStartTime', 'timestamp'];
@@ -19,7 +20,8 @@ export function createEventValidator(definition: Document = loadSpec()) {
   const byType = new Map<string, ValidateFunction>();
   for (const [type, ref] of Object.entries(mapping)) byType.set(type, schema(ref.split('/').pop()!));
 
-  return (raw: unknown): EventCheck => {
+  /** `checkText`: the request body may hold text PostgreSQL cannot store (unstorable-text.ts) */
+  return (raw: unknown, checkText = false): EventCheck => {
     const id = raw && typeof raw === 'object' && typeof (raw as any).id === 'string' ? (raw as any).id : 'unknown';
     // ajv reports paths from the event root; drop the leading "" segment Ajv paths start with
     const fail = (v: ValidateFunction) => ({ ok: false as const, id, issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))) });
@@ -41,6 +43,10 @@ export function createEventValidator(definition: Document = loadSpec()) {
     if (b.usage != null) {
       const legacy = parseLegacyUsage(b.usage);
       if (legacy.error) return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'usage'], message: legacy.error }] };
+    }
+    if (checkText) {
+      const issue = findUnstorableText(raw);
+      if (issue) return { ok: false, id, issues: [issue] };
     }
     return { ok: true, event: { id: ev.id, type: ev.type, timestamp: new Date(ev.timestamp), body: b } };
   };

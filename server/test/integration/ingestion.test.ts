@@ -41,6 +41,39 @@ describe('ingestion: durability and per-event outcomes', () => {
     expect((await observation(good)).status).toBe(200);
   });
 
+  it('rejects only the events with text PostgreSQL cannot store, naming the field', async () => {
+    const [good, emoji, nul, surrogate] = [unique('obs'), unique('obs'), unique('obs'), unique('obs')];
+    // written by hand: an escaped surrogate pair, as Python's json.dumps sends non-ASCII text
+    const emojiEvent = JSON.stringify(ev('span-create', { id: emoji, input: 'EMOJI' })).replace('"EMOJI"', '"smile \\ud83d\\ude00"');
+    const batch = `[${[
+      JSON.stringify(ev('span-create', { id: good, name: 'fine' })),
+      emojiEvent,
+      JSON.stringify(ev('span-create', { id: nul, input: 'a\u0000b' })),
+      JSON.stringify(ev('span-create', { id: surrogate, metadata: { ['k\ud800']: 1 } })),
+    ].join(',')}]`;
+    const res = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"batch":${batch}}` });
+    expect(res.status).toBe(207);
+    expect(res.body.successes).toHaveLength(2);
+    expect(res.body.errors.map((e: { status: number; error: { path: unknown[]; message: string }[] }) => [e.status, e.error[0]!.path, e.error[0]!.message])).toEqual([
+      [400, ['body', 'input'], 'Text contains a NUL character (\\u0000), which cannot be stored'],
+      [400, ['body', 'metadata', 'k\ud800'], 'Key contains an unpaired UTF-16 surrogate, which is not valid Unicode'],
+    ]);
+    expect((await observation(emoji)).body.input).toBe('smile \u{1F600}');
+    expect((await observation(nul)).status).toBe(404);
+  });
+
+  it('answers 400, not 500, for such text in a model or a query parameter', async () => {
+    const model = await raw('/api/public/models', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ modelName: 'bad\u0000name', matchPattern: '^x$', unit: 'TOKENS', inputPrice: 1 }),
+    });
+    expect(model.status).toBe(400);
+    expect(model.body.error[0]).toMatchObject({ path: ['modelName'] });
+    const list = await raw('/api/public/observations?name=a%00b');
+    expect(list.status).toBe(400);
+    expect(list.body.error[0]).toMatchObject({ path: ['name'] });
+  });
+
   it('acknowledges a replayed event id without applying it again', async () => {
     const { name } = await flatModel({ input: 1, output: 2 });
     const id = unique('obs');

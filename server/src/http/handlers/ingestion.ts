@@ -11,7 +11,7 @@ export const ingestionBatch: OperationHandler = async (ctx) => {
   const accepted: AcceptedEvent[] = [];
   const errors: IngestionError[] = [];
   for (const raw of ctx.body.batch as unknown[]) {
-    const check = validateEvent(raw);
+    const check = validateEvent(raw, ctx.mayHoldUnstorableText);
     if (!check.ok) errors.push({ id: check.id, status: 400, message: 'Invalid request data', error: check.issues });
     else if (check.event.type === 'sdk-log') ctx.log.info({ sdkLog: check.event.body.log }, 'sdk-log event');
     else accepted.push(check.event);

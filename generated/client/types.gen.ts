@@ -359,6 +359,9 @@ export type GenerationBody = SpanBody & {
         [key: string]: unknown;
     } | null;
     promptName?: string | null;
+    /**
+     * A 32-bit integer.
+     */
     promptVersion?: number | null;
 };
 

@@ -32,11 +32,12 @@ describe('ingestion: durability and per-event outcomes', () => {
       ev('generation-create', { id: unique('obs'), usage: { input: 1.5 } }),
       ev('unknown-type', { id: 'x' }),
       ev('span-create', { id: unique('obs'), startTime: '2026-19-45T00:00:00Z' }),
+      ev('generation-create', { id: unique('obs'), promptName: 'p', promptVersion: 3_000_000_000 }),
       { not: 'an event' },
       ev('sdk-log', { log: { hello: 'world' } }),
     ]);
     expect(body.successes).toHaveLength(1);
-    expect(body.errors.map((e) => e.status)).toEqual([400, 400, 400, 400, 400]);
+    expect(body.errors.map((e) => e.status)).toEqual([400, 400, 400, 400, 400, 400]);
     expect(body.errors.at(-1)!.id).toBe('unknown');
     expect((await observation(good)).status).toBe(200);
   });

@@ -1,6 +1,7 @@
 // Token counting without blocking the event loop. js-tiktoken counts ~0.5 M tokens/s of unseen text
-// (remembered pieces are faster, encoders.ts), so a 2 MB input would stall every request for a second: large values go to worker threads. Small ones are
-// counted inline, where the thread hop would cost more than the count itself.
+// (remembered pieces go faster, encoders.ts), so a 2 MB input would stall every request for about a
+// second: large values go to worker threads. Small ones are counted inline, where the thread hop
+// would cost more than the count itself.
 // Langfuse semantics: on failure or timeout (30 s) the count is skipped entirely (undefined).
 import { Worker } from 'node:worker_threads';
 import { encoder } from '../domain/tokenizers/encoders.ts';

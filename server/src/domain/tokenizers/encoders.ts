@@ -43,6 +43,8 @@ function build(encoding: Encoding): Encoder {
 }
 
 const PIECES_MAX = 200_000;
+// a piece can be a whole run of spaces or dashes; only the short, repeating ones are worth keeping
+const PIECE_CHARS_MAX = 64;
 
 /**
  * js-tiktoken's count, with the count of each piece remembered. encode() splits the text at
@@ -66,8 +68,10 @@ function pieceCountCache(ranks: { pat_str: string; special_tokens: Record<string
       let n = counts.get(piece);
       if (n === undefined) {
         n = countPiece(piece);
-        if (counts.size >= PIECES_MAX) counts.clear();
-        counts.set(piece, n);
+        if (piece.length <= PIECE_CHARS_MAX) {
+          if (counts.size >= PIECES_MAX) counts.clear();
+          counts.set(piece, n);
+        }
       }
       total += n;
     }

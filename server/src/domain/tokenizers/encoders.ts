@@ -42,9 +42,10 @@ function build(encoding: Encoding): Encoder {
   return { count: pieceCountCache(ranks, (piece) => tok.encode(piece, 'all').length) };
 }
 
+// bounds of the remembered pieces: a piece can be a long run of spaces or dashes, which repeats
+// too (code indentation, markdown rules) and costs the most to count, so the bound is on characters
 const PIECES_MAX = 200_000;
-// a piece can be a whole run of spaces or dashes; only the short, repeating ones are worth keeping
-const PIECE_CHARS_MAX = 64;
+const PIECE_CHARS_TOTAL_MAX = 8_000_000;
 
 /**
  * js-tiktoken's count, with the count of each piece remembered. encode() splits the text at
@@ -62,16 +63,19 @@ function pieceCountCache(ranks: { pat_str: string; special_tokens: Record<string
   const escape = (s: string) => s.replace(/[\\^$*+?.()|[\]{}]/g, '\\$&');
   const specials = new RegExp(Object.keys(ranks.special_tokens).map(escape).join('|'), 'g');
   const counts = new Map<string, number>();
+  let chars = 0;
   const countSegment = (segment: string) => {
     let total = 0;
     for (const [piece] of segment.matchAll(pattern)) {
       let n = counts.get(piece);
       if (n === undefined) {
         n = countPiece(piece);
-        if (piece.length <= PIECE_CHARS_MAX) {
-          if (counts.size >= PIECES_MAX) counts.clear();
-          counts.set(piece, n);
+        if (counts.size >= PIECES_MAX || chars + piece.length > PIECE_CHARS_TOTAL_MAX) {
+          counts.clear();
+          chars = 0;
         }
+        counts.set(piece, n);
+        chars += piece.length;
       }
       total += n;
     }

@@ -2,7 +2,8 @@
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
-import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, upsert, type Column, type Db } from './sql.ts';
+import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db } from './sql.ts';
+import { upsert, type Column } from './upsert.ts';
 
 export const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },

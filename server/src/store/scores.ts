@@ -1,5 +1,6 @@
 import type { ScoreRecord } from '../domain/ingestion/types.ts';
-import { prepared, upsert, type Column, type Db } from './sql.ts';
+import { prepared, type Db } from './sql.ts';
+import { upsert, type Column } from './upsert.ts';
 
 const COLUMNS: Column<ScoreRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },

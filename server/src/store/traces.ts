@@ -1,6 +1,7 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
 import type { TraceRecord } from '../domain/ingestion/types.ts';
-import { ConcurrentWriteError, prepared, sql, toDate, upsert, type Column, type Db } from './sql.ts';
+import { ConcurrentWriteError, prepared, sql, toDate, type Db } from './sql.ts';
+import { upsert, type Column } from './upsert.ts';
 
 const COLUMNS: Column<TraceRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },

@@ -5,7 +5,7 @@ import type { CheckedFilter } from '../domain/filters/check.ts';
 import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db } from './sql.ts';
 import { upsert, type Column } from './upsert.ts';
 
-export const COLUMNS: Column<ObservationRecord>[] = [
+const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
   { name: 'trace_id', get: (r) => r.traceId, type: 'text' },
   { name: 'parent_observation_id', get: (r) => r.parentObservationId, type: 'text' },

@@ -462,7 +462,7 @@ export type IngestionSuccess = {
     id: string;
     status: 201;
     /**
-     * Tally extension. Likely double counts in the usage buckets (the event was still stored as sent).
+     * Tally extension. Likely double counts in the usage buckets, and values that were not stored (a usage count that is not a whole number >= 0, a negative cost), as Langfuse drops them without a word. The event itself was stored.
      */
     warnings?: Array<string>;
 };

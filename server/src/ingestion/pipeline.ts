@@ -6,7 +6,7 @@ import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, proces
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { readProvided } from '../domain/usage/index.ts';
-import { usageWarnings } from '../domain/usage/warnings.ts';
+import { droppedValueWarnings, usageWarnings } from '../domain/usage/warnings.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
 import { claimAndLoad } from '../store/existing.ts';
@@ -27,10 +27,11 @@ function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, strin
   const b = e.body;
   const legacyUsage = b.usage != null ? parseLegacyUsage(b.usage).value : undefined;
   const { parsed, providedUsage: usage, providedCost: cost } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
-  if (b.usageDetails != null) {
-    const w = usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage);
-    if (w.length) warnings.set(e, w);
-  }
+  const w = [
+    ...(b.usageDetails != null ? usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage) : []),
+    ...droppedValueWarnings(b.usageDetails, parsed, b.costDetails),
+  ];
+  if (w.length) warnings.set(e, w);
   return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost };
 }
 

@@ -22,6 +22,7 @@ export interface PricingInput {
   /** for warnings: usageDetails as received, and its parse */
   rawUsageDetails?: unknown;
   parsedUsageDetails?: Parameters<typeof computeFromProvided>[0]['parsedUsageDetails'];
+  rawCostDetails?: unknown;
 }
 
 export async function priceUsage(p: PricingInput, tokenizers: TokenizerPool): Promise<UsageAndCost> {
@@ -31,7 +32,7 @@ export async function priceUsage(p: PricingInput, tokenizers: TokenizerPool): Pr
   }
   return computeFromProvided({
     providedUsage: p.providedUsage, providedCost: p.providedCost, model: p.model, level: p.level, modelParameters: p.modelParameters,
-    metadata: p.metadata, inferredUsage, rawUsageDetails: p.rawUsageDetails, parsedUsageDetails: p.parsedUsageDetails,
+    metadata: p.metadata, inferredUsage, rawUsageDetails: p.rawUsageDetails, parsedUsageDetails: p.parsedUsageDetails, rawCostDetails: p.rawCostDetails,
   });
 }
 

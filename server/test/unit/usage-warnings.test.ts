@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { finaliseUsage, parseUsageDetails } from '../../src/domain/usage/normalise.ts';
-import { usageWarnings } from '../../src/domain/usage/warnings.ts';
+import { droppedValueWarnings, usageWarnings } from '../../src/domain/usage/warnings.ts';
 
 function warn(raw: unknown): string[] {
   const parsed = parseUsageDetails(raw);
@@ -83,5 +83,25 @@ describe('usageWarnings: shape detection', () => {
   });
   it('recognises a Responses object by total_tokens with input/output_tokens', () => {
     expect(warn({ input_tokens: 10, output_tokens: 5, total_tokens: 15, cost: 0.1 })[0]).toContain('OpenAI Responses');
+  });
+});
+
+describe('values that are not stored', () => {
+  it('names each dropped usage count and cost, and points costs sent as usage to costDetails', async () => {
+    const raw = { input: 0.5, output: 10, cached: -3, cost: 0.01, note: 'n/a', nothing: null };
+    expect(droppedValueWarnings(raw, parseUsageDetails(raw), { input: -1, output: 0.2, total: 'x', none: null })).toEqual([
+      'usageDetails.input (0.5) was not stored: a usage count must be a whole number >= 0',
+      'usageDetails.cached (-3) was not stored: a usage count must be a whole number >= 0',
+      'usageDetails.cost (0.01) was not stored: a usage count must be a whole number >= 0; costs belong in costDetails',
+      'usageDetails.note ("n/a") was not stored: a usage count must be a whole number >= 0',
+      'costDetails.input (-1) was not stored: a cost must be a number >= 0',
+      'costDetails.total ("x") was not stored: a cost must be a number >= 0',
+    ]);
+  });
+
+  it('says nothing about a clean map, a mapped OpenAI object or digit strings Langfuse reads as counts', () => {
+    for (const raw of [{ input: 5, output: '7' }, { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }]) {
+      expect(droppedValueWarnings(raw, parseUsageDetails(raw), { input: 0.1 })).toEqual([]);
+    }
   });
 });

@@ -14,7 +14,7 @@ import {
   type LegacyUsage,
   type ParsedUsageDetails,
 } from './normalise.ts';
-import { usageWarnings } from './warnings.ts';
+import { droppedValueWarnings, usageWarnings } from './warnings.ts';
 
 export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
 
@@ -49,6 +49,8 @@ export interface FromProvidedInput {
   /** for warnings only: the usageDetails as received and its parse */
   rawUsageDetails?: unknown;
   parsedUsageDetails?: ParsedUsageDetails;
+  /** costDetails as received, for the warnings about values that were not stored */
+  rawCostDetails?: unknown;
 }
 
 export interface UsageAndCost {
@@ -94,14 +96,17 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     },
     costStatus: cost.status,
     unpricedUsageKeys: cost.unpricedUsageKeys,
-    warnings: infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided),
+    warnings: [
+      ...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)),
+      ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails),
+    ],
     aggregates: aggregates(usageDetails, cost.costDetails, cost.exactCosts),
     lines: cost.lines,
     usageInferred: infer,
   };
 }
 
-export interface EventUsageInput extends Omit<FromProvidedInput, 'providedUsage' | 'providedCost' | 'rawUsageDetails' | 'parsedUsageDetails'> {
+export interface EventUsageInput extends Omit<FromProvidedInput, 'providedUsage' | 'providedCost' | 'rawUsageDetails' | 'parsedUsageDetails' | 'rawCostDetails'> {
   /** legacy `usage`, already validated by parseLegacyUsage */
   legacyUsage?: LegacyUsage;
   /** raw `usageDetails` */
@@ -124,5 +129,5 @@ export function readProvided(input: { legacyUsage?: LegacyUsage; usageDetails?: 
 export function computeUsageAndCost(input: EventUsageInput): UsageAndCost {
   const { legacyUsage, usageDetails, costDetails, ...rest } = input;
   const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage, usageDetails, costDetails });
-  return computeFromProvided({ ...rest, providedUsage, providedCost, rawUsageDetails: usageDetails, parsedUsageDetails: parsed });
+  return computeFromProvided({ ...rest, providedUsage, providedCost, rawUsageDetails: usageDetails, parsedUsageDetails: parsed, rawCostDetails: costDetails });
 }

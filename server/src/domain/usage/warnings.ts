@@ -82,6 +82,36 @@ export function usageWarnings(
   return out;
 }
 
+const shown = (v: unknown) => {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+};
+
+/**
+ * Values Langfuse drops without a word (and Tally with it, for compatibility): a usage count
+ * that is not a whole non-negative number, a cost that is not a non-negative number. The event
+ * is stored; the warning says which value was not.
+ * @param rawUsage usageDetails as received, `parsed` its parse; @param rawCost costDetails as received
+ */
+export function droppedValueWarnings(rawUsage: unknown, parsed: ParsedUsageDetails, rawCost: unknown): string[] {
+  const out: string[] = [];
+  if (isPlainObject(rawUsage) && parsed.shape === 'map') {
+    // nested *_details of an unmapped OpenAI object have their own warning
+    const unmapped = unmappedOpenAiWarnings(rawUsage).length > 0;
+    for (const [k, v] of Object.entries(rawUsage)) {
+      if (v == null || Object.hasOwn(parsed.usage ?? {}, k) || (unmapped && isPlainObject(v))) continue;
+      out.push(`usageDetails.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0${/cost/i.test(k) ? '; costs belong in costDetails' : ''}`);
+    }
+  }
+  if (isPlainObject(rawCost)) {
+    for (const [k, v] of Object.entries(rawCost)) {
+      if (v == null || (typeof v === 'number' && Number.isFinite(v) && v >= 0)) continue;
+      out.push(`costDetails.${k} (${shown(v)}) was not stored: a cost must be a number >= 0`);
+    }
+  }
+  return out;
+}
+
 function unmappedOpenAiWarnings(raw: Record<string, unknown>): string[] {
   const keys = Object.keys(raw);
   const any = (ks: readonly string[]) => ks.some((k) => keys.includes(k));

@@ -19,7 +19,7 @@ export const modelsExplain: OperationHandler = async (ctx) => {
   const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage: legacy.value, usageDetails: b.usageDetails, costDetails: b.costDetails });
   const r = await priceUsage({
     model, level: 'DEFAULT', modelParameters: b.modelParameters, metadata: b.metadata, input: b.input, output: b.output,
-    providedUsage, providedCost, rawUsageDetails: b.usageDetails, parsedUsageDetails: parsed,
+    providedUsage, providedCost, rawUsageDetails: b.usageDetails, parsedUsageDetails: parsed, rawCostDetails: b.costDetails,
   }, ctx.services.tokenizers);
   const tier = appliedTier(model, r);
   const body: ExplainCostResponse = {

@@ -96,10 +96,13 @@ const shown = (v: unknown) => {
 export function droppedValueWarnings(rawUsage: unknown, parsed: ParsedUsageDetails, rawCost: unknown): string[] {
   const out: string[] = [];
   if (isPlainObject(rawUsage) && parsed.shape === 'map') {
-    // nested *_details of an unmapped OpenAI object have their own warning
-    const unmapped = unmappedOpenAiWarnings(rawUsage).length > 0;
-    for (const [k, v] of Object.entries(rawUsage)) {
-      if (v == null || Object.hasOwn(parsed.usage ?? {}, k) || (unmapped && isPlainObject(v))) continue;
+    // nested *_details of an unmapped OpenAI object have their own warning (asked only then: this runs per event)
+    let unmapped: boolean | undefined;
+    const kept = parsed.usage ?? {};
+    for (const k in rawUsage) {
+      const v = rawUsage[k];
+      if (v == null || Object.hasOwn(kept, k)) continue;
+      if (isPlainObject(v) && (unmapped ??= unmappedOpenAiWarnings(rawUsage).length > 0)) continue;
       out.push(`usageDetails.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0${/cost/i.test(k) ? '; costs belong in costDetails' : ''}`);
     }
   }

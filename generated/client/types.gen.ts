@@ -1029,6 +1029,10 @@ export type IngestionBatchErrors = {
      * The body exceeds 4.5 MB.
      */
     413: Error;
+    /**
+     * The batch could not be stored (the database failed). Nothing of it was applied, so SDKs that retry on 5xx send it again, and replayed event ids keep the retry from doubling anything. Per-event results are not given.
+     */
+    500: IngestionEnvelopeError;
 };
 
 export type IngestionBatchError = IngestionBatchErrors[keyof IngestionBatchErrors];

@@ -2,6 +2,7 @@ import type { IngestionError, IngestionResponse, IngestionSuccess } from '../../
 import { applyBatch } from '../../ingestion/pipeline.ts';
 import { isUpdateEvent } from '../../domain/ingestion/merge.ts';
 import { createEventValidator, type AcceptedEvent } from '../ingestion-events.ts';
+import { ApiError } from '../errors.ts';
 import { projectOf, type OperationHandler } from '../handler.ts';
 
 const validateEvent = createEventValidator();
@@ -20,9 +21,11 @@ export const ingestionBatch: OperationHandler = async (ctx) => {
   try {
     ({ warnings } = await applyBatch(ctx.em, ctx.services, projectId, accepted));
   } catch (e) {
+    // The transaction rolled back: nothing was stored. A 207 with a 500 per event would be read
+    // as final by the SDKs, which drop such events; a 500 for the request (as Langfuse answers a
+    // storage failure) makes them send the batch again, and replayed ids make that safe.
     ctx.log.error({ err: e, events: accepted.length }, 'ingestion batch failed');
-    for (const ev of accepted) errors.push({ id: ev.id, status: 500, error: 'Internal Server Error' });
-    accepted.length = 0;
+    throw new ApiError(500, 'Invalid request data', undefined, { errors: ['The batch could not be stored and nothing of it was applied; send it again'] });
   }
   // Langfuse's order: creates by timestamp, then updates by timestamp
   const ordered = [...accepted].sort((a, b) => Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)) || a.timestamp.getTime() - b.timestamp.getTime());

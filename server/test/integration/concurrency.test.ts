@@ -26,3 +26,25 @@ describe('concurrent ingestion', () => {
     });
   });
 });
+
+describe('trace fields under concurrency', () => {
+  it('leaves every observation with the trace fields of the last trace change, whatever ran alongside', async () => {
+    const trace = unique('contended-trace');
+    const ids = Array.from({ length: 10 }, (_, i) => `${trace}-obs-${i}`);
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const first = await post([
+      { id: unique('evt'), timestamp: at(0), type: 'trace-create', body: { id: trace, userId: 'user-before' } },
+      ...ids.map((id) => ({ id: unique('evt'), timestamp: at(0), type: 'span-create', body: { id, traceId: trace } })),
+    ]);
+    expect(first.body.errors).toEqual([]);
+    // the trace changes while every observation of it is updated by a batch of its own
+    const results = await Promise.all([
+      post([{ id: unique('evt'), timestamp: at(5), type: 'trace-create', body: { id: trace, userId: 'user-after' } }]),
+      ...ids.map((id) => post([{ id: unique('evt'), timestamp: at(6), type: 'span-update', body: { id, traceId: trace, level: 'WARNING' } }])),
+    ]);
+    for (const r of results) expect(r.body.errors).toEqual([]);
+    const list = (await raw(`/api/public/observations?traceId=${trace}&userId=user-after&limit=50`)).body;
+    expect(list.meta.totalItems).toBe(ids.length);
+    expect(list.data.every((o: { level: string }) => o.level === 'WARNING')).toBe(true);
+  });
+});

@@ -46,7 +46,10 @@ export interface FromProvidedInput {
   metadata?: unknown;
   /** tokenizer counts, used only when needsTokenization() held; undefined = tokenization failed */
   inferredUsage?: Record<string, number>;
-  /** for warnings only: the usageDetails as received and its parse */
+  /**
+   * For warnings only: the usageDetails as received and its parse. Without a parse no warnings
+   * are computed (ingestion warns per event, about each payload as sent, before merging).
+   */
   rawUsageDetails?: unknown;
   parsedUsageDetails?: ParsedUsageDetails;
   /** costDetails as received, for the warnings about values that were not stored */
@@ -82,7 +85,7 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     : { tier: null, reason: 'no model matched' };
   const cost = calculateCost({ usage: usageDetails, providedCost: providedCostDetails, prices: selection.tier?.prices ?? null });
 
-  const parsed = input.parsedUsageDetails ?? { shape: 'absent' as const };
+  const parsed = input.parsedUsageDetails;
   return {
     usageDetails,
     costDetails: cost.costDetails,
@@ -96,10 +99,9 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     },
     costStatus: cost.status,
     unpricedUsageKeys: cost.unpricedUsageKeys,
-    warnings: [
-      ...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)),
-      ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails),
-    ],
+    warnings: parsed
+      ? [...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)), ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails)]
+      : [],
     aggregates: aggregates(usageDetails, cost.costDetails, cost.exactCosts),
     lines: cost.lines,
     usageInferred: infer,

@@ -1,5 +1,5 @@
 // Errors a handler may throw; the app turns each into the Langfuse-style JSON body.
-import type { Issue } from '../domain/models/types.ts';
+import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 
 export class ApiError extends Error {
   readonly status: number;

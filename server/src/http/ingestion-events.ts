@@ -3,7 +3,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Document } from 'openapi-backend';
 import { parseLegacyUsage } from '../domain/usage/normalise.ts';
-import type { Issue } from '../domain/models/types.ts';
+import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 import { componentValidators, loadSpec } from './openapi.ts';
 import { findUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';

@@ -2,7 +2,7 @@
 // an unpaired UTF-16 surrogate (jsonb). Both arrive only as \u escapes, so a request body
 // without "\u0000" or "\uD…" needs no walk at all; one with them is walked to name the field,
 // so the client gets a 400 for that field (or that event) instead of a 500 for everything.
-import type { Issue } from '../domain/models/types.ts';
+import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 
 /** cheap pre-check on the raw JSON body: false means nothing in it can be unstorable */
 export function mayHoldUnstorableText(raw: Buffer): boolean {

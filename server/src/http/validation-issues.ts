@@ -1,7 +1,7 @@
 // Turns Ajv errors from request validation into zod-v4-style issues, the shape Langfuse
 // clients already parse: `{code, path, message}` with one entry per failing field.
 import type { ErrorObject } from 'ajv';
-import type { Issue } from '../domain/models/types.ts';
+import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 
 function pathOf(instancePath: string): (string | number)[] {
   // instancePath looks like /requestBody/pricingTiers/0/priority or /query/limit

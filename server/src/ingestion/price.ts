@@ -4,7 +4,7 @@
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { computeFromProvided, needsTokenization, type UsageAndCost } from '../domain/usage/index.ts';
-import type { StoredModel } from '../store/models.ts';
+import type { StoredModel } from '../domain/models/types.ts';
 import type { TokenizerPool } from '../workers/tokenizer-pool.ts';
 
 // Langfuse tracks usage and cost on generation-like observations only

@@ -31,7 +31,9 @@ async function call(target: Target, op: Operation, opts: { method?: string; para
   const headers: Record<string, string> = { accept: 'application/json' };
   if (opts.auth !== 'none') {
     const secret = opts.auth === 'wrong' ? 'sk-lf-conformance-wrong-secret' : target.secretKey;
-    headers.authorization = 'Basic ' + Buffer.from(`${target.publicKey}:${secret}`).toString('base64');
+    // a valid secret beside a public key that is not its own
+    const publicKey = opts.auth === 'mismatched' ? 'pk-lf-conformance-not-this-project' : target.publicKey;
+    headers.authorization = 'Basic ' + Buffer.from(`${publicKey}:${secret}`).toString('base64');
   }
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const qs = query.toString();

@@ -13,7 +13,7 @@ export interface Conformance {
   setup?: Step[];
   cleanup?: Step[];
   params?: Record<string, unknown>;
-  auth?: 'none' | 'wrong';
+  auth?: 'none' | 'wrong' | 'mismatched';
   method?: string;
   ignore?: string[];
   only?: string[];

@@ -1,13 +1,25 @@
 // Basic auth with a project's public/secret key pair, as Langfuse clients send it.
-// The key is identified by its secret; a mismatching public key is tolerated (as
-// Langfuse does) but logged.
+// The key is found by its secret, and the public key sent beside it must be that key's own.
+// Langfuse accepts a mismatched public key with a server-side warning; Tally refuses it
+// (401), so keys pasted from two projects never write into the wrong one unnoticed.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Logger } from '../logger.ts';
 import { hashSecret, projectForSecret } from '../store/projects.ts';
 import { unauthorized } from './errors.ts';
 
 const CACHE_TTL_MS = 30_000;
+const CACHE_MAX = 10_000;
 const cache = new Map<string, { projectId: string; publicKey: string; until: number }>();
+
+export const MISMATCHED_PUBLIC_KEY = "Invalid credentials: the public key does not belong to the secret key. Confirm that both keys come from the same project.";
+
+/** Basic credentials split at the first colon (RFC 7617): the password may itself hold colons. */
+export function parseBasic(header: string): { publicKey: string; secretKey: string } | null {
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1) return null;
+  return { publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) };
+}
 
 export async function authenticate(header: string | undefined, em: SqlEntityManager, log: Logger): Promise<string> {
   if (!header) throw unauthorized('No authorization header');
@@ -15,23 +27,26 @@ export async function authenticate(header: string | undefined, em: SqlEntityMana
     if (header.startsWith('Bearer ')) throw new AuthzError();
     throw unauthorized('Invalid authorization header');
   }
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-  const [publicKey, secretKey] = decoded.split(':');
-  if (!publicKey || !secretKey) throw unauthorized("Invalid authorization header. Confirm that you've configured the correct host.");
+  const creds = parseBasic(header);
+  if (!creds) throw unauthorized("Invalid authorization header. Confirm that you've configured the correct host.");
 
   const now = Date.now();
-  const cacheKey = hashSecret(secretKey); // the plaintext secret is never kept
+  const cacheKey = hashSecret(creds.secretKey); // the plaintext secret is never kept
   let hit = cache.get(cacheKey);
   if (!hit || hit.until < now) {
-    const found = await projectForSecret(em, secretKey);
+    const found = await projectForSecret(em, creds.secretKey);
     if (!found) throw unauthorized("Invalid credentials. Confirm that you've configured the correct host.");
     hit = { ...found, until: now + CACHE_TTL_MS };
+    // a flood of distinct valid secrets is unlikely, but the cache must not grow without bound
+    if (cache.size >= CACHE_MAX) cache.clear();
     cache.set(cacheKey, hit);
   }
-  if (hit.publicKey !== publicKey) log.warn({ projectId: hit.projectId }, 'public key does not match the secret key; accepted by secret');
+  if (hit.publicKey !== creds.publicKey) {
+    log.warn({ projectId: hit.projectId }, 'refused: public key does not belong to the secret key');
+    throw unauthorized(MISMATCHED_PUBLIC_KEY);
+  }
   return hit.projectId;
 }
 
 /** A Bearer public key authenticates only score ingestion; elsewhere it is a 403. */
 export class AuthzError extends Error {}
-

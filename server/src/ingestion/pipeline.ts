@@ -49,6 +49,9 @@ function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 // every round lets at least one contender through, so N batches on one row need at most N rounds
 const MAX_ATTEMPTS = 20;
 
+/** since start: batches applied again after a transient conflict, and batches that ran out of attempts */
+export const contentionCounters = { retries: 0, exhausted: 0 };
+
 export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
   const warnings = new Map<AcceptedEvent, string[]>();
   // optimistic concurrency: a row changed by a concurrent batch since this one read it rolls
@@ -61,7 +64,12 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
       await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
       break;
     } catch (e) {
-      if (!isTransientConflict(e) || attempt >= MAX_ATTEMPTS) throw e;
+      if (!isTransientConflict(e)) throw e;
+      if (attempt >= MAX_ATTEMPTS) {
+        contentionCounters.exhausted++;
+        throw e;
+      }
+      contentionCounters.retries++;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     }
   }

@@ -23,6 +23,11 @@ export type Error = {
 };
 
 /**
+ * A string Tally indexes or compares (at most 600 characters).
+ */
+export type IndexedString = string;
+
+/**
  * One failing field, in the shape of a zod issue.
  */
 export type ValidationIssue = {
@@ -225,7 +230,7 @@ export type IngestionEventBase = {
      */
     id: IngestionId;
     /**
-     * ISO 8601 with `Z` or an offset.
+     * RFC 3339 with `Z` or an offset, between years 1000 and 9999 (UTC).
      */
     timestamp: string;
     type: string;
@@ -397,7 +402,9 @@ export type IngestionUsage = {
  * - a Responses-API usage object (`input_tokens`, `output_tokens`, `total_tokens`,
  * `input_tokens_details`, `output_tokens_details`), mapped the same way;
  * - any other object: a free map of usage type to count, stored as supplied (non-integer and
- * negative values are dropped). A chat-completions object with any extra key (for example a
+ * negative values are dropped with a warning).
+ * A count beyond 2^53 - 1 (9007199254740991) in any shape refuses the event: JSON numbers that
+ * large are rounded when read, so they could not be kept exactly. A chat-completions object with any extra key (for example a
  * gateway's `cost`) is stored this way, unmapped, and the success entry carries a warning.
  * `total` is derived as the sum of all buckets when absent.
  *
@@ -436,7 +443,7 @@ export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN';
  * A score linked to a trace, an observation or a session. Unknown keys are ignored.
  */
 export type ScoreBody = {
-    id?: string | null;
+    id?: IngestionId | null;
     name: string;
     traceId?: string | null;
     sessionId?: string | null;
@@ -739,7 +746,7 @@ export type StringFilter = {
     type: 'string';
     column: string;
     operator: StringOperator;
-    value: string;
+    value: IndexedString;
 };
 
 export type NumberFilter = {
@@ -753,22 +760,22 @@ export type StringOptionsFilter = {
     type: 'stringOptions';
     column: string;
     operator: 'any of' | 'none of';
-    value: Array<string>;
+    value: Array<IndexedString>;
 };
 
 export type CategoryOptionsFilter = {
     type: 'categoryOptions';
     column: string;
-    key: string;
+    key: IndexedString;
     operator: 'any of' | 'none of';
-    value: Array<string>;
+    value: Array<IndexedString>;
 };
 
 export type ArrayOptionsFilter = {
     type: 'arrayOptions';
     column: string;
     operator: 'any of' | 'none of' | 'all of';
-    value: Array<string>;
+    value: Array<IndexedString>;
 };
 
 export type StringObjectFilter = {
@@ -776,7 +783,7 @@ export type StringObjectFilter = {
     column: string;
     key: string;
     operator: StringOperator;
-    value: string;
+    value: IndexedString;
 };
 
 export type NumberObjectFilter = {
@@ -950,7 +957,7 @@ export type ModelsExplainResponse = ModelsExplainResponses[keyof ModelsExplainRe
 export type ModelsDeleteData = {
     body?: never;
     path: {
-        id: string;
+        id: IndexedString;
     };
     query?: never;
     url: '/api/public/models/{id}';
@@ -981,7 +988,7 @@ export type ModelsDeleteResponse = ModelsDeleteResponses[keyof ModelsDeleteRespo
 export type ModelsGetData = {
     body?: never;
     path: {
-        id: string;
+        id: IndexedString;
     };
     query?: never;
     url: '/api/public/models/{id}';
@@ -1059,13 +1066,13 @@ export type ObservationsGetManyData = {
          */
         limit?: number;
         type?: ObservationType;
-        name?: string;
-        userId?: string;
+        name?: IndexedString;
+        userId?: IndexedString;
         level?: ObservationLevel;
-        traceId?: string;
-        version?: string;
-        parentObservationId?: string;
-        environment?: string | Array<string>;
+        traceId?: IndexedString;
+        version?: IndexedString;
+        parentObservationId?: IndexedString;
+        environment?: IndexedString | Array<IndexedString>;
         /**
          * Inclusive lower bound on start time.
          */
@@ -1081,7 +1088,7 @@ export type ObservationsGetManyData = {
          * `costStatus` (strings); `tags` (arrayOptions); `metadata` (stringObject, numberObject, booleanObject
          * with `key`); `startTime`, `endTime` (datetime); `latency` (ms), `inputTokens`, `outputTokens`,
          * `totalTokens`, `inputCost`, `outputCost`, `totalCost`, `promptVersion` (numbers). `null` filters apply
-         * to any column.
+         * to any column. At most 20,000 characters.
          *
          */
         filter?: string;
@@ -1118,7 +1125,7 @@ export type ObservationsGetManyResponse = ObservationsGetManyResponses[keyof Obs
 export type ObservationsGetData = {
     body?: never;
     path: {
-        observationId: string;
+        observationId: IndexedString;
     };
     query?: never;
     url: '/api/public/observations/{observationId}';
@@ -1149,7 +1156,7 @@ export type ObservationsGetResponse = ObservationsGetResponses[keyof Observation
 export type TraceGetData = {
     body?: never;
     path: {
-        traceId: string;
+        traceId: IndexedString;
     };
     query?: never;
     url: '/api/public/traces/{traceId}';

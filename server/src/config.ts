@@ -17,6 +17,8 @@ export interface Config {
   tokenizerThreads: number;
   /** days an applied event id is remembered (replays within it are no-ops); 0 = for ever */
   eventIdRetentionDays: number;
+  /** seconds a request may take to arrive whole (headers and body) before its connection is closed */
+  requestTimeoutSeconds: number;
 }
 
 /**
@@ -62,6 +64,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const retention = Number(env.TALLY_EVENT_ID_RETENTION_DAYS ?? 30);
   if (!Number.isInteger(retention) || retention < 0) problems.push(`TALLY_EVENT_ID_RETENTION_DAYS must be a whole number of days (0 keeps them for ever), got "${env.TALLY_EVENT_ID_RETENTION_DAYS}"`);
 
+  const requestTimeout = Number(env.TALLY_REQUEST_TIMEOUT_SECONDS ?? 60);
+  if (!Number.isInteger(requestTimeout) || requestTimeout < 1 || requestTimeout > 3600) problems.push(`TALLY_REQUEST_TIMEOUT_SECONDS must be a whole number of seconds 1..3600, got "${env.TALLY_REQUEST_TIMEOUT_SECONDS}"`);
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -74,5 +79,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     preparedStatements: prepared === 'true' || prepared === '1',
     tokenizerThreads: threads,
     eventIdRetentionDays: retention,
+    requestTimeoutSeconds: requestTimeout,
   };
 }

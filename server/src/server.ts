@@ -2,7 +2,7 @@
 // main.ts runs it for real; tests and the conformance suite run it in process.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { ensureInitialProject, loadManagedModels } from './bootstrap.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/orm.ts';
@@ -26,6 +26,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Node's defaults (300 s, checked every 30 s) let a client that sends less than its
+ * Content-Length hold a connection for minutes; this closes it with a 408 after the timeout.
+ */
+export async function listen(app: RequestListener, port: number, host: string, requestTimeoutSeconds: number): Promise<Server> {
+  const timeoutMs = requestTimeoutSeconds * 1000;
+  const server = createServer({ requestTimeout: timeoutMs, headersTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1000, timeoutMs) }, app);
+  await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));
+  return server;
+}
+
 export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements });
   await loadManagedModels(db.em(), log);
@@ -34,9 +45,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   const services: Services = { version: VERSION, models, tokenizers };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.port, opts.host ?? '0.0.0.0', () => resolve(s));
-  });
+  const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds);
   const { port } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   return {

@@ -10,6 +10,8 @@ import { AuthzError, authenticate } from './auth.ts';
 import { ApiError, invalidData } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
 import { createBackend, lenientQueryNames } from './openapi.ts';
+import { findTooDeep } from './json-depth.ts';
+import { pathProblem } from './request-path.ts';
 import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
@@ -56,6 +58,9 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       const projectId = secured ? await authenticate(req.headers.authorization, em, rlog) : null;
+      // before schema validation: nothing below walks a value of unbounded depth
+      const tooDeep = envelopeOnly ? null : findTooDeep(c.request.requestBody);
+      if (tooDeep) throw invalidData([tooDeep]);
       const declared = lenient.get(operationId);
       if (declared) for (const k of Object.keys(c.request.query)) if (!declared.has(k)) delete c.request.query[k];
       const v = api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation);
@@ -116,6 +121,11 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'],
     verify: (req, _res, raw) => { if (mayHoldUnstorableText(raw)) (req as any)[UNSTORABLE] = true; },
   }));
+  app.use((req, res, next) => {
+    const problem = pathProblem(req.path);
+    if (problem) return send(res, 400, { message: problem, error: 'InvalidRequestError' });
+    next();
+  });
   app.use(async (req, res, next) => {
     try {
       await api.handleRequest({ method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: req.body }, req, res);

@@ -3,12 +3,12 @@
 import type { ValidateFunction } from 'ajv';
 import type { Document } from 'openapi-backend';
 import { parseLegacyUsage } from '../domain/usage/normalise.ts';
+import { findInexactCount, inexactCountMessage } from '../domain/usage/exact-counts.ts';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 import { componentValidators, loadSpec } from './openapi.ts';
+import { findTooDeep } from './json-depth.ts';
 import { findUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
-
-const DATE_FIELDS = ['startTime', 'endTime', 'completionStartTime', 'timestamp'];
 
 export interface AcceptedEvent { id: string; type: string; timestamp: Date; body: Record<string, any> }
 export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: string; issues: Issue[] };
@@ -24,6 +24,8 @@ export function createEventValidator(definition: Document = loadSpec()) {
   return (raw: unknown, checkText = false): EventCheck => {
     const id = raw && typeof raw === 'object' && typeof (raw as any).id === 'string' ? (raw as any).id : 'unknown';
     // ajv reports paths from the event root; drop the leading "" segment Ajv paths start with
+    const deep = findTooDeep(raw, []);
+    if (deep) return { ok: false, id, issues: [deep] };
     const fail = (v: ValidateFunction) => ({ ok: false as const, id, issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))) });
     if (!base(raw)) return fail(base);
     const ev = raw as { id: string; type: string; timestamp: string; body: Record<string, any> };
@@ -31,15 +33,11 @@ export function createEventValidator(definition: Document = loadSpec()) {
     if (!validate) return { ok: false, id, issues: [{ code: 'invalid_value', path: ['type'], message: `Unknown event type "${ev.type}". Expected one of: ${[...byType.keys()].join(', ')}` }] };
     if (!validate(raw)) return fail(validate);
     const b = ev.body;
-    // the schema checks date shapes only; a shape-valid impossible date (month 19) ends here
-    for (const [path, value] of [[['timestamp'], ev.timestamp], ...DATE_FIELDS.map((f) => [['body', f], b[f]] as const)] as const) {
-      if (typeof value === 'string' && Number.isNaN(Date.parse(value))) {
-        return { ok: false, id, issues: [{ code: 'invalid_format', path: [...path], message: `Invalid date-time: ${value}` }] };
-      }
-    }
     if ((b.promptName == null) !== (b.promptVersion == null)) {
       return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'promptName'], message: 'promptName and promptVersion must be set together' }] };
     }
+    const inexact = findInexactCount(b.usageDetails, ['body', 'usageDetails']) ?? findInexactCount(b.usage, ['body', 'usage']);
+    if (inexact) return { ok: false, id, issues: [{ code: 'too_big', path: inexact.path, message: inexactCountMessage(inexact) }] };
     if (b.usage != null) {
       const legacy = parseLegacyUsage(b.usage);
       if (legacy.error) return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'usage'], message: legacy.error }] };

@@ -1,6 +1,7 @@
 // Turns Ajv errors from request validation into zod-v4-style issues, the shape Langfuse
 // clients already parse: `{code, path, message}` with one entry per failing field.
 import type { ErrorObject } from 'ajv';
+import { TIMESTAMP_RANGE_TEXT } from '../domain/time/timestamp.ts';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 
 function pathOf(instancePath: string): (string | number)[] {
@@ -36,6 +37,9 @@ function describe(e: ErrorObject): Pick<Issue, 'code' | 'message'> {
     case 'maxItems':
       return { code: 'too_big', message: `Too big: expected array to have <=${p.limit} items` };
     case 'format':
+      if (p.format === 'date-time' || p.format === 'date') {
+        return { code: 'invalid_format', message: `Invalid ${p.format}: expected ${p.format === 'date' ? 'YYYY-MM-DD' : 'RFC 3339 with Z or an offset'}, a calendar date, ${TIMESTAMP_RANGE_TEXT}` };
+      }
       return { code: 'invalid_format', message: `Invalid ${p.format}` };
     case 'additionalProperties':
       return { code: 'unrecognized_keys', message: `Unrecognized key: "${p.additionalProperty}"` };

@@ -3,17 +3,25 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { PREPARED_MARK } from '../db/prepared.ts';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from '../domain/time/timestamp.ts';
 
 export type Db = Kysely<any>;
 export const kysely = (em: SqlEntityManager): Db => em.getKysely() as Db;
 export { sql };
 export type { RawBuilder };
 
-/** timestamptz as both drivers return it ("2026-01-01 10:00:00.123+00") → Date */
+/**
+ * timestamptz as both drivers return it ("2026-01-01 10:00:00.123+00") → Date. Tally refuses
+ * timestamps outside years 1000–9999 (domain/time/timestamp.ts), but a row stored by an earlier
+ * version may hold one ("0001-01-01 00:00:00+00 BC", "10000-01-01 …"): it reads as the nearest
+ * bound of the range rather than as an Invalid Date that fails every read of the row.
+ */
 export function toDate(v: unknown): Date {
-  if (v instanceof Date) return v;
-  const s = String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
-  return new Date(s);
+  const d = v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+  const ms = d.getTime();
+  if (ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS) return d;
+  const early = Number.isNaN(ms) ? / BC$/.test(String(v)) : ms < MIN_TIMESTAMP_MS;
+  return new Date(early ? MIN_TIMESTAMP_MS : MAX_TIMESTAMP_MS);
 }
 export const toDateOrNull = (v: unknown) => (v === null || v === undefined ? null : toDate(v));
 export const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -27,14 +35,19 @@ export const prepared = <T>(name: string, statement: RawBuilder<T>): RawBuilder<
 /** a row changed since it was read: the batch must be re-applied on fresh rows */
 export class ConcurrentWriteError extends Error {}
 
-/**
- * PostgreSQL rolled the transaction back because of another one (deadlock, serialization
- * failure): running it again is safe. The driver's error may be wrapped (`cause`).
- */
-export function isTransientConflict(e: unknown): boolean {
-  if (e instanceof ConcurrentWriteError) return true;
+/** the SQLSTATE of a driver error, which may be wrapped (`cause`) */
+function hasCode(e: unknown, codes: string[]): boolean {
   for (let x = e as { code?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 5; x = x.cause as typeof x, depth++) {
-    if (x.code === '40P01' || x.code === '40001') return true;
+    if (typeof x.code === 'string' && codes.includes(x.code)) return true;
   }
   return false;
 }
+
+/**
+ * PostgreSQL rolled the transaction back because of another one (deadlock, serialization
+ * failure), or a row changed since it was read: running it again is safe.
+ */
+export const isTransientConflict = (e: unknown): boolean => e instanceof ConcurrentWriteError || hasCode(e, ['40P01', '40001']);
+
+/** a statement waited for a row lock longer than lock_timeout (55P03): other batches hold the rows */
+export const isLockTimeout = (e: unknown): boolean => hasCode(e, ['55P03']);

@@ -5,6 +5,8 @@ import { checkFilters, OBSERVATION_FILTER_COLUMNS, type CheckedFilter } from '..
 import { componentValidators } from '../openapi.ts';
 import { invalidData, invalidRequest, notFound } from '../errors.ts';
 import { issuesFromAjv } from '../validation-issues.ts';
+import { findTooDeep } from '../json-depth.ts';
+import { findUnstorableText } from '../unstorable-text.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentObservation, presentTrace } from '../present/observation.ts';
 
@@ -26,6 +28,8 @@ function parseFilterParam(raw: unknown): CheckedFilter[] {
   } catch {
     throw invalidRequest('Invalid JSON in filter parameter');
   }
+  const unreadable = findTooDeep(parsed, ['filter']) ?? findUnstorableText(parsed, ['filter']);
+  if (unreadable) throw invalidData([unreadable]);
   if (!validateFilters(parsed)) {
     throw invalidData(issuesFromAjv((validateFilters.errors ?? []).map((e) => ({ ...e, instancePath: '/query/filter' + e.instancePath }))));
   }

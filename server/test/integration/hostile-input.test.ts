@@ -1,0 +1,142 @@
+// Input that used to answer 500 (or poison later reads) answers a 4xx naming the problem.
+import { request } from 'node:http';
+import { describe, expect, inject, it } from 'vitest';
+import { basic } from '../support/start.ts';
+import { raw, unique } from '../support/client.ts';
+
+const json = { 'content-type': 'application/json' };
+const post = (path: string, body: unknown) => raw(path, { method: 'POST', headers: json, body: JSON.stringify(body) });
+const nest = (n: number): unknown => (n <= 1 ? [] : [nest(n - 1)]);
+/** JSON text of `n` nested arrays (JSON.stringify of thousands of levels overflows the test's stack) */
+const nestText = (n: number) => '['.repeat(n) + ']'.repeat(n);
+const postText = (path: string, text: string) => raw(path, { method: 'POST', headers: json, body: text });
+const at = '2026-01-01T00:00:00Z';
+
+/** a raw path, sent byte for byte (fetch would normalise the escapes) */
+function getRaw(path: string): Promise<{ status: number; body: any }> {
+  const url = new URL(inject('baseUrl'));
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, headers: { authorization: basic(inject('projectA')) } }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('hostile input gets a 4xx', () => {
+  it('path parameters that are not valid percent-encoding or hold NUL', async () => {
+    for (const path of ['/api/public/models/%E0%A4%A', '/api/public/models/%', '/api/public/observations/%ff', '/api/public/traces/a%00b', '/api/public/models/%ED%A0%80']) {
+      const res = await getRaw(path);
+      expect(res.status, path).toBe(400);
+      expect(res.body, path).toMatchObject({ error: 'InvalidRequestError', message: expect.stringMatching(/percent-encoded|NUL/) });
+    }
+    expect((await getRaw('/api/public/traces/no%20such%20trace')).status).toBe(404);
+  });
+
+  it('page and limit that are not safe integers in range', async () => {
+    for (const q of ['page=1e309', 'page=99999999999999999999', 'page=9007199254740993', 'page=1000001', 'limit=1e309', 'page=-1', 'limit=Infinity', 'page=NaN']) {
+      for (const path of ['/api/public/models', '/api/public/observations']) {
+        const res = await raw(`${path}?${q}`);
+        expect(res.status, `${path}?${q}`).toBe(400);
+        expect(res.body.error[0].path, q).toEqual([q.split('=')[0]]);
+      }
+    }
+    expect((await raw('/api/public/models?page=1000000')).body.data).toEqual([]);
+  });
+
+  it('NUL characters anywhere in an observation filter', async () => {
+    for (const filter of [
+      [{ type: 'string', column: 'name', operator: '=', value: 'a\u0000b' }],
+      [{ type: 'stringObject', column: 'metadata', key: 'k\u0000', operator: '=', value: 'v' }],
+      [{ type: 'stringOptions', column: 'type', operator: 'any of', value: ['GENERATION', '\u0000'] }],
+    ]) {
+      const res = await raw(`/api/public/observations?filter=${encodeURIComponent(JSON.stringify(filter))}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error[0]).toMatchObject({ code: 'invalid_string', message: expect.stringContaining('NUL') });
+    }
+  });
+
+  it('JSON nested deeper than 100 levels in the models API and explain', async () => {
+    const model = await post('/api/public/models', { modelName: unique('deep'), matchPattern: 'x', unit: 'TOKENS', inputPrice: 1, tokenizerConfig: { a: nest(120) } });
+    expect(model.status).toBe(400);
+    expect(model.body.error[0]).toMatchObject({ code: 'too_big', message: expect.stringContaining('deeper than 100') });
+    const explain = await postText('/api/public/models/explain', `{"model":"gpt-4o","metadata":${nestText(5000)}}`);
+    expect(explain.status).toBe(400);
+    expect(explain.body.error[0].path[0]).toBe('metadata');
+  });
+
+  it('a too-deep ingestion event is refused alone and the rest of its batch is stored', async () => {
+    const [deep, fine] = [unique('deep-span'), unique('fine-span')];
+    const res = await postText('/api/public/ingestion', `{"batch":[
+      {"id":"${unique('evt')}","timestamp":"${at}","type":"span-create","body":{"id":"${deep}","input":${nestText(5000)}}},
+      {"id":"${unique('evt')}","timestamp":"${at}","type":"span-create","body":{"id":"${fine}","input":${nestText(97)}}}]}`);
+    expect(res.status).toBe(207);
+    expect(res.body.successes).toHaveLength(1);
+    expect(res.body.errors).toEqual([expect.objectContaining({ status: 400, error: [expect.objectContaining({ code: 'too_big' })] })]);
+    expect((await raw(`/api/public/observations/${fine}`)).status).toBe(200);
+    expect((await raw(`/api/public/observations/${deep}`)).status).toBe(404);
+  });
+
+  it('strings longer than the database can index', async () => {
+    const name = Array.from({ length: 3000 }, (_, i) => String.fromCodePoint(0x1f600 + (i % 50))).join('');
+    const res = await post('/api/public/models', { modelName: name, matchPattern: 'x', unit: 'TOKENS', inputPrice: 1 });
+    expect(res).toMatchObject({ status: 400, body: { error: [{ path: ['modelName'], code: 'too_big' }] } });
+    const ingest = await post('/api/public/ingestion', { batch: [
+      { id: unique('evt'), timestamp: at, type: 'span-create', body: { id: 'x'.repeat(601) } },
+      { id: unique('evt'), timestamp: at, type: 'score-create', body: { id: '\u{1f600}'.repeat(700), name: 'n', value: 1 } },
+    ] });
+    expect(ingest.body.errors.map((e: any) => e.error[0].path)).toEqual([['body', 'id'], ['body', 'id']]);
+    expect((await raw(`/api/public/observations?userId=${'u'.repeat(601)}`)).status).toBe(400);
+    expect((await raw(`/api/public/traces/${'t'.repeat(601)}`)).status).toBe(400);
+  });
+});
+
+describe('nothing accepted can poison a read', () => {
+  it('refuses, per event, timestamps outside years 1000..9999 and impossible dates', async () => {
+    const [ok, trace] = [unique('ok-span'), unique('trace')];
+    const bad: [string, Record<string, unknown>][] = [
+      ['0000-01-01T00:00:00Z', {}], ['+275760-09-13T00:00:00Z', {}], ['9999-12-31T23:59:59-01:00', {}], ['2026-02-30T00:00:00Z', {}],
+      [at, { startTime: '0000-01-01T00:00:00Z' }], [at, { endTime: '2026-02-30T12:00:00Z' }], [at, { startTime: '10000-01-01T00:00:00Z' }],
+    ];
+    const res = await post('/api/public/ingestion', { batch: [
+      ...bad.map(([timestamp, fields]) => ({ id: unique('evt'), timestamp, type: 'span-create', body: { id: unique('bad-span'), ...fields } })),
+      { id: unique('evt'), timestamp: at, type: 'score-create', body: { name: 's', value: 1, timestamp: '0000-01-01T00:00:00Z' } },
+      { id: unique('evt'), timestamp: '9999-12-31T23:59:59.999Z', type: 'span-create', body: { id: ok, traceId: trace, startTime: '1000-01-01T00:00:00Z' } },
+      { id: unique('evt'), timestamp: '1000-01-01T00:00:00Z', type: 'trace-create', body: { id: trace } },
+    ] });
+    expect(res.body.errors).toHaveLength(bad.length + 1);
+    for (const e of res.body.errors) expect(e.error[0]).toMatchObject({ code: 'invalid_format', message: expect.stringContaining('1000-01-01T00:00:00Z and 9999-12-31') });
+    const stored = await raw(`/api/public/observations/${ok}`);
+    expect(stored.body.startTime).toBe('1000-01-01T00:00:00.000Z');
+    const list = await raw(`/api/public/observations?traceId=${stored.body.traceId}`);
+    expect(list.status).toBe(200);
+    expect((await raw(`/api/public/traces/${stored.body.traceId}`)).status).toBe(200);
+  });
+
+  it('refuses timestamps out of range in model start dates and list bounds', async () => {
+    for (const startDate of ['0000-01-01', '2026-02-30', '0000-01-01T00:00:00Z']) {
+      const res = await post('/api/public/models', { modelName: unique('m'), matchPattern: 'x', unit: 'TOKENS', inputPrice: 1, startDate });
+      expect(res.status, startDate).toBe(400);
+    }
+    expect((await raw('/api/public/observations?fromStartTime=0000-01-01T00:00:00Z')).status).toBe(400);
+    const filter = [{ type: 'datetime', column: 'startTime', operator: '>', value: '2026-02-30T00:00:00Z' }];
+    expect((await raw(`/api/public/observations?filter=${encodeURIComponent(JSON.stringify(filter))}`)).status).toBe(400);
+  });
+
+  it('refuses usage counts beyond 2^53 - 1 instead of rounding or dropping them', async () => {
+    const res = await post('/api/public/ingestion', { batch: [
+      { id: unique('evt'), timestamp: at, type: 'generation-create', body: { id: unique('g'), usageDetails: { input: 9007199254740993 } } },
+      { id: unique('evt'), timestamp: at, type: 'generation-create', body: { id: unique('g'), usageDetails: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 1e300 } } } },
+      { id: unique('evt'), timestamp: at, type: 'generation-create', body: { id: unique('g'), usage: { input: 2 ** 60 } } },
+    ] });
+    expect(res.body.errors.map((e: any) => e.error[0].path)).toEqual([['body', 'usageDetails', 'input'], ['body', 'usageDetails', 'prompt_tokens_details', 'cached_tokens'], ['body', 'usage', 'input']]);
+    const max = unique('g');
+    await post('/api/public/ingestion', { batch: [{ id: unique('evt'), timestamp: at, type: 'generation-create', body: { id: max, usageDetails: { input: 9007199254740991 } } }] });
+    expect((await raw(`/api/public/observations/${max}`)).body.usageDetails.input).toBe(9007199254740991);
+    const explain = await post('/api/public/models/explain', { model: 'gpt-4o', usageDetails: { input: 2 ** 53 } });
+    expect(explain).toMatchObject({ status: 400, body: { error: [{ path: ['usageDetails', 'input'] }] } });
+  });
+});

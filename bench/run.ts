@@ -1,9 +1,13 @@
 // `make bench`: prints every benchmark's figures with the baseline measured in the same run.
 import { run as startupAndModels } from './startup-and-models.ts';
 import { run as ingestion } from './ingestion.ts';
+import { run as memory } from './memory.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
 
 console.log('== ingestion (BENCH_EVENTS, default 200000) ==');
 for (const line of await ingestion()) console.log(line);
+
+console.log('== server memory on both databases (BENCH_MEMORY_EVENTS, default 20000) ==');
+for (const line of await memory()) console.log(line);

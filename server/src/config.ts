@@ -19,6 +19,8 @@ export interface Config {
   eventIdRetentionDays: number;
   /** seconds a request may take to arrive whole (headers and body) before its connection is closed */
   requestTimeoutSeconds: number;
+  /** embedded database only: PostgreSQL's shared_buffers inside PGlite, in MB */
+  pgliteSharedBuffersMb: number;
 }
 
 /**
@@ -67,6 +69,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const requestTimeout = Number(env.TALLY_REQUEST_TIMEOUT_SECONDS ?? 60);
   if (!Number.isInteger(requestTimeout) || requestTimeout < 1 || requestTimeout > 3600) problems.push(`TALLY_REQUEST_TIMEOUT_SECONDS must be a whole number of seconds 1..3600, got "${env.TALLY_REQUEST_TIMEOUT_SECONDS}"`);
 
+  const sharedBuffers = Number(env.TALLY_PGLITE_SHARED_BUFFERS_MB ?? 32);
+  if (!Number.isInteger(sharedBuffers) || sharedBuffers < 1 || sharedBuffers > 4096) problems.push(`TALLY_PGLITE_SHARED_BUFFERS_MB must be a whole number of MB 1..4096, got "${env.TALLY_PGLITE_SHARED_BUFFERS_MB}"`);
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -80,5 +85,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenizerThreads: threads,
     eventIdRetentionDays: retention,
     requestTimeoutSeconds: requestTimeout,
+    pgliteSharedBuffersMb: sharedBuffers,
   };
 }

@@ -38,7 +38,7 @@ export async function listen(app: RequestListener, port: number, host: string, r
 }
 
 export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   await loadManagedModels(db.em(), log);
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();

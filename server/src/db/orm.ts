@@ -23,7 +23,15 @@ export interface DatabaseOptions {
   debug?: boolean;
   /** PostgreSQL only: send the marked hot statements as named prepared statements (default true) */
   preparedStatements?: boolean;
+  /** PGlite only: its shared_buffers in MB (PostgreSQL's default is 128) */
+  pgliteSharedBuffersMb?: number;
 }
+
+// PGlite's own start parameters (@electric-sql/pglite's defaultStartParams, which a custom list
+// replaces rather than extends), followed by Tally's
+const PGLITE_START_PARAMS = ['--single', '-F', '-O', '-j', '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
+  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0', '-c', 'io_method=sync',
+  '-c', 'max_parallel_maintenance_workers=0'];
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const common = {
@@ -44,7 +52,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   } else {
     const { MikroORM } = await import('@mikro-orm/pglite');
     if (opts.dataDir !== 'memory://') mkdirSync(opts.dataDir, { recursive: true });
-    orm = await MikroORM.init({ ...common, dbName: opts.dataDir });
+    // the WASM heap never shrinks, so every buffer page PostgreSQL ever touches stays resident:
+    // shared_buffers is the largest setting behind the embedded server's RSS
+    const startParams = [...PGLITE_START_PARAMS, '-c', `shared_buffers=${opts.pgliteSharedBuffersMb ?? 128}MB`];
+    orm = await MikroORM.init({ ...common, dbName: opts.dataDir, driverOptions: { startParams } });
     kind = 'pglite';
   }
   await orm.migrator.up();

@@ -140,3 +140,18 @@ describe('nothing accepted can poison a read', () => {
     expect(explain).toMatchObject({ status: 400, body: { error: [{ path: ['usageDetails', 'input'] }] } });
   });
 });
+
+describe('numbers beyond the range of a double', () => {
+  it('are refused with the field named, not stored as null', async () => {
+    const model = await raw('/api/public/models', { method: 'POST', headers: json, body: `{"modelName":"${unique('inf')}","matchPattern":"x","unit":"TOKENS","inputPrice":1e309}` });
+    expect(model).toMatchObject({ status: 400, body: { error: [{ path: ['inputPrice'], code: 'too_big' }] } });
+    const [ok, bad] = [unique('g'), unique('g')];
+    const res = await postText('/api/public/ingestion', `{"batch":[
+      {"id":"${unique('evt')}","timestamp":"${at}","type":"generation-create","body":{"id":"${bad}","costDetails":{"input":-1E+400}}},
+      {"id":"${unique('evt')}","timestamp":"${at}","type":"generation-create","body":{"id":"${ok}","costDetails":{"input":1e300}}}]}`);
+    expect(res.body.errors).toEqual([expect.objectContaining({ error: [expect.objectContaining({ path: ['body', 'costDetails', 'input'] })] })]);
+    expect((await raw(`/api/public/observations/${ok}`)).body.costDetails.input).toBe(1e300);
+    const filter = encodeURIComponent('[{"type":"number","column":"totalCost","operator":">","value":1e999}]');
+    expect((await raw(`/api/public/observations?filter=${filter}`)).status).toBe(400);
+  });
+});

@@ -16,3 +16,14 @@ describe('text PostgreSQL cannot store', () => {
     expect(findUnstorableText('\ud800', ['name'])?.message).toMatch(/unpaired UTF-16 surrogate/);
   });
 });
+
+describe('numbers beyond a double', () => {
+  it('are flagged by the raw pre-check and named by the walk', () => {
+    expect(mayHoldUnstorableText(Buffer.from('{"a":1e309}'))).toBe(true);
+    expect(mayHoldUnstorableText(Buffer.from('{"a":-1E+400}'))).toBe(true);
+    expect(mayHoldUnstorableText(Buffer.from(`{"a":${'9'.repeat(310)}}`))).toBe(true);
+    expect(mayHoldUnstorableText(Buffer.from('{"a":1e30,"b":"the 1999 edition"}'))).toBe(false);
+    expect(findUnstorableText({ a: [1, Infinity] })).toMatchObject({ path: ['a', 1], code: 'too_big' });
+    expect(findUnstorableText({ a: 1e308 })).toBeNull();
+  });
+});

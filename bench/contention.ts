@@ -146,7 +146,7 @@ console.log(`contention probe, ${PG ? 'PostgreSQL' : 'PGlite'}: ${WRITERS} write
 console.log(`  batches         ${batches} (${Math.round((batches / ms) * 1000)}/s), ${errors} with an error`);
 for (const [k, n] of [...statuses].sort()) console.log(`    ${String(n).padStart(6)}  ${k}`);
 console.log(`  batch latency   p50 ${fmt(percentile(latencies, 50))}  p99 ${fmt(percentile(latencies, 99))}  max ${fmt(latencies.at(-1)!)}`);
-console.log(`  server retries  ${contentionCounters.retries - before.retries} batches applied again after a conflict, ${contentionCounters.exhausted - before.exhausted} ran out of attempts`);
+console.log(`  server retries  ${contentionCounters.retries - before.retries} batches applied again after a conflict, ${contentionCounters.gaveUp - before.gaveUp} given up (503)`);
 console.log(`  final state     ${checked - wrong.length} of ${checked} fields hold the value of their latest-timestamp event`);
 for (const w of wrong.slice(0, 5)) console.log(`                  ${w}`);
 if (wrong.length > 5) console.log(`                  … and ${wrong.length - 5} more`);

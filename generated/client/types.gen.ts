@@ -1040,6 +1040,10 @@ export type IngestionBatchErrors = {
      * The batch could not be stored (the database failed). Nothing of it was applied, so SDKs that retry on 5xx send it again, and replayed event ids keep the retry from doubling anything. Per-event results are not given.
      */
     500: IngestionEnvelopeError;
+    /**
+     * The batch could not be applied because concurrent batches kept writing the same observations or traces. Batches that touch the same rows are applied one after the other (each waits for the rows the other holds), so this is rare: it is answered when a row stayed held by other batches for more than 5 s, or when a batch still met concurrent writes after 10 attempts (two batches creating the same row, deadlocks). Nothing of the batch was stored; send it again after `Retry-After` seconds (replayed event ids keep that from doubling anything). Per-event results are not given.
+     */
+    503: IngestionEnvelopeError;
 };
 
 export type IngestionBatchError = IngestionBatchErrors[keyof IngestionBatchErrors];

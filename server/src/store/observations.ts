@@ -3,7 +3,7 @@ import type { ObservationRecord, ObservationType, CostStatus } from '../domain/i
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
 import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db } from './sql.ts';
-import { upsert, type Column } from './upsert.ts';
+import { guardedUpsert, type Column } from './upsert.ts';
 
 const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
@@ -69,11 +69,14 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
   };
 }
 
-/** writes merged rows, each only over the revision it was read at; throws ConcurrentWriteError otherwise */
+/**
+ * Writes merged rows, each only over the revision it was read at (revision 0: only if no row has
+ * its id yet); throws ConcurrentWriteError otherwise.
+ */
 export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
   if (!records.length) return;
-  const statement = upsert('observations', projectId, COLUMNS, records, { guardRevision: true });
-  const { rows } = await prepared('upsert_observations', statement).execute(db);
+  const writes = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0);
+  const { rows } = await prepared('upsert_observations', sql`with ${writes} select id from written`).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }
 

@@ -1,7 +1,7 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
 import type { TraceRecord } from '../domain/ingestion/types.ts';
 import { ConcurrentWriteError, prepared, sql, toDate, type Db } from './sql.ts';
-import { upsert, type Column } from './upsert.ts';
+import { guardedUpsert, type Column } from './upsert.ts';
 
 const COLUMNS: Column<TraceRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
@@ -38,9 +38,7 @@ export function fromRow(r: any): TraceRecord {
  */
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[], skipObservations: string[]): Promise<void> {
   if (!traces.length) return;
-  const insert = upsert('traces', projectId, COLUMNS, traces, {
-    guardRevision: true, returning: ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags'],
-  });
+  const writes = guardedUpsert('traces', projectId, COLUMNS, traces, (t) => t.revision > 0, ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags']);
   // one statement: observations stored before their trace arrived (or before it changed) get
   // its grouping fields; rows that already agree are skipped. The copy bumps their revision, so
   // a concurrent batch that read one of them before the copy retries instead of writing the old
@@ -48,17 +46,17 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
   // The observations are found per trace and updated per id through lateral subqueries: left
   // to choose, the planner (its row counts lagging behind a fast ingest) scanned every row of
   // the project on each batch, which tripled PostgreSQL's CPU per event.
-  const { rows } = await prepared('upsert_traces', sql`with t as (${insert}),
+  const { rows } = await prepared('upsert_traces', sql`with ${writes},
     u as (update observations o set trace_name = m.name, user_id = m.user_id, session_id = m.session_id, release = m.release,
       trace_version = m.version, tags = m.tags, revision = o.revision + 1
-    from (select w.*, x.id as observation_id from t w cross join lateral (
+    from (select w.*, x.id as observation_id from written w cross join lateral (
         select x.id from observations x where x.project_id = ${projectId} and x.trace_id = w.id
           and x.id <> all(cast(${skipObservations} as text[]))
           and (x.trace_name, x.user_id, x.session_id, x.release, x.trace_version, x.tags)
             is distinct from (w.name, w.user_id, w.session_id, w.release, w.version, w.tags)
         offset 0) x) m
     where o.project_id = ${projectId} and o.id = m.observation_id)
-    select id from t`).execute(db);
+    select id from written`).execute(db);
   if (rows.length !== traces.length) throw new ConcurrentWriteError(`${traces.length - rows.length} traces changed concurrently`);
 }
 

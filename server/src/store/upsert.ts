@@ -66,20 +66,57 @@ const ARRAY_TYPE: Record<Exclude<ColumnType, 'jsonb'>, string> = {
 // seconds loses microseconds after 2242)
 const timestampFromMs = (column: string) => `to_timestamp(${column} / 1000) + (${column} % 1000) * interval '1 millisecond'`;
 
+/** the column list, one array parameter per column, and the select list that turns them back into values */
+function unnested<T>(columns: Column<T>[], rows: T[]) {
+  const names = columns.map((c) => c.name);
+  const arrays = columns.map((c) =>
+    c.type === 'jsonb' ? jsonbArray(columnParam(rows, c)) : sql`cast(${columnParam(rows, c)} as ${sql.raw(ARRAY_TYPE[c.type])}[])`);
+  const values = columns.map((c) => (c.type === 'text[]' ? `cast(u.${c.name} as text[])` : c.type === 'timestamptz' ? timestampFromMs(`u.${c.name}`) : `u.${c.name}`));
+  const updates = sql.raw(names.filter((n) => n !== 'id').map((n) => `${n} = excluded.${n}`).join(', '));
+  return { names, arrays, values, updates };
+}
+
 /**
  * INSERT … SELECT FROM unnest(one array per column) ON CONFLICT (project_id, id) DO UPDATE SET
  * every other column. One parameter per column whatever the row count, so the text is the same
  * for every batch (a prepared statement) and small to send and plan (a VALUES list of 100 rows
  * × 45 columns was a fifth of the CPU). project_id is one parameter for all rows.
  */
-export function upsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[], opts: { guardRevision?: boolean; returning?: string[] } = {}): RawBuilder<unknown> {
-  const names = columns.map((c) => c.name);
-  const arrays = columns.map((c) =>
-    c.type === 'jsonb' ? jsonbArray(columnParam(rows, c)) : sql`cast(${columnParam(rows, c)} as ${sql.raw(ARRAY_TYPE[c.type])}[])`);
-  const select = sql.raw(columns.map((c) => (c.type === 'text[]' ? `cast(u.${c.name} as text[])` : c.type === 'timestamptz' ? timestampFromMs(`u.${c.name}`) : `u.${c.name}`)).join(', '));
-  const updates = sql.raw(names.filter((n) => n !== 'id').map((n) => `${n} = excluded.${n}`).join(', '));
+export function upsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[]): RawBuilder<unknown> {
+  const { names, arrays, values, updates } = unnested(columns, rows);
   return sql`insert into ${sql.raw(table)} (project_id, ${sql.raw(names.join(', '))})
-    select cast(${projectId} as text), ${select} from unnest(${sql.join(arrays)}) as u(${sql.raw(names.join(', '))})
-    on conflict (project_id, id) do update set ${updates}
-    ${opts.guardRevision ? sql.raw(`where ${table}.revision = excluded.revision - 1 returning ${(opts.returning ?? ['id']).join(', ')}`) : sql``}`;
+    select cast(${projectId} as text), ${sql.raw(values.join(', '))} from unnest(${sql.join(arrays)}) as u(${sql.raw(names.join(', '))})
+    on conflict (project_id, id) do update set ${updates}`;
+}
+
+/**
+ * The guarded write of merged rows, as common table expressions (no WITH) that end in one
+ * named `written`, holding `returning` of every row written. A row `stored` (read, and locked,
+ * by the batch's claim: store/existing.ts) is updated only if it is still at the revision it
+ * was read at; any other row is inserted only if no row has its id by now. A row missing from
+ * `written` was changed or created by a concurrent batch.
+ *
+ * New rows take ON CONFLICT DO NOTHING, not DO UPDATE: DO UPDATE locks the row it meets, so a
+ * batch that found no row at claim time would wait on a row another batch created meanwhile
+ * and then locked in its claim, outside the id order the claims lock in (a deadlock PostgreSQL
+ * breaks only after deadlock_timeout, 1 s). DO NOTHING waits only for a concurrent insert of
+ * the same id, and new rows are inserted in the order given (by id), so two batches inserting
+ * the same ids wait for each other in one order.
+ */
+export function guardedUpsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[], stored: (row: T) => boolean, returning = ['id']): RawBuilder<unknown> {
+  const storedRows = rows.filter(stored);
+  const storedCount = storedRows.length;
+  const ordered = storedCount === rows.length ? rows : [...storedRows, ...rows.filter((r) => !stored(r))];
+  const { names, arrays, values, updates } = unnested(columns, ordered);
+  const cols = sql.raw(names.join(', '));
+  const ret = sql.raw(returning.join(', '));
+  const t = sql.raw(table);
+  return sql`batch_rows as materialized (
+      select ${sql.raw(values.map((v, i) => `${v} as ${names[i]}`).join(', '))}, u.i
+      from unnest(${sql.join(arrays)}) with ordinality as u(${cols}, i)),
+    stored_rows as (insert into ${t} (project_id, ${cols}) select cast(${projectId} as text), ${cols} from batch_rows where i <= cast(${storedCount} as bigint)
+      on conflict (project_id, id) do update set ${updates} where ${t}.revision = excluded.revision - 1 returning ${ret}),
+    new_rows as (insert into ${t} (project_id, ${cols}) select cast(${projectId} as text), ${cols} from batch_rows where i > cast(${storedCount} as bigint)
+      on conflict (project_id, id) do nothing returning ${ret}),
+    written as (select ${ret} from stored_rows union all select ${ret} from new_rows)`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrentWriteError, isTransientConflict } from '../../src/store/sql.ts';
+import { ConcurrentWriteError, isLockTimeout, isTransientConflict } from '../../src/store/sql.ts';
 
 describe('which failed batches are applied again', () => {
   it('retries concurrent writes, deadlocks and serialization failures, also when wrapped', () => {
@@ -14,5 +14,15 @@ describe('which failed batches are applied again', () => {
     expect(isTransientConflict(Object.assign(new Error('invalid input syntax for type json'), { code: '22P02' }))).toBe(false);
     expect(isTransientConflict(new Error('connection terminated'))).toBe(false);
     expect(isTransientConflict(undefined)).toBe(false);
+  });
+});
+
+describe('lock timeouts', () => {
+  it('are told apart from conflicts worth a retry, also when wrapped', () => {
+    const timeout = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+    expect(isLockTimeout(timeout)).toBe(true);
+    expect(isLockTimeout(new Error('wrapped', { cause: timeout }))).toBe(true);
+    expect(isTransientConflict(timeout)).toBe(false);
+    expect(isLockTimeout(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).toBe(false);
   });
 });

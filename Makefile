@@ -27,7 +27,7 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: help run test lint typecheck generate check-generated unit integration integration-pg conformance conformance-inprocess mock bench cli node
+.PHONY: help run test lint typecheck generate check-generated unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node
 
 help:
 	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"
@@ -73,7 +73,17 @@ integration-pg: $(DEPS)
 	  DATABASE_URL="$$url" npx --no-install vitest run --project integration; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL run"; fi
 
-test: $(DEPS) check-generated lint typecheck unit integration integration-pg conformance-inprocess
+# spec-driven fuzzing (server/test/fuzz): seeded (FUZZ_SEED, printed), a few thousand requests
+fuzz: $(DEPS)
+	DATABASE_URL= npx --no-install vitest run --project fuzz
+
+fuzz-pg: $(DEPS)
+	@url="$${DATABASE_URL:-$(PG_TEST_URL)}"; \
+	if node scripts/pg-reachable.ts "$$url"; then \
+	  DATABASE_URL="$$url" npx --no-install vitest run --project fuzz; \
+	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL fuzz run"; fi
+
+test: $(DEPS) check-generated lint typecheck unit integration integration-pg conformance-inprocess fuzz fuzz-pg
 
 conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process

@@ -15,6 +15,19 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          name: 'fuzz',
+          include: ['server/test/fuzz/**/*.test.ts'],
+          environment: 'node',
+          // its own in-process server (the integration suite's setup), so fuzzed models and
+          // traces never meet the integration tests' data
+          globalSetup: ['server/test/integration/global-setup.ts'],
+          // each property bounds itself (FUZZ_TIME_LIMIT_MS, 60 s by default)
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

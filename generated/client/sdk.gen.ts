@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -95,9 +95,27 @@ export const modelsGet = <ThrowOnError extends boolean = false>(options: Options
  * Answers 207 whenever the envelope parses: each event is reported in `successes` (status 201)
  * or `errors`. Events reported as successes are committed before the response is sent; an
  * event id that was already ingested is acknowledged and changes nothing (ids are remembered
- * for `TALLY_EVENT_ID_RETENTION_DAYS`, 30 by default). Updates merge into
- * the stored observation (later non-null values win) and usage and cost are recomputed from
- * the merged state. `sdk-log` events appear in neither list.
+ * for `TALLY_EVENT_ID_RETENTION_DAYS`, 30 by default). `sdk-log` events appear in neither list.
+ *
+ * **Merging and ordering.** Events merge into the stored observation or trace field by field,
+ * in the order of the events' `timestamp` (the event envelope's, not a time in its body), as
+ * Langfuse replays events: each field keeps the non-null value of the event with the latest
+ * `timestamp` that set it, whether the events came in one batch
+ * or in several, in whatever order the batches arrived. So a batch whose events are older than
+ * those already applied (an SDK's retried batch, say) does not roll `endTime`, `output` or any
+ * other field back, and still sets the fields that no later event has set. A null or absent
+ * field changes nothing. Ties: at the same `timestamp` an `*-update` event comes after a
+ * `*-create` event; of two events of the same kind and `timestamp`, the one applied later
+ * wins. `usageDetails` (or `usage`) and `costDetails` are each replaced whole by the latest
+ * event that carries a non-empty one; an observation's type is that of its latest create
+ * event. Usage and cost are then recomputed from the merged state. Observations and traces
+ * stored before Tally kept these times take, per field, the next event that sets it.
+ * Scores are not merged: a `score-create` replaces the score with its id.
+ *
+ * **Concurrent batches.** Batches that write the same observations or traces are applied
+ * one after the other, each waiting for the rows the other holds; by the rule above, which of
+ * them ran first changes no stored field (but for ties). A batch that still cannot be applied is answered 503
+ * with `Retry-After`, and nothing of it is stored.
  *
  */
 export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Options<IngestionBatchData, ThrowOnError>): RequestResult<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError> => (options.client ?? client).post<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError>({
@@ -134,5 +152,87 @@ export const observationsGet = <ThrowOnError extends boolean = false>(options: O
 export const traceGet = <ThrowOnError extends boolean = false>(options: Options<TraceGetData, ThrowOnError>): RequestResult<TraceGetResponses, TraceGetErrors, ThrowOnError> => (options.client ?? client).get<TraceGetResponses, TraceGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
     url: '/api/public/traces/{traceId}',
+    ...options
+});
+
+/**
+ * Aggregate observations or scores (metrics API v2).
+ *
+ * `query` is the JSON of a `MetricsQuery`, URL-encoded. The answer is `{"data": [rows]}`:
+ * each requested dimension under its field name, each metric under
+ * `<aggregation>_<measure>` (`sum_totalCost`), the time bucket under `time_dimension`, and a
+ * bare `count` when `metrics` is empty. `GET /api/public/v2/metrics/schema` lists every view's
+ * dimensions, measures and allowed aggregations.
+ *
+ * Rules, as in Langfuse's v2: `config.row_limit` defaults to 100 (at most 1000); the
+ * high-cardinality dimensions (`id`, `traceId`, `userId`, `sessionId`, …) may be filtered on
+ * but grouped by only without `timeDimension`, with an explicit `config.row_limit` and an
+ * `orderBy` on a measure with direction `desc`; one `costType`/`usageType` dimension per
+ * query. Without `orderBy` rows are ordered by `time_dimension` ascending, else by the first
+ * metric descending, else by the first dimension ascending; a time-bucketed query without
+ * `orderBy` has its empty buckets filled (zero metrics, empty-string dimensions) from the
+ * bucket of `fromTimestamp` up to, not including, the bucket of `toTimestamp`.
+ *
+ * Where Tally's numbers are defined more tightly than Langfuse's: costs are summed exactly
+ * (decimal, not float); percentiles are exact (linear interpolation between the two nearest
+ * values, PostgreSQL's `percentile_cont`), not ClickHouse's sampled `quantile`; `histogram`
+ * gives `bins` equal-width bins between the group's minimum and maximum as
+ * `[lower, upper, count]` triples (empty bins left out), not ClickHouse's adaptive bins.
+ * Dimensions and measures Tally does not record (tool names and calls, experiments, the score
+ * evaluator id) answer 400 naming the field rather than a column of nulls.
+ *
+ */
+export const metricsV2 = <ThrowOnError extends boolean = false>(options: Options<MetricsV2Data, ThrowOnError>): RequestResult<MetricsV2Responses, MetricsV2Errors, ThrowOnError> => (options.client ?? client).get<MetricsV2Responses, MetricsV2Errors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/v2/metrics',
+    ...options
+});
+
+/**
+ * The views of the metrics API with their dimensions, measures, aggregations and filters.
+ *
+ * Tally extension, generated from the declarations the query engine itself uses, so a
+ * dashboard builder can render its pickers from it. `available: false` marks a Langfuse field
+ * Tally does not record (a query naming it answers 400 with `reason`).
+ *
+ */
+export const metricsV2Schema = <ThrowOnError extends boolean = false>(options?: Options<MetricsV2SchemaData, ThrowOnError>): RequestResult<MetricsV2SchemaResponses, MetricsV2SchemaErrors, ThrowOnError> => (options?.client ?? client).get<MetricsV2SchemaResponses, MetricsV2SchemaErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/v2/metrics/schema',
+    ...options
+});
+
+/**
+ * Aggregate traces, observations or scores (metrics API v1, deprecated; use v2).
+ *
+ * The same engine and query object as v2 with v1's rules: the `traces` view exists (its
+ * measures roll each trace's observations up: `observationsCount`, `latency` from the first
+ * start to the last end, `totalTokens`, `totalCost`), there is no high-cardinality rule and no
+ * default row limit (rows are limited only by `config.row_limit`).
+ *
+ *
+ * @deprecated
+ */
+export const metricsV1 = <ThrowOnError extends boolean = false>(options: Options<MetricsV1Data, ThrowOnError>): RequestResult<MetricsV1Responses, MetricsV1Errors, ThrowOnError> => (options.client ?? client).get<MetricsV1Responses, MetricsV1Errors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/metrics',
+    ...options
+});
+
+/**
+ * Daily traces, observations, cost and usage per model (metrics API v1, deprecated).
+ *
+ * One entry per UTC day that has traces or observations, newest first: traces counted by
+ * their timestamp's day, observations by their start time's day, and per provided model name
+ * (`null` for none) the usage (keys containing `input` / `output`, and `total`), the
+ * observation and trace counts and the cost. `fromTimestamp` is inclusive and `toTimestamp`
+ * exclusive, on the trace timestamp; `tags` must all be on the trace.
+ *
+ *
+ * @deprecated
+ */
+export const metricsDaily = <ThrowOnError extends boolean = false>(options?: Options<MetricsDailyData, ThrowOnError>): RequestResult<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError> => (options?.client ?? client).get<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/metrics/daily',
     ...options
 });

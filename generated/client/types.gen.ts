@@ -820,6 +820,132 @@ export type NullFilter = {
 };
 
 /**
+ * `auto` picks by the window: under 2 hours minute, under 72 hours hour, under 60 days day,
+ * under a year week, else month. Weeks start on Monday; buckets are UTC.
+ *
+ */
+export type MetricsGranularity = 'auto' | 'minute' | 'hour' | 'day' | 'week' | 'month';
+
+export type MetricsAggregation = 'sum' | 'avg' | 'count' | 'max' | 'min' | 'p50' | 'p75' | 'p90' | 'p95' | 'p99' | 'histogram' | 'uniq';
+
+/**
+ * Unknown keys are ignored, as in Langfuse.
+ */
+export type MetricsQueryBase = {
+    dimensions?: Array<{
+        field: string;
+    }>;
+    /**
+     * May be empty; the answer then holds a bare `count` per row.
+     */
+    metrics: Array<{
+        measure: string;
+        aggregation: MetricsAggregation;
+    }>;
+    filters?: FilterList;
+    timeDimension?: {
+        granularity: MetricsGranularity;
+    } | null;
+    /**
+     * Inclusive.
+     */
+    fromTimestamp: string;
+    /**
+     * Inclusive; must be after `fromTimestamp`.
+     */
+    toTimestamp: string;
+    orderBy?: Array<{
+        field: string;
+        direction: 'asc' | 'desc';
+    }> | null;
+    config?: {
+        /**
+         * Histogram bins (default 10).
+         */
+        bins?: number;
+        /**
+         * Rows at most (v2 default 100; v1 no limit unless given).
+         */
+        row_limit?: number;
+    };
+};
+
+export type MetricsQuery = MetricsQueryBase & {
+    view: 'observations' | 'scores-numeric' | 'scores-categorical' | 'scores-boolean';
+};
+
+export type MetricsQueryV1 = MetricsQueryBase & {
+    view: 'traces' | 'observations' | 'scores-numeric' | 'scores-categorical' | 'scores-boolean';
+};
+
+export type MetricsResponse = {
+    data: Array<{
+        [key: string]: string | number | boolean | null | Array<unknown>;
+    }>;
+};
+
+export type MetricsSchemaField = {
+    name: string;
+    type: 'string' | 'number' | 'boolean' | 'string[]' | 'integer' | 'decimal' | 'datetime' | 'object';
+    available: boolean;
+    /**
+     * Why Tally cannot answer it (only when `available` is false).
+     */
+    reason?: string;
+    highCardinality?: boolean;
+    /**
+     * Not shown in Langfuse's UI but queryable.
+     */
+    hidden?: boolean;
+    /**
+     * Measures only.
+     */
+    aggregations?: Array<MetricsAggregation>;
+    /**
+     * Dimensions only; the filter types a filter on this field may use (`null` on any).
+     */
+    filterTypes?: Array<string>;
+};
+
+export type MetricsSchemaView = {
+    name: string;
+    /**
+     * The column `fromTimestamp`/`toTimestamp` apply to (filterable with `datetime`).
+     */
+    timeColumn: string;
+    dimensions: Array<MetricsSchemaField>;
+    measures: Array<MetricsSchemaField>;
+};
+
+export type MetricsSchemaResponse = {
+    views: Array<MetricsSchemaView>;
+    granularities: Array<MetricsGranularity>;
+};
+
+export type DailyUsage = {
+    model: string | null;
+    inputUsage: number;
+    outputUsage: number;
+    totalUsage: number;
+    countObservations: number;
+    countTraces: number;
+    totalCost: number;
+};
+
+export type DailyMetric = {
+    date: string;
+    countTraces: number;
+    countObservations: number;
+    totalCost: number;
+    usage: Array<DailyUsage>;
+};
+
+export type DailyMetrics = {
+    data: Array<DailyMetric>;
+    meta: UtilsMetaResponse;
+};
+
+/**
  * 1-based page number.
  */
 export type Page = number;
@@ -828,6 +954,16 @@ export type Page = number;
  * Items per page.
  */
 export type Limit = number;
+
+/**
+ * A `MetricsQuery` as JSON, URL-encoded.
+ */
+export type MetricsQuery2 = string;
+
+/**
+ * A `MetricsQueryV1` as JSON, URL-encoded.
+ */
+export type MetricsQueryV12 = string;
 
 export type HealthHealthData = {
     body?: never;
@@ -1187,3 +1323,140 @@ export type TraceGetResponses = {
 };
 
 export type TraceGetResponse = TraceGetResponses[keyof TraceGetResponses];
+
+export type MetricsV2Data = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * A `MetricsQuery` as JSON, URL-encoded.
+         */
+        query: string;
+    };
+    url: '/api/public/v2/metrics';
+};
+
+export type MetricsV2Errors = {
+    /**
+     * The query is not valid JSON, does not match `MetricsQuery`, or breaks a rule.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type MetricsV2Error = MetricsV2Errors[keyof MetricsV2Errors];
+
+export type MetricsV2Responses = {
+    /**
+     * The aggregated rows.
+     */
+    200: MetricsResponse;
+};
+
+export type MetricsV2Response = MetricsV2Responses[keyof MetricsV2Responses];
+
+export type MetricsV2SchemaData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/public/v2/metrics/schema';
+};
+
+export type MetricsV2SchemaErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type MetricsV2SchemaError = MetricsV2SchemaErrors[keyof MetricsV2SchemaErrors];
+
+export type MetricsV2SchemaResponses = {
+    /**
+     * Every view of v2.
+     */
+    200: MetricsSchemaResponse;
+};
+
+export type MetricsV2SchemaResponse = MetricsV2SchemaResponses[keyof MetricsV2SchemaResponses];
+
+export type MetricsV1Data = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * A `MetricsQueryV1` as JSON, URL-encoded.
+         */
+        query: string;
+    };
+    url: '/api/public/metrics';
+};
+
+export type MetricsV1Errors = {
+    /**
+     * As v2, without the high-cardinality rules.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type MetricsV1Error = MetricsV1Errors[keyof MetricsV1Errors];
+
+export type MetricsV1Responses = {
+    /**
+     * The aggregated rows.
+     */
+    200: MetricsResponse;
+};
+
+export type MetricsV1Response = MetricsV1Responses[keyof MetricsV1Responses];
+
+export type MetricsDailyData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+        traceName?: IndexedString;
+        userId?: IndexedString;
+        tags?: IndexedString | Array<IndexedString>;
+        environment?: IndexedString | Array<IndexedString>;
+        fromTimestamp?: string;
+        toTimestamp?: string;
+    };
+    url: '/api/public/metrics/daily';
+};
+
+export type MetricsDailyErrors = {
+    /**
+     * Invalid pagination or filters.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type MetricsDailyError = MetricsDailyErrors[keyof MetricsDailyErrors];
+
+export type MetricsDailyResponses = {
+    /**
+     * One page of days.
+     */
+    200: DailyMetrics;
+};
+
+export type MetricsDailyResponse = MetricsDailyResponses[keyof MetricsDailyResponses];

@@ -1,5 +1,6 @@
-// Checked filters → SQL conditions over the observations table, every value a bind parameter.
+// Checked filters → SQL conditions over the observations table (the list endpoint's `filter`).
 import type { CheckedFilter } from '../domain/filters/check.ts';
+import { filterCondition } from '../domain/filters/sql.ts';
 import { sql, type RawBuilder } from './sql.ts';
 
 const OBSERVATION_SQL: Record<string, string> = {
@@ -11,43 +12,6 @@ const OBSERVATION_SQL: Record<string, string> = {
   totalTokens: 'total_usage', inputCost: 'input_cost', outputCost: 'output_cost', totalCost: 'total_cost', promptVersion: 'prompt_version',
 };
 
-// string operators are case-sensitive, as in Langfuse; strpos/left/right avoid LIKE's wildcards
-function stringCondition(col: RawBuilder<unknown>, operator: string, v: string): RawBuilder<unknown> {
-  switch (operator) {
-    case '=': return sql`${col} = ${v}`;
-    case 'contains': return sql`strpos(${col}, ${v}) > 0`;
-    case 'does not contain': return sql`strpos(coalesce(${col}, ''), ${v}) = 0`;
-    case 'starts with': return sql`left(${col}, length(${v})) = ${v}`;
-    default: return sql`right(${col}, length(${v})) = ${v}`; // ends with
-  }
-}
-
-const NUMBER_OPS = new Set(['=', '>', '<', '>=', '<=']);
-const op = (o: string) => {
-  if (!NUMBER_OPS.has(o)) throw new Error(`operator ${o}`); // the spec's enums already exclude anything else
-  return sql.raw(o);
-};
-
 export function observationFilterSql(f: CheckedFilter): RawBuilder<unknown> {
-  const col = sql.raw(OBSERVATION_SQL[f.target]!);
-  const v = f.value as any;
-  switch (f.type) {
-    case 'string': return stringCondition(col, f.operator, v);
-    case 'stringOptions': return f.operator === 'any of' ? sql`${col} = any(${v})` : sql`(${col} is null or not (${col} = any(${v})))`;
-    case 'number': return sql`${col} ${op(f.operator)} ${v}`;
-    case 'datetime': return sql`${col} ${op(f.operator)} ${new Date(v)}`;
-    case 'arrayOptions':
-      if (f.operator === 'any of') return sql`${col} && cast(${v} as text[])`;
-      if (f.operator === 'none of') return sql`not (${col} && cast(${v} as text[]))`;
-      return sql`${col} @> cast(${v} as text[])`;
-    case 'stringObject': return stringCondition(sql`(${col} ->> ${f.key!})`, f.operator, v);
-    case 'numberObject':
-      return sql`(case when jsonb_typeof(${col} -> ${f.key!}) = 'number' then (${col} ->> ${f.key!})::numeric end) ${op(f.operator)} ${v}`;
-    case 'booleanObject': return f.operator === '=' ? sql`(${col} -> ${f.key!}) = to_jsonb(cast(${v} as boolean))` : sql`(${col} -> ${f.key!}) is distinct from to_jsonb(cast(${v} as boolean))`;
-    case 'null':
-      // text columns treat '' as missing, as Langfuse's nullIf(col, '') does
-      if (f.columnType === 'string') return f.operator === 'is null' ? sql`nullif(${col}, '') is null` : sql`nullif(${col}, '') is not null`;
-      return f.operator === 'is null' ? sql`${col} is null` : sql`${col} is not null`;
-    default: throw new Error(`filter type ${f.type} has no SQL for observations`);
-  }
+  return filterCondition(f, sql.raw(OBSERVATION_SQL[f.target]!));
 }

@@ -3,6 +3,7 @@ import type { OperationHandler } from '../handler.ts';
 import { modelsExplain } from './explain.ts';
 import { health } from './health.ts';
 import { ingestionBatch } from './ingestion.ts';
+import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
 
@@ -17,4 +18,8 @@ export const handlers: Record<string, OperationHandler> = {
   observations_getMany: observationsList,
   observations_get: observationsGet,
   trace_get: traceGet,
+  metrics_v2: metricsV2,
+  metrics_v2Schema: metricsV2Schema,
+  metrics_v1: metricsV1,
+  metrics_daily: metricsDaily,
 };

@@ -1,0 +1,178 @@
+// Stage 3: a plan → SQL (Kysely raw builders: the text is Tally's, from the view declarations;
+// every value the caller sent is a bind parameter). Output columns get positional aliases
+// (d0…, t, m0…) that shape.ts maps back to names. Nothing here runs a query.
+//
+// Base table, daily cost by model:
+//   select o.model as d0, date_trunc('day', o.start_time, 'UTC') as t, sum(o.total_cost) as m0
+//   from observations o where o.project_id = $1 and o.start_time >= $2 and o.start_time <= $3
+//   group by 1, 2 order by t asc, d0 asc
+// Roll-up, the same query: whole hours from observation_hourly, edge hours from observations
+//   with parts as (select r.model as d0, …, sum(r.total_cost) as s0, sum(r.total_cost_count) as c0
+//                  from observation_hourly r where … and r.hour >= $A and r.hour < $B group by 1, 2
+//                  union all
+//                  select o.model, …, sum(o.total_cost), count(o.total_cost) from observations o
+//                  where … and (o.start_time >= $from and o.start_time < $A or o.start_time >= $B and o.start_time <= $to) group by 1, 2)
+//   select d0, t, case when sum(c0) = 0 then null else sum(s0) end as m0 from parts group by 1, 2 order by …
+import { sql, type RawBuilder } from 'kysely';
+import { filterCondition } from '../filters/sql.ts';
+import type { ParsedMetric } from './parse.ts';
+import { TIME_ALIAS } from './parse.ts';
+import type { Bucket, Plan } from './plan.ts';
+
+type Sql = RawBuilder<unknown>;
+const raw = (s: string): Sql => sql.raw(s);
+const list = (parts: Sql[]) => sql.join(parts, sql`, `);
+
+export interface CompiledMetrics {
+  main: Sql;
+  /** one query per histogram metric: rows of (d…, t, lower, upper, n) */
+  histograms: { alias: string; query: Sql }[];
+}
+
+const PERCENTILES: Record<string, string> = { p50: '0.5', p75: '0.75', p90: '0.9', p95: '0.95', p99: '0.99' };
+
+function aggregate(m: ParsedMetric, x: Sql): Sql {
+  switch (m.aggregation) {
+    case 'sum': return sql`sum(${x})`;
+    case 'avg': return sql`avg(${x})`;
+    case 'count': return sql`count(${x})`;
+    case 'max': return sql`max(${x})`;
+    case 'min': return sql`min(${x})`;
+    case 'uniq': return sql`count(distinct ${x})`;
+    default: {
+      const p = PERCENTILES[m.aggregation];
+      if (!p) throw new Error(`aggregation ${m.aggregation} has no scalar SQL`);
+      // exact, interpolated between the two nearest values
+      return sql`percentile_cont(${raw(p)}) within group (order by ${x})`;
+    }
+  }
+}
+
+const bucketExpr = (bucket: Bucket, col: Sql): Sql => sql`date_trunc(${raw(`'${bucket}'`)}, ${col}, 'UTC')`;
+
+/** FROM with the joins the query's fields need */
+function fromClause(plan: Plan): Sql {
+  const { view, dimensions, metrics, filters } = plan.query;
+  const parts: Sql[] = [raw(view.from)];
+  const relations = new Set([...dimensions.map((d) => d.dimension.relation), ...metrics.map((m) => m.measure.relation),
+    ...filters.map((f) => view.dimensions[f.target]?.relation)].filter(Boolean));
+  for (const r of relations) parts.push(raw(view.relations![r!]!));
+  const pair = dimensions.find((d) => d.dimension.pairExpand) ?? filters.map((f) => ({ dimension: view.dimensions[f.target] })).find((d) => d.dimension?.pairExpand);
+  if (pair) parts.push(raw(`cross join lateral jsonb_each_text(${view.pairExpandSql![pair.dimension!.pairExpand!]}) pe(key, value)`));
+  return sql.join(parts, sql` `);
+}
+
+/** project, segment and the caller's filters (not the time window) */
+function baseConditions(plan: Plan, projectId: string): Sql[] {
+  const { view, filters } = plan.query;
+  const out: Sql[] = [sql`${raw(view.alias)}.project_id = ${projectId}`];
+  if (view.segment) out.push(raw(view.segment));
+  for (const f of filters) out.push(filterCondition(f, raw(f.sql)));
+  return out;
+}
+
+const and = (conds: Sql[]) => sql.join(conds, sql` and `);
+
+function groupAndOrder(plan: Plan, width: number, limitInSql: boolean): Sql {
+  const parts: Sql[] = [];
+  if (width) parts.push(sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}`);
+  const alias = (field: string) => {
+    if (field === TIME_ALIAS) return 't';
+    const d = plan.query.dimensions.findIndex((x) => x.field === field);
+    if (d >= 0) return `d${d}`;
+    return `m${plan.scalars.findIndex((m) => m.alias === field)}`;
+  };
+  // the caller's order first, then every output key ascending, so equal rows come out the same way
+  const terms = plan.order.map((o) => `${alias(o.field)} ${o.direction}`);
+  for (const key of [...(plan.bucket ? ['t'] : []), ...plan.query.dimensions.map((_, i) => `d${i}`)]) {
+    if (!plan.order.some((o) => alias(o.field) === key)) terms.push(`${key} asc`);
+  }
+  if (terms.length) parts.push(sql` order by ${raw(terms.join(', '))}`);
+  if (limitInSql && plan.query.rowLimit !== null) parts.push(sql` limit ${plan.query.rowLimit}`);
+  return sql.join(parts, sql``);
+}
+
+function keyColumns(plan: Plan, time: Sql): Sql[] {
+  const cols = plan.query.dimensions.map((d, i) => sql`${raw(d.dimension.sql)} as ${raw(`d${i}`)}`);
+  if (plan.bucket) cols.push(sql`${bucketExpr(plan.bucket, time)} as t`);
+  return cols;
+}
+
+function compileBase(plan: Plan, projectId: string, limitInSql: boolean): Sql {
+  const { view, from, to } = plan.query;
+  const time = raw(view.timeSql);
+  const cols = keyColumns(plan, time);
+  const metrics = plan.scalars.length
+    ? plan.scalars.map((m, i) => sql`${aggregate(m, raw(m.measure.sql))} as ${raw(`m${i}`)}`)
+    : [sql`count(*) as m0`];
+  const where = and([...baseConditions(plan, projectId), sql`${time} >= ${from}`, sql`${time} <= ${to}`]);
+  return sql`select ${list([...cols, ...metrics])} from ${fromClause(plan)} where ${where}${groupAndOrder(plan, cols.length, limitInSql)}`;
+}
+
+/** roll-up column for a dimension (the declarations name them) */
+const rollupDimension = (plan: Plan, field: string) => `r.${plan.query.view.dimensions[field]!.rollup}`;
+
+function compileRollup(plan: Plan, projectId: string, limitInSql: boolean): Sql {
+  const { view, from, to, dimensions, filters } = plan.query;
+  const { from: a, to: b } = plan.rollup!;
+  const width = dimensions.length + (plan.bucket ? 1 : 0);
+  const metrics = plan.scalars.length ? plan.scalars : null;
+
+  // whole hours from the roll-up
+  const rCols = dimensions.map((d, i) => sql`${raw(rollupDimension(plan, d.field))} as ${raw(`d${i}`)}`);
+  if (plan.bucket) rCols.push(sql`${bucketExpr(plan.bucket, raw('r.hour'))} as t`);
+  const rSums = metrics
+    ? metrics.flatMap((m, i) => [sql`sum(${raw(`r.${m.measure.rollup!.sum}`)}) as ${raw(`s${i}`)}`, sql`sum(${raw(`r.${m.measure.rollup!.count}`)}) as ${raw(`c${i}`)}`])
+    : [sql`sum(r.count) as s0`, sql`sum(r.count) as c0`];
+  const rWhere = and([sql`r.project_id = ${projectId}`, sql`r.hour >= ${a}`, sql`r.hour < ${b}`,
+    ...filters.map((f) => filterCondition(f, raw(rollupDimension(plan, f.target))))]);
+  const rollupPart = sql`select ${list([...rCols, ...rSums])} from observation_hourly r where ${rWhere}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
+
+  // the partial hours at the window's edges from the base table
+  const time = raw(view.timeSql);
+  const bCols = keyColumns(plan, time);
+  const bSums = metrics
+    ? metrics.flatMap((m, i) => [sql`sum(${raw(m.measure.sql)}) as ${raw(`s${i}`)}`, sql`count(${raw(m.measure.sql)}) as ${raw(`c${i}`)}`])
+    : [sql`count(*) as s0`, sql`count(*) as c0`];
+  const edges = sql`(${time} >= ${from} and ${time} < ${a} or ${time} >= ${b} and ${time} <= ${to})`;
+  const basePart = sql`select ${list([...bCols, ...bSums])} from ${fromClause(plan)} where ${and([...baseConditions(plan, projectId), edges])}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
+
+  const keys = [...dimensions.map((_, i) => raw(`d${i}`)), ...(plan.bucket ? [raw('t')] : [])];
+  const outMetrics = metrics
+    ? metrics.map((m, i) => {
+      const [s, c] = [raw(`s${i}`), raw(`c${i}`)];
+      if (m.aggregation === 'count') return sql`sum(${c}) as ${raw(`m${i}`)}`;
+      if (m.aggregation === 'avg') return sql`sum(${s}) / nullif(sum(${c}), 0) as ${raw(`m${i}`)}`;
+      return sql`case when sum(${c}) = 0 then null else sum(${s}) end as ${raw(`m${i}`)}`; // sum of no values is null, as in the base table
+    })
+    : [sql`sum(c0) as m0`];
+  return sql`with parts as (${rollupPart} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, limitInSql)}`;
+}
+
+/** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */
+function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string): Sql {
+  const { view, from, to, bins } = plan.query;
+  const time = raw(view.timeSql);
+  const cols = keyColumns(plan, time);
+  const keys = cols.map((_, i) => (i < plan.query.dimensions.length ? `d${i}` : 't'));
+  const where = and([...baseConditions(plan, projectId), sql`${time} >= ${from}`, sql`${time} <= ${to}`, sql`${raw(m.measure.sql)} is not null`]);
+  const join = keys.length ? raw(keys.map((k) => `v.${k} is not distinct from g.${k}`).join(' and ')) : raw('true');
+  const keyList = keys.map((k) => `v.${k}`).join(', ');
+  const groupKeys = keys.length ? `${keyList}, ` : '';
+  return sql`with v as (select ${list([...cols, sql`cast(${raw(m.measure.sql)} as numeric) as x`])} from ${fromClause(plan)} where ${where}),
+    g as (select ${raw(keys.length ? `${keys.join(', ')}, ` : '')}min(x) as lo, max(x) as hi from v${raw(keys.length ? ` group by ${keys.join(', ')}` : '')}),
+    binned as (select ${raw(groupKeys)}g.lo, g.hi, case when g.hi = g.lo then 1 else least(width_bucket(v.x, g.lo, g.hi, ${bins}), ${bins}) end as bin
+      from v join g on ${join})
+    select ${raw(groupKeys.replaceAll('v.', ''))}case when hi = lo then lo else lo + (hi - lo) * (bin - 1) / ${bins} end as lower,
+      case when hi = lo then hi else lo + (hi - lo) * bin / ${bins} end as upper, count(*) as n
+    from binned group by ${raw(`${keys.length ? `${keys.join(', ')}, ` : ''}lo, hi, bin`)} order by ${raw(`${keys.length ? `${keys.join(', ')}, ` : ''}bin`)}`;
+}
+
+export function compile(plan: Plan, projectId: string): CompiledMetrics {
+  // with gap filling the limit applies to the filled rows (shape.ts), as ClickHouse's WITH FILL then LIMIT
+  const limitInSql = !plan.fill;
+  return {
+    main: plan.rollup ? compileRollup(plan, projectId, limitInSql) : compileBase(plan, projectId, limitInSql),
+    histograms: plan.histograms.map((m) => ({ alias: m.alias, query: compileHistogram(plan, m, projectId) })),
+  };
+}

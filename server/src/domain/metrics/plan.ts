@@ -1,0 +1,75 @@
+// Stage 2: decisions about a parsed query that do not depend on SQL. The concrete time
+// granularity, the order (explicit or default), whether empty buckets are filled, and the
+// source: the hourly roll-up for the whole hours of the window (plus the base table for the
+// partial hours at its edges), or the base table alone.
+import type { Granularity, ParsedMetric, ParsedQuery } from './parse.ts';
+import { TIME_ALIAS } from './parse.ts';
+
+export type Bucket = Exclude<Granularity, 'auto'>;
+
+export interface OrderTerm {
+  /** output name: a dimension field, a metric alias or time_dimension */
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface Plan {
+  query: ParsedQuery;
+  bucket: Bucket | null;
+  order: OrderTerm[];
+  /** fill empty time buckets (a time series without explicit orderBy) */
+  fill: boolean;
+  /** whole hours [from, to) read from the roll-up; null: the base table only */
+  rollup: { from: Date; to: Date } | null;
+  /** metrics of the main query; histograms are computed by queries of their own */
+  scalars: ParsedMetric[];
+  histograms: ParsedMetric[];
+}
+
+const HOUR = 3_600_000;
+const ROLLUP_AGGREGATIONS = new Set(['sum', 'count', 'avg']);
+const ROLLUP_FILTER_TYPES = new Set(['string', 'stringOptions', 'null']);
+
+/** `auto` aims at about 50 buckets, as Langfuse's does */
+export function autoBucket(from: Date, to: Date): Bucket {
+  const hours = (to.getTime() - from.getTime()) / HOUR;
+  if (hours < 2) return 'minute';
+  if (hours < 72) return 'hour';
+  if (hours < 1440) return 'day';
+  if (hours < 8760) return 'week';
+  return 'month';
+}
+
+function defaultOrder(q: ParsedQuery, bucket: Bucket | null, scalars: ParsedMetric[]): OrderTerm[] {
+  if (bucket) return [{ field: TIME_ALIAS, direction: 'asc' }];
+  if (scalars.length) return [{ field: scalars[0]!.alias, direction: 'desc' }];
+  if (q.dimensions.length) return [{ field: q.dimensions[0]!.field, direction: 'asc' }];
+  return [];
+}
+
+/** the roll-up can answer the query exactly: additive measures over roll-up keys only */
+export function rollupServes(q: ParsedQuery, bucket: Bucket | null, scalars: ParsedMetric[]): boolean {
+  return q.view.name === 'observations'
+    && bucket !== 'minute'
+    && q.dimensions.every((d) => d.dimension.rollup)
+    && scalars.every((m) => m.measure.rollup && ROLLUP_AGGREGATIONS.has(m.aggregation))
+    && q.filters.every((f) => ROLLUP_FILTER_TYPES.has(f.type) && q.view.dimensions[f.target]?.rollup);
+}
+
+export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRollup: true }): Plan {
+  const bucket = q.granularity === 'auto' ? autoBucket(q.from, q.to) : q.granularity;
+  const scalars = q.metrics.filter((m) => m.aggregation !== 'histogram');
+  const histograms = q.metrics.filter((m) => m.aggregation === 'histogram');
+  let rollup: Plan['rollup'] = null;
+  if (opts.useRollup && rollupServes(q, bucket, scalars)) {
+    // whole hours inside [from, to]: `to` is inclusive, so its own hour is whole only if it ends at to
+    const from = new Date(Math.ceil(q.from.getTime() / HOUR) * HOUR);
+    const to = new Date(Math.floor((q.to.getTime() + 1) / HOUR) * HOUR);
+    if (from < to) rollup = { from, to };
+  }
+  return {
+    query: q, bucket, scalars, histograms, rollup,
+    order: q.orderBy ?? defaultOrder(q, bucket, scalars),
+    fill: bucket !== null && q.orderBy === null,
+  };
+}

@@ -52,6 +52,6 @@ export async function updateRollup(db: Db, projectId: string, ids: string[], bef
     from (${contributionOf} ${stored(projectId, ids)} union all ${old}) d (${sql.raw([...KEYS, ...SUMS].join(', '))})
     group by ${sql.raw(KEYS.join(', '))}
     order by ${sql.raw(KEYS.join(', '))}
-    on conflict (project_id, hour, type, name, environment, model) do update set
+    on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set
       ${sql.raw(SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '))}`).execute(db);
 }

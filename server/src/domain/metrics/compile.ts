@@ -12,7 +12,7 @@
 //                  union all
 //                  select o.model, …, sum(o.total_cost), count(o.total_cost) from observations o
 //                  where … and (o.start_time >= $from and o.start_time < $A or o.start_time >= $B and o.start_time <= $to) group by 1, 2)
-//   select d0, t, case when sum(c0) = 0 then null else sum(s0) end as m0 from parts group by 1, 2 order by …
+//   select d0, t, case when sum(c0) = 0 then null else sum(s0) end as m0 from parts group by 1, 2 having sum(n) > 0 order by …
 import { sql, type RawBuilder } from 'kysely';
 import { filterCondition } from '../filters/sql.ts';
 import type { ParsedMetric } from './parse.ts';
@@ -73,9 +73,10 @@ function baseConditions(plan: Plan, projectId: string): Sql[] {
 
 const and = (conds: Sql[]) => sql.join(conds, sql` and `);
 
-function groupAndOrder(plan: Plan, width: number, limitInSql: boolean): Sql {
+function groupAndOrder(plan: Plan, width: number, limitInSql: boolean, having?: Sql): Sql {
   const parts: Sql[] = [];
   if (width) parts.push(sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}`);
+  if (having) parts.push(having);
   const alias = (field: string) => {
     if (field === TIME_ALIAS) return 't';
     const d = plan.query.dimensions.findIndex((x) => x.field === field);
@@ -126,7 +127,7 @@ function compileRollup(plan: Plan, projectId: string, limitInSql: boolean): Sql 
     : [sql`sum(r.count) as s0`, sql`sum(r.count) as c0`];
   const rWhere = and([sql`r.project_id = ${projectId}`, sql`r.hour >= ${a}`, sql`r.hour < ${b}`,
     ...filters.map((f) => filterCondition(f, raw(rollupDimension(plan, f.target))))]);
-  const rollupPart = sql`select ${list([...rCols, ...rSums])} from observation_hourly r where ${rWhere}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
+  const rollupPart = sql`select ${list([...rCols, ...rSums, sql`sum(r.count) as n`])} from observation_hourly r where ${rWhere}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
 
   // the partial hours at the window's edges from the base table
   const time = raw(view.timeSql);
@@ -135,7 +136,7 @@ function compileRollup(plan: Plan, projectId: string, limitInSql: boolean): Sql 
     ? metrics.flatMap((m, i) => [sql`sum(${raw(m.measure.sql)}) as ${raw(`s${i}`)}`, sql`count(${raw(m.measure.sql)}) as ${raw(`c${i}`)}`])
     : [sql`count(*) as s0`, sql`count(*) as c0`];
   const edges = sql`(${time} >= ${from} and ${time} < ${a} or ${time} >= ${b} and ${time} <= ${to})`;
-  const basePart = sql`select ${list([...bCols, ...bSums])} from ${fromClause(plan)} where ${and([...baseConditions(plan, projectId), edges])}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
+  const basePart = sql`select ${list([...bCols, ...bSums, sql`count(*) as n`])} from ${fromClause(plan)} where ${and([...baseConditions(plan, projectId), edges])}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
 
   const keys = [...dimensions.map((_, i) => raw(`d${i}`)), ...(plan.bucket ? [raw('t')] : [])];
   const outMetrics = metrics
@@ -146,7 +147,8 @@ function compileRollup(plan: Plan, projectId: string, limitInSql: boolean): Sql 
       return sql`case when sum(${c}) = 0 then null else sum(${s}) end as ${raw(`m${i}`)}`; // sum of no values is null, as in the base table
     })
     : [sql`sum(c0) as m0`];
-  return sql`with parts as (${rollupPart} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, limitInSql)}`;
+  // a roll-up row whose observations all moved elsewhere holds zeros: no group, as in the base table
+  return sql`with parts as (${rollupPart} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, limitInSql, sql` having sum(n) > 0`)}`;
 }
 
 /** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */

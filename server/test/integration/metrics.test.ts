@@ -79,7 +79,7 @@ describe('metrics on a database', () => {
     { measure: 'inputTokens', aggregation: 'sum' }, { measure: 'latency', aggregation: 'count' }];
   for (const dims of [[], ['providedModelName'], ['name', 'environment'], ['type']]) {
     for (const granularity of [null, 'hour', 'day', 'week', 'month', 'auto'] as const) {
-      for (const [from, to] of [[FROM, TO], ['2026-03-02T00:30:00Z', '2026-03-05T12:00:00.500Z']]) {
+      for (const [from, to] of [[FROM, TO], ['2026-03-02T00:30:00Z', '2026-03-05T12:00:00.500Z'], ['2027-01-01T00:00:00Z', '2027-01-03T00:00:00Z']]) {
         queries.push({ view: 'observations', dimensions: dims.map((field) => ({ field })), metrics, timeDimension: granularity ? { granularity } : null,
           fromTimestamp: from!, toTimestamp: to!, filters: [{ column: 'environment', operator: 'any of', value: ENVS, type: 'stringOptions' }] });
       }

@@ -147,8 +147,10 @@ function compileRollup(plan: Plan, projectId: string, limitInSql: boolean): Sql 
       return sql`case when sum(${c}) = 0 then null else sum(${s}) end as ${raw(`m${i}`)}`; // sum of no values is null, as in the base table
     })
     : [sql`sum(c0) as m0`];
-  // a roll-up row whose observations all moved elsewhere holds zeros: no group, as in the base table
-  return sql`with parts as (${rollupPart} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, limitInSql, sql` having sum(n) > 0`)}`;
+  // a roll-up row whose observations all moved elsewhere holds zeros: no group, as in the base
+  // table (without grouping, one row of aggregates over nothing, as there)
+  const having = width ? sql` having sum(n) > 0` : undefined;
+  return sql`with parts as (${rollupPart} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, limitInSql, having)}`;
 }
 
 /** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */

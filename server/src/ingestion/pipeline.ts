@@ -9,7 +9,7 @@ import { readProvided } from '../domain/usage/index.ts';
 import { droppedValueWarnings, usageWarnings } from '../domain/usage/warnings.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
-import { claimAndLoad } from '../store/existing.ts';
+import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely } from '../store/sql.ts';
@@ -46,7 +46,7 @@ function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return m;
 }
 
-// Concurrent batches on the same stored rows queue on row locks taken by their first statement
+// Concurrent batches on the same stored rows queue on locks taken by their first statements
 // (store/existing.ts) rather than collide. What can still roll a batch back is rare: two batches
 // creating the same row at once (the revision guard of the upserts lets one through; the other,
 // applied again, finds the row and locks it) or a deadlock around the copy of trace fields.
@@ -109,8 +109,9 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
       if (typeof e.body.traceId === 'string') readTraceIds.add(e.body.traceId);
     }
   }
+  await lockTraces(db, projectId, { written: writtenTraceIds, read: readTraceIds, lockTimeoutMs: LOCK_TIMEOUT_MS });
   const existing = await claimAndLoad(db, projectId, {
-    eventIds: [...new Set(events.map((e) => e.id))], observationIds: [...observationIds], writtenTraceIds, readTraceIds, lockTimeoutMs: LOCK_TIMEOUT_MS,
+    eventIds: [...new Set(events.map((e) => e.id))], observationIds, traceIds: [...writtenTraceIds, ...readTraceIds],
   });
   const matcher = await services.models.matcherFor(tx, projectId, existing.modelRevision);
   const fresh: AcceptedEvent[] = [];

@@ -1,4 +1,5 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
+import { TRACE_FIELDS, decodeFieldTimes, encodeFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { TraceRecord } from '../domain/ingestion/types.ts';
 import { ConcurrentWriteError, prepared, sql, toDate, type Db } from './sql.ts';
 import { guardedUpsert, type Column } from './upsert.ts';
@@ -21,6 +22,7 @@ const COLUMNS: Column<TraceRecord>[] = [
   { name: 'created_at', get: (r) => r.createdAt, type: 'timestamptz' },
   { name: 'updated_at', get: (r) => r.updatedAt, type: 'timestamptz' },
   { name: 'revision', get: (r) => r.revision + 1, type: 'integer' },
+  { name: 'field_event_times', get: (r) => encodeFieldTimes(r.fieldTimes, TRACE_FIELDS), type: 'jsonb' },
 ];
 
 export function fromRow(r: any): TraceRecord {
@@ -28,6 +30,7 @@ export function fromRow(r: any): TraceRecord {
     id: r.id, timestamp: toDate(r.timestamp), name: r.name, userId: r.user_id, sessionId: r.session_id, release: r.release,
     version: r.version, externalId: r.external_id, environment: r.environment, tags: r.tags ?? [], public: r.public,
     input: r.input, output: r.output, metadata: r.metadata, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
+    fieldTimes: decodeFieldTimes(r.field_event_times, TRACE_FIELDS),
   };
 }
 

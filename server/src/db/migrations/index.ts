@@ -6,6 +6,7 @@ import { Migration20261122000003Revisions } from './Migration20261122000003Revis
 import { Migration20261122000004HotTablesWithoutForeignKeys } from './Migration20261122000004HotTablesWithoutForeignKeys.ts';
 import { Migration20261122000005ModelRevisions } from './Migration20261122000005ModelRevisions.ts';
 import { Migration20261122000006IngestedEventsByAge } from './Migration20261122000006IngestedEventsByAge.ts';
+import { Migration20261122000007FieldEventTimes } from './Migration20261122000007FieldEventTimes.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -14,4 +15,5 @@ export const migrationsList = [
   { name: 'Migration20261122000004HotTablesWithoutForeignKeys', class: Migration20261122000004HotTablesWithoutForeignKeys },
   { name: 'Migration20261122000005ModelRevisions', class: Migration20261122000005ModelRevisions },
   { name: 'Migration20261122000006IngestedEventsByAge', class: Migration20261122000006IngestedEventsByAge },
+  { name: 'Migration20261122000007FieldEventTimes', class: Migration20261122000007FieldEventTimes },
 ];

@@ -1,8 +1,14 @@
-// Folding ingestion events into an observation's state. Later non-null values win; the
-// usage and cost maps are replaced whole by a later event that carries a non-empty map.
-// Derived fields (buckets, cost, pricing) are recomputed afterwards from the merged state.
+// Folding ingestion events into an observation's or trace's state, field by field in event
+// order (as Langfuse replays events, by timestamp): each field keeps the non-null value of the
+// event with the latest timestamp that set it, whether the events arrive in one batch or in
+// many, in any order (field-times.ts keeps which event set each field). At the same timestamp
+// an update comes after a create; of two events of the same kind and timestamp, the one
+// applied later wins. The usage and cost maps are replaced whole by the latest event that
+// carries a non-empty map. Derived fields (buckets, cost, pricing) are recomputed afterwards
+// from the merged state.
 import { randomUUID } from 'node:crypto';
 import { normaliseEnvironment } from './environment.ts';
+import { claimField, eventOrder, type FieldTimes } from './field-times.ts';
 import type { ObservationRecord, ObservationType, ScoreRecord, TraceRecord } from './types.ts';
 
 const TYPE_OF_EVENT: Record<string, ObservationType> = {
@@ -28,11 +34,11 @@ export interface ObservationEvent {
 const date = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
 const toDate = (v: unknown) => new Date(v as string);
 
-/** copies each present body field onto the record (later non-null values win), converted as given */
-function overlay<T>(rec: T, body: Record<string, any>, fields: Partial<Record<keyof T & string, ((v: any) => unknown) | true>>) {
+/** copies each non-null body field onto the record, converted as given, unless an event of a later order set it */
+function overlay<T extends { fieldTimes: FieldTimes }>(rec: T, body: Record<string, any>, order: number, fields: Partial<Record<keyof T & string, ((v: any) => unknown) | true>>) {
   for (const [key, convert] of Object.entries(fields) as [keyof T & string, ((v: any) => unknown) | true][]) {
     const v = body[key];
-    if (v !== undefined && v !== null) (rec as any)[key] = convert === true ? v : convert(v);
+    if (v !== undefined && v !== null && claimField(rec.fieldTimes, key, order)) (rec as any)[key] = convert === true ? v : convert(v);
   }
 }
 
@@ -49,26 +55,28 @@ export function emptyObservation(id: string, type: ObservationType, startTime: D
     usageDetails: {}, costDetails: {}, inputUsage: 0, outputUsage: 0, totalUsage: 0, inputCost: null, outputCost: null, totalCost: null,
     modelId: null, usagePricingTierId: null, usagePricingTierName: null, pricesUsed: null, costStatus: 'none', unpricedUsageKeys: [],
     traceName: null, userId: null, sessionId: null, release: null, traceVersion: null, tags: [], createdAt: now, updatedAt: now,
-    revision: 0,
+    revision: 0, fieldTimes: {},
   };
 }
 
 export function applyObservationEvent(existing: ObservationRecord | undefined, ev: ObservationEvent, now: Date): ObservationRecord {
   const b = ev.body;
+  const update = isUpdateEvent(ev.type);
+  const order = eventOrder(ev.timestamp, update);
   const eventType: ObservationType | undefined = TYPE_OF_EVENT[ev.type] ?? (b.type as ObservationType | undefined);
   const rec = existing
-    ? { ...existing }
+    ? { ...existing, fieldTimes: { ...existing.fieldTimes } }
     : emptyObservation(b.id, eventType ?? 'SPAN', date(b.startTime) ?? ev.timestamp, now);
-  // a create may turn a placeholder made by an earlier update into its real type
-  if (existing && eventType && !isUpdateEvent(ev.type)) rec.type = eventType;
+  // a create gives the type (and may turn a placeholder made by an update into its real type)
+  if (eventType && !update && claimField(rec.fieldTimes, 'type', order)) rec.type = eventType;
 
-  overlay<ObservationRecord>(rec, b, {
+  overlay<ObservationRecord>(rec, b, order, {
     traceId: true, parentObservationId: true, name: true, environment: normaliseEnvironment, level: true, statusMessage: true,
     version: true, startTime: toDate, endTime: toDate, completionStartTime: toDate, model: true, modelParameters: true,
     input: true, output: true, metadata: true, promptName: true, promptVersion: true,
   });
-  if (ev.providedUsage && Object.keys(ev.providedUsage).length) rec.providedUsageDetails = ev.providedUsage;
-  if (ev.providedCost && Object.keys(ev.providedCost).length) rec.providedCostDetails = ev.providedCost;
+  if (ev.providedUsage && Object.keys(ev.providedUsage).length && claimField(rec.fieldTimes, 'providedUsageDetails', order)) rec.providedUsageDetails = ev.providedUsage;
+  if (ev.providedCost && Object.keys(ev.providedCost).length && claimField(rec.fieldTimes, 'providedCostDetails', order)) rec.providedCostDetails = ev.providedCost;
   // an observation must belong to a trace; Langfuse gives orphans a fresh one
   if (!rec.traceId) rec.traceId = randomUUID();
   rec.updatedAt = now;
@@ -79,10 +87,12 @@ export interface TraceEvent { timestamp: Date; body: Record<string, any> }
 
 export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent, now: Date): TraceRecord {
   const t: TraceRecord = existing
-    ? { ...existing }
+    ? { ...existing, fieldTimes: { ...existing.fieldTimes } }
     : { id: e.body.id, timestamp: e.timestamp, name: null, userId: null, sessionId: null, release: null, version: null, externalId: null,
-        environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now, revision: 0 };
-  overlay<TraceRecord>(t, e.body, {
+        environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now, revision: 0,
+        fieldTimes: {} };
+  // trace-create is the only trace event (an upsert): no update to order after it
+  overlay<TraceRecord>(t, e.body, eventOrder(e.timestamp, false), {
     timestamp: toDate, name: true, userId: true, sessionId: true, release: true, version: true, externalId: true,
     environment: normaliseEnvironment, tags: (v: string[]) => [...new Set(v)].sort(), public: true, input: true, output: true, metadata: true,
   });

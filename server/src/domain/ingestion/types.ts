@@ -1,5 +1,6 @@
 // The state of one observation as Tally keeps it: what was sent (merged over events) and
 // what was derived from it (usage buckets, cost, pricing). Pure data, no I/O.
+import type { FieldTimes } from './field-times.ts';
 
 export type ObservationType = 'SPAN' | 'GENERATION' | 'EVENT' | 'AGENT' | 'TOOL' | 'CHAIN' | 'RETRIEVER' | 'EVALUATOR' | 'EMBEDDING' | 'GUARDRAIL';
 export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
@@ -54,6 +55,8 @@ export interface ObservationRecord {
   updatedAt: Date;
   /** row version for optimistic concurrency: 0 = not stored yet */
   revision: number;
+  /** which event last set each field sent (merge.ts, field-times.ts) */
+  fieldTimes: FieldTimes;
 }
 
 export interface TraceRecord {
@@ -74,6 +77,8 @@ export interface TraceRecord {
   createdAt: Date;
   updatedAt: Date;
   revision: number;
+  /** which event last set each field sent (merge.ts, field-times.ts) */
+  fieldTimes: FieldTimes;
 }
 
 export interface ScoreRecord {

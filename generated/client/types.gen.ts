@@ -1101,6 +1101,10 @@ export type ModelsDeleteData = {
 
 export type ModelsDeleteErrors = {
     /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8, or holds NUL.
+     */
+    400: Error;
+    /**
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
@@ -1131,6 +1135,10 @@ export type ModelsGetData = {
 };
 
 export type ModelsGetErrors = {
+    /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8, or holds NUL.
+     */
+    400: Error;
     /**
      * Missing, malformed or unknown credentials.
      */
@@ -1273,6 +1281,10 @@ export type ObservationsGetData = {
 
 export type ObservationsGetErrors = {
     /**
+     * The observationId is longer than 600 characters, is not valid percent-encoded UTF-8, or holds NUL.
+     */
+    400: Error;
+    /**
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
@@ -1303,6 +1315,10 @@ export type TraceGetData = {
 };
 
 export type TraceGetErrors = {
+    /**
+     * The traceId is longer than 600 characters, is not valid percent-encoded UTF-8, or holds NUL.
+     */
+    400: Error;
     /**
      * Missing, malformed or unknown credentials.
      */

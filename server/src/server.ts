@@ -7,6 +7,7 @@ import { ensureInitialProject, loadManagedModels } from './bootstrap.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/orm.ts';
 import { createApp } from './http/app.ts';
+import { ingestionStylePaths } from './http/openapi.ts';
 import { handlers } from './http/handlers/index.ts';
 import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
@@ -30,9 +31,21 @@ export interface RunningServer {
  * Node's defaults (300 s, checked every 30 s) let a client that sends less than its
  * Content-Length hold a connection for minutes; this closes it with a 408 after the timeout.
  */
-export async function listen(app: RequestListener, port: number, host: string, requestTimeoutSeconds: number): Promise<Server> {
+export async function listen(app: RequestListener, port: number, host: string, requestTimeoutSeconds: number, ingestionPaths?: Set<string>): Promise<Server> {
   const timeoutMs = requestTimeoutSeconds * 1000;
   const server = createServer({ requestTimeout: timeoutMs, headersTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1000, timeoutMs) }, app);
+  // a request Node's parser refuses (bytes a request line may not hold, headers too large, a
+  // body that never arrives) gets the same JSON error body as every other answer, not a bare status
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, reason, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', `The request did not arrive whole within ${requestTimeoutSeconds} s`]
+      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+      : [400, 'Bad Request', 'The request is not valid HTTP'];
+    // the path, if the request line got that far: the ingestion endpoint answers in its own shape
+    const path = /^[A-Z]+ ([^ ?]*)/.exec((err as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '')?.[1];
+    const body = JSON.stringify(status === 400 && path && ingestionPaths?.has(path) ? { message: 'Invalid request data', errors: [message] } : { message, error: 'InvalidRequestError' });
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));
   return server;
 }
@@ -45,7 +58,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   const services: Services = { version: VERSION, models, tokenizers };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
-  const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds);
+  const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds, ingestionStylePaths());
   const { port } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   return {

@@ -9,7 +9,7 @@ import type { Services } from '../services.ts';
 import { AuthzError, authenticate } from './auth.ts';
 import { ApiError, invalidData } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
-import { createBackend, lenientQueryNames } from './openapi.ts';
+import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { findTooDeep } from './json-depth.ts';
 import { pathProblem } from './request-path.ts';
 import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
@@ -46,6 +46,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   const { db, log, services } = opts;
   const api = await createBackend();
   const lenient = lenientQueryNames();
+  const ingestionPaths = ingestionStylePaths();
 
   const wrap = (operationId: string, fn: OperationHandler) => async (c: Context, req: Request, res: Response) => {
     const rlog = (req as any).log as Logger;
@@ -135,9 +136,13 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   });
   // body-parser failures and anything else that escaped: always a JSON body
   app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
-    if (err?.type === 'entity.parse.failed') return send(res, 400, { message: `Invalid JSON in request body: ${err.message}`, error: 'InvalidRequestError' });
     if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
-    if (err?.status >= 400 && err?.status < 500) return send(res, err.status, { message: err.message, error: 'InvalidRequestError' });
+    if (err?.status >= 400 && err?.status < 500) {
+      const message = err.type === 'entity.parse.failed' ? `Invalid JSON in request body: ${err.message}` : err.message;
+      // the ingestion endpoint's 400 carries `errors`, as Langfuse's does
+      if (err.status === 400 && ingestionPaths.has(req.path)) return send(res, 400, { message: 'Invalid request data', errors: [message] });
+      return send(res, err.status, { message, error: 'InvalidRequestError' });
+    }
     ((req as any).log ?? log).error({ err }, 'unhandled error');
     send(res, 500, { message: 'Internal Server Error', error: 'An unknown error occurred' });
   });

@@ -74,3 +74,13 @@ export function lenientQueryNames(definition: Document = loadSpec()): Map<string
   }
   return out;
 }
+
+/** paths of operations that answer errors in the ingestion endpoint's shape (`x-tally-error-style`) */
+export function ingestionStylePaths(definition: Document = loadSpec()): Set<string> {
+  const out = new Set<string>();
+  for (const [path, rawItem] of Object.entries<any>((definition as any).paths ?? {})) {
+    const item = deref(definition, rawItem);
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) if (item?.[method]?.['x-tally-error-style'] === 'ingestion') out.add(path);
+  }
+  return out;
+}

@@ -155,3 +155,53 @@ describe('numbers beyond the range of a double', () => {
     expect((await raw(`/api/public/observations?filter=${filter}`)).status).toBe(400);
   });
 });
+
+describe('found by the fuzz suite', () => {
+  it('a filter or metrics field named like an Object property is unknown, not a 500 (seed 12345)', async () => {
+    for (const column of ['__proto__', 'valueOf', 'constructor', 'toString']) {
+      const filter = encodeURIComponent(JSON.stringify([{ type: 'datetime', column, operator: '>', value: at }]));
+      const res = await raw(`/api/public/observations?filter=${filter}`);
+      expect(res, column).toMatchObject({ status: 400, body: { error: 'InvalidRequestError', message: expect.stringContaining(`Invalid filter column ${column}`) } });
+      const q = (over: object) => encodeURIComponent(JSON.stringify({ view: 'observations', metrics: [], fromTimestamp: at, toTimestamp: '2026-01-02T00:00:00Z', ...over }));
+      expect((await raw(`/api/public/v2/metrics?query=${q({ dimensions: [{ field: column }] })}`)).status).toBe(400);
+      expect((await raw(`/api/public/v2/metrics?query=${q({ metrics: [{ measure: column, aggregation: 'sum' }] })}`)).status).toBe(400);
+      expect((await raw(`/api/public/v2/metrics?query=${q({ filters: [{ column, operator: '=', value: 'x', type: 'string' }] })}`)).status).toBe(400);
+    }
+  });
+
+  it('a body that is not JSON gets the ingestion error shape on the ingestion endpoint', async () => {
+    for (const body of ['NaN', '1e+308', '{"batch": [']) {
+      const res = await raw('/api/public/ingestion', { method: 'POST', headers: json, body });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'Invalid request data', errors: [expect.stringContaining('Invalid JSON in request body')] });
+    }
+  });
+
+  it('a request line Node refuses gets a JSON 400', async () => {
+    const url = new URL(inject('baseUrl'));
+    const { connect } = await import('node:net');
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(Buffer.concat([Buffer.from('GET /api/public/health?name='), Buffer.from([0xff, 0x00]), Buffer.from(' HTTP/1.1\r\nhost: x\r\n\r\n')])));
+      let data = '';
+      socket.on('data', (d) => { data += d; });
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(text).toMatch(/^HTTP\/1.1 400 Bad Request/);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ message: 'The request is not valid HTTP', error: 'InvalidRequestError' });
+  });
+});
+
+describe('found by the fuzz suite (2)', () => {
+  it('a number filter far outside an integer column\'s range compares instead of failing (seed 12345)', async () => {
+    for (const value of [-1.7976931348623157e308, 1e20, 2 ** 31]) {
+      const filter = encodeURIComponent(JSON.stringify([{ type: 'number', column: 'promptVersion', operator: '=', value }]));
+      expect((await raw(`/api/public/observations?filter=${filter}`)).status).toBe(200);
+    }
+  });
+
+  it('a body the server cannot decode gets the ingestion error shape on the ingestion endpoint', async () => {
+    const res = await raw('/api/public/ingestion', { method: 'POST', headers: { ...json, 'content-encoding': 'gzip' }, body: 'not gzip at all' });
+    expect(res).toMatchObject({ status: 400, body: { message: 'Invalid request data', errors: [expect.any(String)] } });
+  });
+});

@@ -31,7 +31,7 @@ describe('metrics API', () => {
     const query = { view: 'observations', dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }, { measure: 'latency', aggregation: 'p50' }],
       filters: envFilter, timeDimension: { granularity: 'day' }, fromTimestamp: FROM, toTimestamp: TO };
     const ours = await metricsV2({ client: clientFor('projectA'), query: { query: JSON.stringify(query) } });
-    expect(ours.response.status).toBe(200);
+    expect(ours.response?.status).toBe(200);
     const { publicKey, secretKey } = inject('projectA');
     const langfuse = new LangfuseClient({ publicKey, secretKey, baseUrl: inject('baseUrl') });
     const theirs = await langfuse.api.metrics.metrics({ query: JSON.stringify(query) });

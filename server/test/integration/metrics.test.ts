@@ -1,7 +1,7 @@
 // The metrics engine against a database (PGlite, and PostgreSQL when DATABASE_URL is set):
 // every planned query gives the same rows from the roll-up as from the base table, numbers
 // match a reference computed here from the data sent, and trace fields and scores show up.
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareMetrics, shape, type MetricsQueryInput } from '../../src/domain/metrics/index.ts';
 import { executeMetrics } from '../../src/store/metrics.ts';

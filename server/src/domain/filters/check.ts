@@ -36,7 +36,8 @@ export function checkFilters(filters: Filter[], columns: Record<string, ColumnTy
   const checked: CheckedFilter[] = [];
   for (const f of filters) {
     // Langfuse: an unknown column ending in "Name" means the `name` dimension (LFE-4838)
-    const target = f.column in columns ? f.column : f.column.endsWith('Name') && 'name' in columns ? 'name' : null;
+    // own keys only: a column named `__proto__` or `valueOf` is unknown, not Object's
+    const target = Object.hasOwn(columns, f.column) ? f.column : f.column.endsWith('Name') && Object.hasOwn(columns, 'name') ? 'name' : null;
     if (!target) return { ok: false, message: `Invalid filter column ${f.column}. Must be one of ${Object.keys(columns).join(', ')}` };
     const columnType = columns[target]!;
     if (columnType === 'object' && !ALLOWED.object.includes(f.type) && f.type !== 'null') {

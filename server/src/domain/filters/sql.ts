@@ -26,7 +26,8 @@ export function filterCondition(f: CheckedFilter, col: RawBuilder<unknown>): Raw
   switch (f.type) {
     case 'string': return stringCondition(col, f.operator, v);
     case 'stringOptions': return f.operator === 'any of' ? sql`${col} = any(${v})` : sql`(${col} is null or not (${col} = any(${v})))`;
-    case 'number': return sql`${col} ${op(f.operator)} ${v}`;
+    // numeric, so an integer column compared with 1e308 widens instead of failing the cast
+    case 'number': return sql`${col} ${op(f.operator)} cast(${v} as numeric)`;
     case 'datetime': return sql`${col} ${op(f.operator)} ${new Date(v)}`;
     case 'boolean': return f.operator === '=' ? sql`${col} = ${v}` : sql`${col} is distinct from ${v}`;
     case 'arrayOptions':
@@ -35,7 +36,7 @@ export function filterCondition(f: CheckedFilter, col: RawBuilder<unknown>): Raw
       return sql`${col} @> cast(${v} as text[])`;
     case 'stringObject': return stringCondition(sql`(${col} ->> ${f.key!})`, f.operator, v);
     case 'numberObject':
-      return sql`(case when jsonb_typeof(${col} -> ${f.key!}) = 'number' then (${col} ->> ${f.key!})::numeric end) ${op(f.operator)} ${v}`;
+      return sql`(case when jsonb_typeof(${col} -> ${f.key!}) = 'number' then (${col} ->> ${f.key!})::numeric end) ${op(f.operator)} cast(${v} as numeric)`;
     case 'booleanObject': return f.operator === '=' ? sql`(${col} -> ${f.key!}) = to_jsonb(cast(${v} as boolean))` : sql`(${col} -> ${f.key!}) is distinct from to_jsonb(cast(${v} as boolean))`;
     case 'null':
       // text columns treat '' as missing, as Langfuse's nullIf(col, '') does

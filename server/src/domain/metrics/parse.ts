@@ -109,8 +109,8 @@ function resolveMetrics(q: MetricsQueryInput, view: View): ParsedMetric[] {
 function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
   const filters = q.filters ?? [];
   if (!filters.length) return [];
-  const columns: Record<string, ColumnType> = {};
-  const sqlOf: Record<string, string> = {};
+  const columns: Record<string, ColumnType> = Object.create(null);
+  const sqlOf: Record<string, string> = Object.create(null);
   for (const [name, d] of Object.entries(view.dimensions)) {
     columns[name] = d.type;
     sqlOf[name] = d.sql;
@@ -123,7 +123,7 @@ function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
   columns.metadata = 'object';
   sqlOf.metadata = view.metadataSql;
   for (const f of filters) {
-    const known = f.column in columns || (f.column.endsWith('Name') && 'name' in columns);
+    const known = Object.hasOwn(columns, f.column) || (f.column.endsWith('Name') && Object.hasOwn(columns, 'name'));
     if (!known) fail(`Invalid filter column ${f.column}. Must be one of ${Object.keys(view.dimensions).join(', ')} or ${view.timeColumn}`);
     const d = view.dimensions[f.column];
     if (d?.unavailable) unavailable('Dimension', f.column, d.unavailable);

@@ -58,12 +58,15 @@ export interface View {
   pairExpandSql?: { cost: string; usage: string };
 }
 
+/** a lookup table without a prototype: a caller's `constructor` or `__proto__` names nothing */
+const table = <T>(entries: Record<string, T>): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, entries);
+
 const NOT_RECORDED_TOOLS = 'tool definitions and tool calls are not recorded';
 const NOT_RECORDED_EXPERIMENTS = 'experiments (dataset runs) are not recorded';
 
 const ms = (to: string, from: string) => `(extract(epoch from (${to} - ${from})) * 1000)`;
 
-const observationDimensions: Record<string, Dimension> = {
+const observationDimensions: Record<string, Dimension> = table({
   id: { sql: 'o.id', type: 'string', highCardinality: true, hidden: true },
   traceId: { sql: 'o.trace_id', type: 'string', highCardinality: true },
   environment: { sql: 'o.environment', type: 'string', rollup: 'environment' },
@@ -91,10 +94,10 @@ const observationDimensions: Record<string, Dimension> = {
   experimentName: { sql: 'null', type: 'string', highCardinality: true, unavailable: NOT_RECORDED_EXPERIMENTS },
   experimentDatasetId: { sql: 'null', type: 'string', highCardinality: true, unavailable: NOT_RECORDED_EXPERIMENTS },
   experimentId: { sql: 'null', type: 'string', highCardinality: true, hidden: true, unavailable: NOT_RECORDED_EXPERIMENTS },
-};
+});
 
 const latency = ms('o.end_time', 'o.start_time');
-const observationMeasures: Record<string, Measure> = {
+const observationMeasures: Record<string, Measure> = table({
   count: { sql: '1', type: 'integer', rollup: { sum: 'count', count: 'count' } },
   traceId: { sql: 'o.trace_id', type: 'string' },
   uniqueUserIds: { sql: 'o.user_id', type: 'string' },
@@ -117,10 +120,10 @@ const observationMeasures: Record<string, Measure> = {
   toolCalls: { sql: 'null', type: 'integer', unavailable: NOT_RECORDED_TOOLS },
   costByType: { sql: 'cast(pe.value as numeric)', type: 'decimal', requiresDimension: 'costType' },
   usageByType: { sql: 'cast(pe.value as numeric)', type: 'integer', requiresDimension: 'usageType' },
-};
+});
 
 const traceTime = 't.timestamp';
-const traceViewMeasures: Record<string, Measure> = {
+const traceViewMeasures: Record<string, Measure> = table({
   count: { sql: '1', type: 'integer' },
   observationsCount: { sql: '(select count(*) from observations x where x.project_id = t.project_id and x.trace_id = t.id)', type: 'integer' },
   scoresCount: { sql: '(select count(*) from scores x where x.project_id = t.project_id and x.trace_id = t.id)', type: 'integer' },
@@ -129,9 +132,9 @@ const traceViewMeasures: Record<string, Measure> = {
   latency: { sql: `(select ${ms('max(coalesce(x.end_time, x.start_time))', 'min(x.start_time)')} from observations x where x.project_id = t.project_id and x.trace_id = t.id)`, type: 'integer' },
   totalTokens: { sql: '(select sum(x.total_usage) from observations x where x.project_id = t.project_id and x.trace_id = t.id)', type: 'integer' },
   totalCost: { sql: '(select sum(x.total_cost) from observations x where x.project_id = t.project_id and x.trace_id = t.id)', type: 'decimal' },
-};
+});
 
-const scoreDimensions = (valueDimension: Record<string, Dimension>): Record<string, Dimension> => ({
+const scoreDimensions = (valueDimension: Record<string, Dimension>): Record<string, Dimension> => table({
   id: { sql: 's.id', type: 'string', highCardinality: true },
   environment: { sql: 's.environment', type: 'string' },
   name: { sql: 's.name', type: 'string' },
@@ -165,10 +168,10 @@ const scoreRelations = {
 };
 const scoreView = (name: ViewName, segment: string, valueDimension: Record<string, Dimension>, measures: Record<string, Measure>): View => ({
   name, from: 'scores s', alias: 's', timeSql: 's.timestamp', timeColumn: 'timestamp', segment, relations: scoreRelations,
-  dimensions: scoreDimensions(valueDimension), measures, metadataSql: 's.metadata',
+  dimensions: scoreDimensions(valueDimension), measures: table(measures), metadataSql: 's.metadata',
 });
 
-export const VIEWS: Record<ViewName, View> = {
+export const VIEWS = table<View>({
   observations: {
     name: 'observations', from: 'observations o', alias: 'o', timeSql: 'o.start_time', timeColumn: 'startTime',
     dimensions: observationDimensions, measures: observationMeasures, metadataSql: 'o.metadata',
@@ -176,7 +179,7 @@ export const VIEWS: Record<ViewName, View> = {
   },
   traces: {
     name: 'traces', from: 'traces t', alias: 't', timeSql: traceTime, timeColumn: 'timestamp',
-    dimensions: {
+    dimensions: table({
       id: { sql: 't.id', type: 'string', highCardinality: true },
       name: { sql: 't.name', type: 'string' },
       tags: { sql: 't.tags', type: 'string[]' },
@@ -186,7 +189,7 @@ export const VIEWS: Record<ViewName, View> = {
       version: { sql: 't.version', type: 'string' },
       environment: { sql: 't.environment', type: 'string' },
       timestampMonth: { sql: `to_char(t.timestamp at time zone 'UTC', 'YYYY-MM')`, type: 'string' },
-    },
+    }),
     measures: traceViewMeasures, metadataSql: 't.metadata',
   },
   'scores-numeric': scoreView('scores-numeric', `s.data_type in ('NUMERIC', 'BOOLEAN')`, { value: { sql: 's.value', type: 'number' } },
@@ -195,7 +198,7 @@ export const VIEWS: Record<ViewName, View> = {
     { count: { sql: '1', type: 'integer' } }),
   'scores-boolean': scoreView('scores-boolean', `s.data_type = 'BOOLEAN'`, { booleanValue: { sql: '(s.value = 1)', type: 'boolean' } },
     { count: { sql: '1', type: 'integer' }, value: { sql: 's.value', type: 'number' } }),
-};
+}) as Record<ViewName, View>;
 
 /** the views of each API version */
 export const V2_VIEWS: ViewName[] = ['observations', 'scores-numeric', 'scores-categorical', 'scores-boolean'];

@@ -11,6 +11,7 @@ import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
+import { readContribution, updateRollup } from '../store/rollups.ts';
 import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
@@ -150,6 +151,10 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   // traces first: their copy onto stored observations then skips the rows this batch writes
   await upsertTraces(db, projectId, changedTraces.sort(byId), mergedObs.map((o) => o.id));
-  await upsertObservations(db, projectId, priced.sort(byId));
+  // the metrics roll-up follows the rows: what they held out, what they hold now in
+  const ids = priced.sort(byId).map((o) => o.id);
+  const before = await readContribution(db, projectId, ids.filter((id) => existing.observations.has(id)));
+  await upsertObservations(db, projectId, priced);
+  await updateRollup(db, projectId, ids, before);
   await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore).sort(byId));
 }

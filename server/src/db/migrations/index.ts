@@ -7,6 +7,7 @@ import { Migration20261122000004HotTablesWithoutForeignKeys } from './Migration2
 import { Migration20261122000005ModelRevisions } from './Migration20261122000005ModelRevisions.ts';
 import { Migration20261122000006IngestedEventsByAge } from './Migration20261122000006IngestedEventsByAge.ts';
 import { Migration20261122000007FieldEventTimes } from './Migration20261122000007FieldEventTimes.ts';
+import { Migration20261122000008ObservationHourly } from './Migration20261122000008ObservationHourly.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -16,4 +17,5 @@ export const migrationsList = [
   { name: 'Migration20261122000005ModelRevisions', class: Migration20261122000005ModelRevisions },
   { name: 'Migration20261122000006IngestedEventsByAge', class: Migration20261122000006IngestedEventsByAge },
   { name: 'Migration20261122000007FieldEventTimes', class: Migration20261122000007FieldEventTimes },
+  { name: 'Migration20261122000008ObservationHourly', class: Migration20261122000008ObservationHourly },
 ];

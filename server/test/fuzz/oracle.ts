@@ -45,9 +45,9 @@ export function operationsOf(spec: any): Operation[] {
   return ops;
 }
 
-// statuses the HTTP shell answers for any operation (auth, routing, body transport), with the
-// spec's component that documents their body
-const GENERIC_ANY: Record<number, string> = { 401: 'MessageResponse', 403: 'MessageResponse', 404: 'Error', 405: 'Error' };
+// statuses the HTTP shell answers for any operation (auth, routing, transport limits: 431 is to
+// the request line and headers what 413 is to the body), with the spec's component for their body
+const GENERIC_ANY: Record<number, string> = { 401: 'MessageResponse', 403: 'MessageResponse', 404: 'Error', 405: 'Error', 431: 'Error' };
 const GENERIC_WITH_BODY: Record<number, string> = { 400: 'Error', 413: 'Error', 415: 'Error' };
 
 const STACK = [/ {2,}at \S/, /\bat [\w.<>$[\] ]+ \([^)]*:\d+:\d+\)/, /\.(?:ts|js|mjs|cjs):\d+/, /node_modules[\\/]/, /file:\/\//, /\/work\/|\/home\/|\/usr\/lib\//, /\b[A-Z]\w*Error: [^\n]*[\\/][\w.-]+\.(?:ts|js)\b/];

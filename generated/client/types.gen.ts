@@ -108,6 +108,9 @@ export type PricingTierInput = {
     isDefault?: boolean;
     priority: number;
     conditions: Array<PricingTierCondition>;
+    /**
+     * USD per unit by usage type, each at most 1,000,000.
+     */
     prices: {
         [key: string]: number;
     };
@@ -358,7 +361,7 @@ export type GenerationBody = SpanBody & {
     usage?: IngestionUsage | null;
     usageDetails?: UsageDetails | null;
     /**
-     * USD by usage type. Any cost disables inferred cost for the observation.
+     * USD by usage type, each at most 1e12 (a larger one refuses the event). Any cost disables inferred cost for the observation.
      */
     costDetails?: {
         [key: string]: unknown;

@@ -3,7 +3,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Document } from 'openapi-backend';
 import { parseLegacyUsage } from '../domain/usage/normalise.ts';
-import { findInexactCount, inexactCountMessage } from '../domain/usage/exact-counts.ts';
+import { findInexactCount, findOversizedCost, inexactCountMessage, LEGACY_COST_KEYS, oversizedCostMessage } from '../domain/usage/exact-counts.ts';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 import { componentValidators, loadSpec } from './openapi.ts';
 import { findTooDeep } from './json-depth.ts';
@@ -38,6 +38,8 @@ export function createEventValidator(definition: Document = loadSpec()) {
     }
     const inexact = findInexactCount(b.usageDetails, ['body', 'usageDetails']) ?? findInexactCount(b.usage, ['body', 'usage']);
     if (inexact) return { ok: false, id, issues: [{ code: 'too_big', path: inexact.path, message: inexactCountMessage(inexact) }] };
+    const oversized = findOversizedCost(b.costDetails, ['body', 'costDetails']) ?? findOversizedCost(b.usage, ['body', 'usage'], LEGACY_COST_KEYS);
+    if (oversized) return { ok: false, id, issues: [{ code: 'too_big', path: oversized.path, message: oversizedCostMessage(oversized) }] };
     if (b.usage != null) {
       const legacy = parseLegacyUsage(b.usage);
       if (legacy.error) return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'usage'], message: legacy.error }] };

@@ -156,5 +156,8 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   const before = await readContribution(db, projectId, ids.filter((id) => existing.observations.has(id)));
   await upsertObservations(db, projectId, priced);
   await updateRollup(db, projectId, ids, before);
-  await upsertScores(db, projectId, fresh.filter((e) => e.type === 'score-create').map(toScore).sort(byId));
+  // one row per score id: of two events for the same score in a batch the later one wins (one
+  // upsert cannot write a row twice)
+  const scores = new Map(processingOrder(fresh.filter((e) => e.type === 'score-create')).map(toScore).map((sc) => [sc.id, sc]));
+  await upsertScores(db, projectId, [...scores.values()].sort(byId));
 }

@@ -148,9 +148,9 @@ describe('numbers beyond the range of a double', () => {
     const [ok, bad] = [unique('g'), unique('g')];
     const res = await postText('/api/public/ingestion', `{"batch":[
       {"id":"${unique('evt')}","timestamp":"${at}","type":"generation-create","body":{"id":"${bad}","costDetails":{"input":-1E+400}}},
-      {"id":"${unique('evt')}","timestamp":"${at}","type":"generation-create","body":{"id":"${ok}","costDetails":{"input":1e300}}}]}`);
+      {"id":"${unique('evt')}","timestamp":"${at}","type":"generation-create","body":{"id":"${ok}","costDetails":{"input":1e11}}}]}`);
     expect(res.body.errors).toEqual([expect.objectContaining({ error: [expect.objectContaining({ path: ['body', 'costDetails', 'input'] })] })]);
-    expect((await raw(`/api/public/observations/${ok}`)).body.costDetails.input).toBe(1e300);
+    expect((await raw(`/api/public/observations/${ok}`)).body.costDetails.input).toBe(1e11);
     const filter = encodeURIComponent('[{"type":"number","column":"totalCost","operator":">","value":1e999}]');
     expect((await raw(`/api/public/observations?filter=${filter}`)).status).toBe(400);
   });
@@ -203,5 +203,34 @@ describe('found by the fuzz suite (2)', () => {
   it('a body the server cannot decode gets the ingestion error shape on the ingestion endpoint', async () => {
     const res = await raw('/api/public/ingestion', { method: 'POST', headers: { ...json, 'content-encoding': 'gzip' }, body: 'not gzip at all' });
     expect(res).toMatchObject({ status: 400, body: { message: 'Invalid request data', errors: [expect.any(String)] } });
+  });
+});
+
+describe('found by the fuzz suite (3)', () => {
+  it('prices and costs that would overflow to Infinity are refused (seeds 10, 12, 16)', async () => {
+    const model = await post('/api/public/models', { modelName: unique('huge'), matchPattern: unique('huge'), unit: 'TOKENS', inputPrice: 1e308 });
+    expect(model).toMatchObject({ status: 400, body: { error: [{ path: ['inputPrice'], code: 'too_big' }] } });
+    const tiers = await post('/api/public/models', { modelName: unique('huge'), matchPattern: unique('huge'), unit: 'TOKENS',
+      pricingTiers: [{ name: 'd', isDefault: true, priority: 0, conditions: [], prices: { input: 2e6 } }] });
+    expect(tiers.status).toBe(400);
+    const res = await post('/api/public/ingestion', { batch: [
+      { id: unique('evt'), timestamp: at, type: 'generation-create', body: { id: unique('g'), costDetails: { total: 1e300 } } },
+      { id: unique('evt'), timestamp: at, type: 'generation-create', body: { id: unique('g'), usage: { input: 1, totalCost: 2e12 } } },
+    ] });
+    expect(res.body.errors.map((e: any) => e.error[0].path)).toEqual([['body', 'costDetails', 'total'], ['body', 'usage', 'totalCost']]);
+    expect((await post('/api/public/models/explain', { model: 'x', costDetails: { total: 1e13 } })).status).toBe(400);
+  });
+
+  it('two events for one score in a batch store the later one instead of failing the batch (seed 10)', async () => {
+    const id = unique('score');
+    const res = await post('/api/public/ingestion', { batch: [
+      { id: unique('evt'), timestamp: '2004-01-01T00:00:02Z', type: 'score-create', body: { id, name: 'dup', value: 2, timestamp: '2004-01-01T00:00:00Z' } },
+      { id: unique('evt'), timestamp: '2004-01-01T00:00:01Z', type: 'score-create', body: { id, name: 'dup', value: 1, timestamp: '2004-01-01T00:00:00Z' } },
+    ] });
+    expect(res.status).toBe(207);
+    expect(res.body.errors).toEqual([]);
+    const query = encodeURIComponent(JSON.stringify({ view: 'scores-numeric', metrics: [{ measure: 'value', aggregation: 'max' }, { measure: 'count', aggregation: 'count' }],
+      filters: [{ column: 'id', operator: '=', value: id, type: 'string' }], fromTimestamp: '2004-01-01T00:00:00Z', toTimestamp: '2004-01-02T00:00:00Z' }));
+    expect((await raw(`/api/public/v2/metrics?query=${query}`)).body.data).toEqual([{ max_value: 2, count_count: 1 }]);
   });
 });

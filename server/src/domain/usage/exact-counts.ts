@@ -23,3 +23,23 @@ export function findInexactCount(usage: unknown, path: (string | number)[]): Ine
 
 export const inexactCountMessage = (c: InexactCount) =>
   `Usage count ${c.value} is beyond 2^53 - 1 (${MAX_EXACT_COUNT}) and cannot be kept exactly`;
+
+/**
+ * Ingested costs are capped at a trillion USD a value, and prices at a million USD a unit (in
+ * the spec), so every cost Tally computes or sums stays a finite double: a price of 1e308 made
+ * costs Infinity, which JSON answers as null and which failed every read of the row.
+ */
+export const MAX_COST_USD = 1e12;
+export const LEGACY_COST_KEYS = ['inputCost', 'outputCost', 'totalCost'];
+
+/** the first cost in a cost map (or the legacy usage object's *Cost fields) beyond MAX_COST_USD */
+export function findOversizedCost(costs: unknown, path: (string | number)[], keys?: string[]): InexactCount | null {
+  if (!isPlainObject(costs)) return null;
+  for (const [k, v] of Object.entries(costs)) {
+    if (keys && !keys.includes(k)) continue;
+    if (typeof v === 'number' && Math.abs(v) > MAX_COST_USD) return { path: [...path, k], value: v };
+  }
+  return null;
+}
+
+export const oversizedCostMessage = (c: InexactCount) => `Cost ${c.value} is beyond ${MAX_COST_USD} USD`;

@@ -4,7 +4,7 @@ import type { ExplainCostResponse } from '../../../../generated/client/types.gen
 import { appliedTier, priceUsage } from '../../ingestion/price.ts';
 import { parseLegacyUsage } from '../../domain/usage/normalise.ts';
 import { readProvided } from '../../domain/usage/index.ts';
-import { findInexactCount, inexactCountMessage } from '../../domain/usage/exact-counts.ts';
+import { findInexactCount, findOversizedCost, inexactCountMessage, LEGACY_COST_KEYS, oversizedCostMessage } from '../../domain/usage/exact-counts.ts';
 import { modelRevision } from '../../store/models.ts';
 import { kysely } from '../../store/sql.ts';
 import { invalidData } from '../errors.ts';
@@ -15,6 +15,8 @@ export const modelsExplain: OperationHandler = async (ctx) => {
   const b = ctx.body;
   const inexact = findInexactCount(b.usageDetails, ['usageDetails']) ?? findInexactCount(b.usage, ['usage']);
   if (inexact) throw invalidData([{ code: 'too_big', path: inexact.path, message: inexactCountMessage(inexact) }]);
+  const oversized = findOversizedCost(b.costDetails, ['costDetails']) ?? findOversizedCost(b.usage, ['usage'], LEGACY_COST_KEYS);
+  if (oversized) throw invalidData([{ code: 'too_big', path: oversized.path, message: oversizedCostMessage(oversized) }]);
   const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
   if (legacy.error) throw invalidData([{ code: 'custom', path: ['usage'], message: legacy.error }]);
   const revision = await modelRevision(kysely(ctx.em), projectId);

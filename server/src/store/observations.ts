@@ -1,5 +1,5 @@
 // Observations at rest: batch load and upsert for ingestion, reads for the API.
-import { OBSERVATION_FIELDS, decodeFieldTimes, encodeFieldTimes } from '../domain/ingestion/field-times.ts';
+import { observationFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
@@ -51,7 +51,7 @@ const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'created_at', get: (r) => r.createdAt, type: 'timestamptz' },
   { name: 'updated_at', get: (r) => r.updatedAt, type: 'timestamptz' },
   { name: 'revision', get: (r) => r.revision + 1, type: 'integer' },
-  { name: 'field_event_times', get: (r) => encodeFieldTimes(r.fieldTimes, OBSERVATION_FIELDS), type: 'jsonb' },
+  { name: 'field_event_times', get: (r) => observationFieldTimes.encode(r.fieldTimes), type: 'jsonb' },
 ];
 
 export function fromRow(r: any): ObservationRecord & { projectId: string } {
@@ -68,7 +68,7 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
     costStatus: r.cost_status as CostStatus, unpricedUsageKeys: r.unpriced_usage_keys ?? [], traceName: r.trace_name, userId: r.user_id,
     sessionId: r.session_id, release: r.release, traceVersion: r.trace_version, tags: r.tags ?? [],
     createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
-    fieldTimes: decodeFieldTimes(r.field_event_times, OBSERVATION_FIELDS),
+    fieldTimes: observationFieldTimes.decode(r.field_event_times),
   };
 }
 
@@ -78,8 +78,8 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
  */
 export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
   if (!records.length) return;
-  const writes = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0);
-  const { rows } = await prepared('upsert_observations', sql`with ${writes} select id from written`).execute(db);
+  const { variant, ctes } = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0);
+  const { rows } = await prepared(`upsert_observations_${variant}`, sql`with ${ctes} select id from written`).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }
 

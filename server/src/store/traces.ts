@@ -1,5 +1,5 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
-import { TRACE_FIELDS, decodeFieldTimes, encodeFieldTimes } from '../domain/ingestion/field-times.ts';
+import { traceFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { TraceRecord } from '../domain/ingestion/types.ts';
 import { ConcurrentWriteError, prepared, sql, toDate, type Db } from './sql.ts';
 import { guardedUpsert, type Column } from './upsert.ts';
@@ -22,7 +22,7 @@ const COLUMNS: Column<TraceRecord>[] = [
   { name: 'created_at', get: (r) => r.createdAt, type: 'timestamptz' },
   { name: 'updated_at', get: (r) => r.updatedAt, type: 'timestamptz' },
   { name: 'revision', get: (r) => r.revision + 1, type: 'integer' },
-  { name: 'field_event_times', get: (r) => encodeFieldTimes(r.fieldTimes, TRACE_FIELDS), type: 'jsonb' },
+  { name: 'field_event_times', get: (r) => traceFieldTimes.encode(r.fieldTimes), type: 'jsonb' },
 ];
 
 export function fromRow(r: any): TraceRecord {
@@ -30,7 +30,7 @@ export function fromRow(r: any): TraceRecord {
     id: r.id, timestamp: toDate(r.timestamp), name: r.name, userId: r.user_id, sessionId: r.session_id, release: r.release,
     version: r.version, externalId: r.external_id, environment: r.environment, tags: r.tags ?? [], public: r.public,
     input: r.input, output: r.output, metadata: r.metadata, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
-    fieldTimes: decodeFieldTimes(r.field_event_times, TRACE_FIELDS),
+    fieldTimes: traceFieldTimes.decode(r.field_event_times),
   };
 }
 
@@ -41,7 +41,7 @@ export function fromRow(r: any): TraceRecord {
  */
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[], skipObservations: string[]): Promise<void> {
   if (!traces.length) return;
-  const writes = guardedUpsert('traces', projectId, COLUMNS, traces, (t) => t.revision > 0, ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags']);
+  const { variant, ctes } = guardedUpsert('traces', projectId, COLUMNS, traces, (t) => t.revision > 0, ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags']);
   // one statement: observations stored before their trace arrived (or before it changed) get
   // its grouping fields; rows that already agree are skipped. The copy bumps their revision, so
   // a concurrent batch that read one of them before the copy retries instead of writing the old
@@ -49,7 +49,7 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
   // The observations are found per trace and updated per id through lateral subqueries: left
   // to choose, the planner (its row counts lagging behind a fast ingest) scanned every row of
   // the project on each batch, which tripled PostgreSQL's CPU per event.
-  const { rows } = await prepared('upsert_traces', sql`with ${writes},
+  const { rows } = await prepared(`upsert_traces_${variant}`, sql`with ${ctes},
     u as (update observations o set trace_name = m.name, user_id = m.user_id, session_id = m.session_id, release = m.release,
       trace_version = m.version, tags = m.tags, revision = o.revision + 1
     from (select w.*, x.id as observation_id from written w cross join lateral (

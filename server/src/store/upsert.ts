@@ -101,22 +101,36 @@ export function upsert<T>(table: string, projectId: string, columns: Column<T>[]
  * and then locked in its claim, outside the id order the claims lock in (a deadlock PostgreSQL
  * breaks only after deadlock_timeout, 1 s). DO NOTHING waits only for a concurrent insert of
  * the same id, and new rows are inserted in the order given (by id), so two batches inserting
- * the same ids wait for each other in one order.
+ * the same ids wait for each other in one order. `variant` names the statement's shape, which
+ * the caller puts in the name of its prepared statement.
  */
-export function guardedUpsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[], stored: (row: T) => boolean, returning = ['id']): RawBuilder<unknown> {
+export function guardedUpsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[], stored: (row: T) => boolean, returning = ['id']): { variant: 'new' | 'stored' | 'mixed'; ctes: RawBuilder<unknown> } {
   const storedRows = rows.filter(stored);
   const storedCount = storedRows.length;
-  const ordered = storedCount === rows.length ? rows : [...storedRows, ...rows.filter((r) => !stored(r))];
+  const ordered = storedCount === rows.length || storedCount === 0 ? rows : [...storedRows, ...rows.filter((r) => !stored(r))];
   const { names, arrays, values, updates } = unnested(columns, ordered);
   const cols = sql.raw(names.join(', '));
   const ret = sql.raw(returning.join(', '));
   const t = sql.raw(table);
-  return sql`batch_rows as materialized (
+  const onConflictStored = sql`on conflict (project_id, id) do update set ${updates} where ${t}.revision = excluded.revision - 1 returning ${ret}`;
+  const onConflictNew = sql`on conflict (project_id, id) do nothing returning ${ret}`;
+  // a batch of new rows only (bulk ingestion) or of stored rows only (updates) takes one plain
+  // INSERT; only a mix needs the rows split between two (a statement text of its own for each)
+  if (storedCount === 0 || storedCount === rows.length) {
+    const select = sql`select cast(${projectId} as text), ${sql.raw(values.join(', '))} from unnest(${sql.join(arrays)}) as u(${cols})`;
+    return storedCount === 0
+      ? { variant: 'new', ctes: sql`written as (insert into ${t} (project_id, ${cols}) ${select} ${onConflictNew})` }
+      : { variant: 'stored', ctes: sql`written as (insert into ${t} (project_id, ${cols}) ${select} ${onConflictStored})` };
+  }
+  return {
+    variant: 'mixed',
+    ctes: sql`batch_rows as materialized (
       select ${sql.raw(values.map((v, i) => `${v} as ${names[i]}`).join(', '))}, u.i
       from unnest(${sql.join(arrays)}) with ordinality as u(${cols}, i)),
     stored_rows as (insert into ${t} (project_id, ${cols}) select cast(${projectId} as text), ${cols} from batch_rows where i <= cast(${storedCount} as bigint)
-      on conflict (project_id, id) do update set ${updates} where ${t}.revision = excluded.revision - 1 returning ${ret}),
+      ${onConflictStored}),
     new_rows as (insert into ${t} (project_id, ${cols}) select cast(${projectId} as text), ${cols} from batch_rows where i > cast(${storedCount} as bigint)
-      on conflict (project_id, id) do nothing returning ${ret}),
-    written as (select ${ret} from stored_rows union all select ${ret} from new_rows)`;
+      ${onConflictNew}),
+    written as (select ${ret} from stored_rows union all select ${ret} from new_rows)`,
+  };
 }

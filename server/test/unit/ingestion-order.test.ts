@@ -3,7 +3,7 @@
 // events in timestamp order). Within a batch events are applied in processingOrder already;
 // these apply them one by one, as separate batches would.
 import { describe, expect, it } from 'vitest';
-import { OBSERVATION_FIELDS, TRACE_FIELDS, decodeFieldTimes, encodeFieldTimes } from '../../src/domain/ingestion/field-times.ts';
+import { OBSERVATION_FIELDS, TRACE_FIELDS, observationFieldTimes, traceFieldTimes } from '../../src/domain/ingestion/field-times.ts';
 import { applyObservationEvent, applyTraceEvent, type ObservationEvent } from '../../src/domain/ingestion/merge.ts';
 import type { ObservationRecord } from '../../src/domain/ingestion/types.ts';
 
@@ -15,7 +15,7 @@ const ev = (type: string, s: number, body: Record<string, unknown>, usage?: Reco
   ({ eventId: `${type}-${s}`, type, timestamp: at(s), body: { id: 'o', ...body }, providedUsage: usage });
 const applyAll = (events: ObservationEvent[]) => events.reduce<ObservationRecord | undefined>((rec, e) => applyObservationEvent(rec, e, now), undefined)!;
 /** the record as it would be stored and loaded again between batches */
-const roundTrip = (rec: ObservationRecord): ObservationRecord => ({ ...rec, fieldTimes: decodeFieldTimes(JSON.parse(JSON.stringify(encodeFieldTimes(rec.fieldTimes, OBSERVATION_FIELDS))), OBSERVATION_FIELDS) });
+const roundTrip = (rec: ObservationRecord): ObservationRecord => ({ ...rec, fieldTimes: observationFieldTimes.decode(JSON.parse(JSON.stringify(observationFieldTimes.encode(rec.fieldTimes)))) });
 
 function permutations<T>(xs: T[]): T[][] {
   if (xs.length <= 1) return [xs];
@@ -81,7 +81,7 @@ describe('observation fields across batches', () => {
 describe('trace fields across batches', () => {
   it('keeps the fields of the latest trace-create and takes those only an older one sets', () => {
     let t = applyTraceEvent(undefined, { timestamp: at(10), body: { id: 't', userId: 'new', tags: ['b'] } }, now);
-    t = applyTraceEvent({ ...t, fieldTimes: decodeFieldTimes(encodeFieldTimes(t.fieldTimes, TRACE_FIELDS), TRACE_FIELDS) },
+    t = applyTraceEvent({ ...t, fieldTimes: traceFieldTimes.decode(traceFieldTimes.encode(t.fieldTimes)) },
       { timestamp: at(2), body: { id: 't', userId: 'old', tags: ['a'], release: 'r1' } }, now);
     expect(t).toMatchObject({ userId: 'new', tags: ['b'], release: 'r1' });
   });
@@ -90,10 +90,16 @@ describe('trace fields across batches', () => {
 describe('field times at rest', () => {
   it('stores one bit mask per event order and reads back the same times', () => {
     const times = { type: 1000, traceId: 1000, name: 1000, endTime: 5000.5, output: 5000.5, providedUsageDetails: 7000.5 };
-    const stored = encodeFieldTimes(times, OBSERVATION_FIELDS);
-    expect(stored).toEqual({ 1000: 0b1011, 5000.5: (1 << 9) | (1 << 14), 7000.5: 1 << 18 });
-    expect(decodeFieldTimes(JSON.parse(JSON.stringify(stored)), OBSERVATION_FIELDS)).toEqual(times);
-    expect(decodeFieldTimes(null, OBSERVATION_FIELDS)).toEqual({});
+    const stored = observationFieldTimes.encode(times);
+    expect(stored).toEqual([[1000, 0b1011], [5000.5, (1 << 9) | (1 << 14)], [7000.5, 1 << 18]]);
+    expect(observationFieldTimes.decode(JSON.parse(JSON.stringify(stored)))).toEqual(times);
+    expect(observationFieldTimes.encode({ ...times, notAField: 1 })).toEqual(stored);
+  });
+
+  it('reads the column default and the object form of earlier rows', () => {
+    expect(observationFieldTimes.decode(null)).toEqual({});
+    expect(observationFieldTimes.decode({})).toEqual({});
+    expect(observationFieldTimes.decode({ 1000: 0b11, '5000.5': 1 << 9 })).toEqual({ type: 1000, traceId: 1000, endTime: 5000.5 });
   });
 
   it('gives every field a bit of its own within 31 bits', () => {

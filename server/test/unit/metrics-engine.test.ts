@@ -115,11 +115,11 @@ describe('compile', () => {
   it('compiles daily cost by model to one grouped scan, or to the roll-up plus the edge hours', () => {
     const input = q({ dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }], timeDimension: { granularity: 'day' } });
     expect(text(input, false).sql).toBe(
-      `select o.model as d0, date_trunc('day', o.start_time, 'UTC') as t, sum(o.total_cost) as m0 from observations o where o.project_id = $1 and o.start_time >= $2 and o.start_time <= $3 group by 1, 2 order by t asc, d0 asc`);
+      `select o.model as d0, date_bin('1 day', o.start_time, timestamptz '0001-01-01 00:00:00+00') as t, sum(o.total_cost) as m0 from observations o where o.project_id = $1 and o.start_time >= $2 and o.start_time <= $3 group by 1, 2 order by t asc, d0 asc limit $4`);
     const rollup = text(input).sql;
-    expect(rollup).toMatch(/^with parts as \(select r\.model as d0, date_trunc\('day', r\.hour, 'UTC'\) as t, sum\(r\.total_cost\) as s0, sum\(r\.total_cost_count\) as c0, sum\(r\.count\) as n from observation_hourly r/);
+    expect(rollup).toMatch(/^with parts as \(select r\.model as d0, date_bin\('1 day', r\.hour, timestamptz '0001-01-01 00:00:00\+00'\) as t, sum\(r\.total_cost\) as s0, sum\(r\.total_cost_count\) as c0, sum\(r\.count\) as n from observation_hourly r/);
     expect(rollup).toContain('union all select o.model as d0');
-    expect(rollup).toMatch(/select d0, t, case when sum\(c0\) = 0 then null else sum\(s0\) end as m0 from parts group by 1, 2 having sum\(n\) > 0 order by t asc, d0 asc$/);
+    expect(rollup).toMatch(/select d0, t, case when sum\(c0\) = 0 then null else sum\(s0\) end as m0 from parts group by 1, 2 having sum\(n\) > 0 order by t asc, d0 asc limit \$\d+$/);
   });
 
   it('compiles percentiles exactly and uniq as a distinct count', () => {
@@ -150,6 +150,18 @@ describe('shape', () => {
       { name: 'b', time_dimension: '2026-01-02', sum_totalCost: null, histogram_latency: [] },
       { name: '', time_dimension: '2026-01-03', sum_totalCost: 0, histogram_latency: [] },
     ]);
+  });
+
+  it('gives the same filled rows from the first row_limit rows (the limit is in SQL) as from all of them', () => {
+    const { plan } = prepareMetrics(q({ dimensions: [{ field: 'name' }], metrics: [{ measure: 'count', aggregation: 'count' }],
+      timeDimension: { granularity: 'day' }, fromTimestamp: '2026-01-01T00:00:00Z', toTimestamp: '2026-01-09T00:00:00Z', config: { row_limit: 5 } }), 'p', { version: 'v2' });
+    // rows as SQL orders them (t, then name), with empty days between
+    const all = ['01', '01', '03', '04', '04', '04', '07', '08'].map((d, i) => ({ d0: `n${i % 3}`, t: `2026-01-${d} 00:00:00+00`, m0: String(i + 1) }));
+    all.sort((x, y) => (x.t === y.t ? (x.d0 < y.d0 ? -1 : 1) : x.t < y.t ? -1 : 1));
+    for (let n = 1; n <= all.length; n++) {
+      const limited = { ...plan, query: { ...plan.query, rowLimit: n } };
+      expect(shape(limited, all.slice(0, n), [])).toEqual(shape(limited, all, []));
+    }
   });
 });
 

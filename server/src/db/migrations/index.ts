@@ -8,6 +8,7 @@ import { Migration20261122000005ModelRevisions } from './Migration20261122000005
 import { Migration20261122000006IngestedEventsByAge } from './Migration20261122000006IngestedEventsByAge.ts';
 import { Migration20261122000007FieldEventTimes } from './Migration20261122000007FieldEventTimes.ts';
 import { Migration20261122000008ObservationHourly } from './Migration20261122000008ObservationHourly.ts';
+import { Migration20261122000009MetricsIndexes } from './Migration20261122000009MetricsIndexes.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -18,4 +19,5 @@ export const migrationsList = [
   { name: 'Migration20261122000006IngestedEventsByAge', class: Migration20261122000006IngestedEventsByAge },
   { name: 'Migration20261122000007FieldEventTimes', class: Migration20261122000007FieldEventTimes },
   { name: 'Migration20261122000008ObservationHourly', class: Migration20261122000008ObservationHourly },
+  { name: 'Migration20261122000009MetricsIndexes', class: Migration20261122000009MetricsIndexes },
 ];

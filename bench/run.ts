@@ -2,6 +2,7 @@
 import { run as startupAndModels } from './startup-and-models.ts';
 import { run as ingestion } from './ingestion.ts';
 import { run as memory } from './memory.ts';
+import { run as metrics } from './metrics.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
@@ -11,3 +12,6 @@ for (const line of await ingestion()) console.log(line);
 
 console.log('== server memory on both databases (BENCH_MEMORY_EVENTS, default 20000) ==');
 for (const line of await memory()) console.log(line);
+
+console.log('== metrics queries on 1,000,000 observations (BENCH_METRICS_ROWS, BENCH_METRICS_RUNS) ==');
+for (const line of await metrics()) console.log(line);

@@ -151,10 +151,9 @@ function cases(from30: string, from7: string, to: string): Case[] {
       name: 'cost by model and user, top 50', target: '<= 2x', maxRatio: 2,
       query: v2({ dimensions: [{ field: 'providedModelName' }, { field: 'userId' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
         orderBy: [{ field: 'sum_totalCost', direction: 'desc' }], config: { row_limit: 50 } }),
-      // ordered as Tally orders it today: PostgreSQL puts null sums (models without a price,
-      // spans) first in a descending order, so these 50 rows are groups without a cost
+      // null sums (models without a price, spans) last, as Tally and Langfuse order them
       baselines: [
-        { label: 'group by, top-N sort', sql: `select model, user_id, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 3 desc, 1, 2 limit 50` },
+        { label: 'group by, top-N sort', sql: `select model, user_id, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 3 desc nulls last, 1, 2 limit 50` },
       ],
       tally: (rows) => rows.map((r) => ({ key: `${r.providedModelName}|${r.userId}`, values: [n(r.sum_totalCost)] })),
       base: (rows) => rows.map((r) => ({ key: `${r.model}|${r.user_id}`, values: [n(r.v)] })),
@@ -174,7 +173,7 @@ function cases(from30: string, from7: string, to: string): Case[] {
       name: 'count by environment, 30 days', target: '<= 2x', maxRatio: 2,
       query: v2({ dimensions: [{ field: 'environment' }], metrics: [{ measure: 'count', aggregation: 'count' }] }),
       baselines: [
-        { label: 'count(*) group by', sql: `select environment, count(*) as v from observations where ${WHERE} group by 1 order by 2 desc, 1` },
+        { label: 'count(*) group by', sql: `select environment, count(*) as v from observations where ${WHERE} group by 1 order by 2 desc nulls last, 1` },
       ],
       tally: (rows) => rows.map((r) => ({ key: String(r.environment), values: [n(r.count_count)] })),
       base: (rows) => rows.map((r) => ({ key: String(r.environment), values: [n(r.v)] })),

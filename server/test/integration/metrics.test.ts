@@ -155,3 +155,15 @@ describe('metrics on a database', () => {
     expect(Object.fromEntries(rows.map((r) => [r.userId, r.sum_observationsCount]))).toEqual(Object.fromEntries(perUser));
   });
 });
+
+describe('ordering', () => {
+  it('puts groups without a value last in a descending top-N, as Langfuse does', async () => {
+    const day = '2026-04-01T00:00:00Z';
+    const gen = (id: string, name: string, input: number) => ({ id: `evt-${id}`, timestamp: day, type: 'generation-create', body: { id, name, startTime: day, costDetails: { input, total: input } } });
+    await post([gen('ord-a', 'cheap', 0.5), gen('ord-b', 'dear', 2),
+      { id: 'evt-ord-span', timestamp: day, type: 'span-create', body: { id: 'ord-span', name: 'no-cost', startTime: day } }]);
+    const { rows } = await run({ view: 'observations', dimensions: [{ field: 'name' }], metrics: [{ measure: 'inputCost', aggregation: 'sum' }],
+      orderBy: [{ field: 'sum_inputCost', direction: 'desc' }], fromTimestamp: day, toTimestamp: '2026-04-01T01:00:00Z' });
+    expect(rows).toEqual([{ name: 'dear', sum_inputCost: 2 }, { name: 'cheap', sum_inputCost: 0.5 }, { name: 'no-cost', sum_inputCost: null }]);
+  });
+});

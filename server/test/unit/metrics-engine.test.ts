@@ -126,7 +126,7 @@ describe('compile', () => {
     const c = text(q({ dimensions: [{ field: 'name' }], metrics: [{ measure: 'latency', aggregation: 'p95' }, { measure: 'uniqueUserIds', aggregation: 'uniq' }] }));
     expect(c.sql).toContain('percentile_cont(0.95) within group (order by (extract(epoch from (o.end_time - o.start_time)) * 1000)) as m0');
     expect(c.sql).toContain('count(distinct o.user_id) as m1');
-    expect(c.sql).toMatch(/order by m0 desc, d0 asc limit \$4$/);
+    expect(c.sql).toMatch(/order by m0 desc nulls last, d0 asc limit \$4$/);
   });
 });
 

@@ -90,7 +90,9 @@ function groupAndOrder(plan: Plan, width: number, having?: Sql): Sql {
     return `m${plan.scalars.findIndex((m) => m.alias === field)}`;
   };
   // the caller's order first, then every output key ascending, so equal rows come out the same way
-  const terms = plan.order.map((o) => `${alias(o.field)} ${o.direction}`);
+  // nulls last either way, as ClickHouse orders them (PostgreSQL's desc puts them first): a
+  // top-N by cost lists costs, not the groups that have none
+  const terms = plan.order.map((o) => `${alias(o.field)} ${o.direction}${o.direction === 'desc' ? ' nulls last' : ''}`);
   for (const key of [...(plan.bucket ? ['t'] : []), ...plan.query.dimensions.map((_, i) => `d${i}`)]) {
     if (!plan.order.some((o) => alias(o.field) === key)) terms.push(`${key} asc`);
   }

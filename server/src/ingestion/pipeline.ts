@@ -13,7 +13,7 @@ import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { readContribution, updateRollup } from '../store/rollups.ts';
 import { upsertScores } from '../store/scores.ts';
-import { isLockTimeout, isTransientConflict, kysely } from '../store/sql.ts';
+import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { priceObservation } from './price.ts';
 
@@ -110,7 +110,7 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
       if (typeof e.body.traceId === 'string') readTraceIds.add(e.body.traceId);
     }
   }
-  await lockTraces(db, projectId, { written: writtenTraceIds, read: readTraceIds, lockTimeoutMs: LOCK_TIMEOUT_MS });
+  if (!runsOneAtATime(tx)) await lockTraces(db, projectId, { written: writtenTraceIds, read: readTraceIds, lockTimeoutMs: LOCK_TIMEOUT_MS });
   const existing = await claimAndLoad(db, projectId, {
     eventIds: [...new Set(events.map((e) => e.id))], observationIds, traceIds: [...writtenTraceIds, ...readTraceIds],
   });

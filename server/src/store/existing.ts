@@ -75,7 +75,10 @@ export interface TraceLocks {
   lockTimeoutMs: number;
 }
 
-/** The first statement of a batch's transaction: sets its lock_timeout and locks the traces it names. */
+/**
+ * The first statement of a batch's transaction: sets its lock_timeout and locks the traces it
+ * names. Not needed on PGlite, whose transactions run one at a time (sql.ts runsOneAtATime).
+ */
 export async function lockTraces(db: Db, projectId: string, req: TraceLocks): Promise<void> {
   const exclusive = new Map<number, boolean>();
   for (const id of req.written) exclusive.set(fnv1a(id) % TRACE_LOCK_BUCKETS, true);

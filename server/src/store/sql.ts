@@ -32,6 +32,13 @@ export const num = (v: unknown) => (v === null || v === undefined ? null : Numbe
  */
 export const prepared = <T>(name: string, statement: RawBuilder<T>): RawBuilder<T> => sql<T>`${sql.raw(`${PREPARED_MARK}${name} */ `)}${statement}`;
 
+/**
+ * The embedded database (PGlite) has a single connection: its transactions run one after the
+ * other, so there is nothing for a batch to lock against (store/existing.ts lockTraces, whose
+ * statement cost PGlite ~1 ms per batch, 15% of the contention probe's throughput).
+ */
+export const runsOneAtATime = (em: SqlEntityManager): boolean => em.getPlatform().constructor.name === 'PglitePlatform';
+
 /** a row changed since it was read: the batch must be re-applied on fresh rows */
 export class ConcurrentWriteError extends Error {}
 

@@ -64,7 +64,7 @@ const ARRAY_TYPE: Record<Exclude<ColumnType, 'jsonb'>, string> = {
 
 // whole seconds and the remaining milliseconds apart: exact for any year (one double of epoch
 // seconds loses microseconds after 2242)
-const timestampFromMs = (column: string) => `to_timestamp(${column} / 1000) + (${column} % 1000) * interval '1 millisecond'`;
+export const timestampFromMs = (column: string) => `to_timestamp(${column} / 1000) + (${column} % 1000) * interval '1 millisecond'`;
 
 /** the column list, one array parameter per column, and the select list that turns them back into values */
 function unnested<T>(columns: Column<T>[], rows: T[]) {

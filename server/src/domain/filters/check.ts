@@ -18,7 +18,8 @@ export interface CheckedFilter extends Filter {
   columnType: ColumnType;
 }
 
-const ALLOWED: Record<ColumnType, string[]> = {
+/** the filter types a column of each type accepts (`null` on any) */
+export const ALLOWED_FILTER_TYPES: Record<ColumnType, string[]> = {
   string: ['string', 'stringOptions'],
   number: ['number'],
   datetime: ['datetime'],
@@ -40,11 +41,11 @@ export function checkFilters(filters: Filter[], columns: Record<string, ColumnTy
     const target = Object.hasOwn(columns, f.column) ? f.column : f.column.endsWith('Name') && Object.hasOwn(columns, 'name') ? 'name' : null;
     if (!target) return { ok: false, message: `Invalid filter column ${f.column}. Must be one of ${Object.keys(columns).join(', ')}` };
     const columnType = columns[target]!;
-    if (columnType === 'object' && !ALLOWED.object.includes(f.type) && f.type !== 'null') {
+    if (columnType === 'object' && !ALLOWED_FILTER_TYPES.object.includes(f.type) && f.type !== 'null') {
       return { ok: false, message: `Invalid filter for field '${f.column}': Metadata filters require type 'stringObject' with a 'key' property, not '${f.type}'. Example: {"type":"stringObject","column":"${f.column}","key":"environment","operator":"=","value":"production"}` };
     }
-    if (f.type !== 'null' && !ALLOWED[columnType].includes(f.type)) {
-      return { ok: false, message: `Invalid filter for field '${f.column}': Filter type '${f.type}' is not supported for dimension type '${columnType}'. Expected ${quoteList(ALLOWED[columnType])}.` };
+    if (f.type !== 'null' && !ALLOWED_FILTER_TYPES[columnType].includes(f.type)) {
+      return { ok: false, message: `Invalid filter for field '${f.column}': Filter type '${f.type}' is not supported for dimension type '${columnType}'. Expected ${quoteList(ALLOWED_FILTER_TYPES[columnType])}.` };
     }
     checked.push({ ...f, target, columnType });
   }

@@ -1,5 +1,6 @@
 // The views as the schema endpoint lists them, read from the same declarations the engine uses.
-import { aggregationsFor, FILTER_TYPES, V2_VIEWS, VIEWS } from './views.ts';
+import { ALLOWED_FILTER_TYPES } from '../filters/check.ts';
+import { aggregationsFor, V2_VIEWS, VIEWS } from './views.ts';
 
 export const GRANULARITIES = ['auto', 'minute', 'hour', 'day', 'week', 'month'] as const;
 
@@ -12,7 +13,7 @@ export function metricsSchema() {
         timeColumn: v.timeColumn,
         dimensions: Object.entries(v.dimensions).map(([field, d]) => ({
           name: field, type: d.type, available: !d.unavailable, ...(d.unavailable ? { reason: d.unavailable } : {}),
-          highCardinality: Boolean(d.highCardinality), hidden: Boolean(d.hidden), filterTypes: [...FILTER_TYPES[d.type], 'null'],
+          highCardinality: Boolean(d.highCardinality), hidden: Boolean(d.hidden), filterTypes: [...ALLOWED_FILTER_TYPES[d.type], 'null'],
         })),
         measures: Object.entries(v.measures).map(([field, m]) => ({
           name: field, type: m.type, available: !m.unavailable, ...(m.unavailable ? { reason: m.unavailable } : {}),

@@ -208,13 +208,3 @@ export const AGGREGATIONS = ['sum', 'avg', 'count', 'max', 'min', 'p50', 'p75', 
 export type Aggregation = (typeof AGGREGATIONS)[number];
 export const STRING_AGGREGATIONS: Aggregation[] = ['count', 'uniq'];
 export const aggregationsFor = (m: Measure): readonly Aggregation[] => (m.type === 'string' ? STRING_AGGREGATIONS : AGGREGATIONS);
-
-/** the filter types a dimension of each type accepts (`null` on any) */
-export const FILTER_TYPES: Record<DimensionType | 'datetime' | 'object', string[]> = {
-  string: ['string', 'stringOptions'],
-  number: ['number'],
-  boolean: ['boolean'],
-  'string[]': ['arrayOptions'],
-  datetime: ['datetime'],
-  object: ['stringObject', 'numberObject', 'booleanObject'],
-};

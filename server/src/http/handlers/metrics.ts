@@ -5,30 +5,17 @@ import { metricsSchema } from '../../domain/metrics/schema.ts';
 import { dailyMetrics } from '../../store/daily-metrics.ts';
 import { executeMetrics } from '../../store/metrics.ts';
 import { kysely } from '../../store/sql.ts';
-import { findTooDeep } from '../json-depth.ts';
 import { componentValidators } from '../openapi.ts';
-import { findUnstorableText } from '../unstorable-text.ts';
-import { invalidData, invalidRequest } from '../errors.ts';
+import { readJsonParam } from '../json-param.ts';
+import { invalidRequest } from '../errors.ts';
 import { paginated, pagination, projectOf, type HandlerContext, type OperationHandler } from '../handler.ts';
-import { issuesFromAjv } from '../validation-issues.ts';
 
 const schemas = componentValidators();
 const validators = { v2: schemas('MetricsQuery'), v1: schemas('MetricsQueryV1') };
 
 /** the `query` parameter: URL-encoded JSON of the spec's query object */
 function readQuery(raw: unknown, version: EngineOptions['version']): MetricsQueryInput {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(String(raw));
-  } catch {
-    throw invalidRequest('Invalid JSON in query parameter');
-  }
-  const unreadable = findTooDeep(parsed, ['query']) ?? findUnstorableText(parsed, ['query']);
-  if (unreadable) throw invalidData([unreadable]);
-  const validate = validators[version];
-  // issue paths start at `query`, as Langfuse's (["query", "config", "row_limit"])
-  if (!validate(parsed)) throw invalidData(issuesFromAjv((validate.errors ?? []).map((e) => ({ ...e, instancePath: '/x/query' + e.instancePath }))));
-  return parsed as MetricsQueryInput;
+  return readJsonParam(raw, 'query', validators[version]) as MetricsQueryInput;
 }
 
 async function run(ctx: HandlerContext, version: EngineOptions['version']) {

@@ -3,10 +3,8 @@ import { kysely } from '../../store/sql.ts';
 import { getTrace } from '../../store/traces.ts';
 import { checkFilters, OBSERVATION_FILTER_COLUMNS, type CheckedFilter } from '../../domain/filters/check.ts';
 import { componentValidators } from '../openapi.ts';
-import { invalidData, invalidRequest, notFound } from '../errors.ts';
-import { issuesFromAjv } from '../validation-issues.ts';
-import { findTooDeep } from '../json-depth.ts';
-import { findUnstorableText } from '../unstorable-text.ts';
+import { readJsonParam } from '../json-param.ts';
+import { invalidRequest, notFound } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentObservation, presentTrace } from '../present/observation.ts';
 
@@ -22,17 +20,7 @@ const validateFilters = componentValidators()('FilterList');
 /** the `filter` query parameter: URL-encoded JSON, shape from the spec, columns checked by the domain */
 function parseFilterParam(raw: unknown): CheckedFilter[] {
   if (raw === undefined || raw === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(String(raw));
-  } catch {
-    throw invalidRequest('Invalid JSON in filter parameter');
-  }
-  const unreadable = findTooDeep(parsed, ['filter']) ?? findUnstorableText(parsed, ['filter']);
-  if (unreadable) throw invalidData([unreadable]);
-  if (!validateFilters(parsed)) {
-    throw invalidData(issuesFromAjv((validateFilters.errors ?? []).map((e) => ({ ...e, instancePath: '/query/filter' + e.instancePath }))));
-  }
+  const parsed = readJsonParam(raw, 'filter', validateFilters);
   const check = checkFilters(parsed as never, OBSERVATION_FILTER_COLUMNS);
   if (!check.ok) throw invalidRequest(check.message);
   return check.filters;

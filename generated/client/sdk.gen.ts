@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -234,5 +234,73 @@ export const metricsV1 = <ThrowOnError extends boolean = false>(options: Options
 export const metricsDaily = <ThrowOnError extends boolean = false>(options?: Options<MetricsDailyData, ThrowOnError>): RequestResult<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError> => (options?.client ?? client).get<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
     url: '/api/public/metrics/daily',
+    ...options
+});
+
+/**
+ * List the project's LLM connections, newest first.
+ *
+ * Secrets are never returned: `displaySecretKey` is a masked form of the key and
+ * `extraHeaderKeys` names the custom headers without their values.
+ *
+ */
+export const llmConnectionsList = <ThrowOnError extends boolean = false>(options?: Options<LlmConnectionsListData, ThrowOnError>): RequestResult<LlmConnectionsListResponses, LlmConnectionsListErrors, ThrowOnError> => (options?.client ?? client).get<LlmConnectionsListResponses, LlmConnectionsListErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/llm-connections',
+    ...options
+});
+
+/**
+ * Create or update the project's connection of this `provider`.
+ *
+ * Upsert keyed on (project, `provider`): 201 when created, 200 when updated. An update
+ * writes every mutable field from the request: an omitted `baseURL` becomes null, omitted
+ * `customModels` `[]`, omitted `extraHeaders` are cleared and an omitted `withDefaultModels`
+ * becomes true; only an omitted `config` keeps the stored one (`config: null` is refused).
+ * `id` and `createdAt` are kept.
+ *
+ * `secretKey` and the values of `extraHeaders` are encrypted at rest (AES-256-GCM under
+ * `ENCRYPTION_KEY`) and never returned. `baseURL` must be an http(s) URL (no egress policy
+ * on the host yet).
+ *
+ * Per adapter: `bedrock` needs `config.region` and a `secretKey` that is a JSON object
+ * `{accessKeyId, secretAccessKey}` or `{apiKey}`, or the sentinel
+ * `__BEDROCK_DEFAULT_CREDENTIALS__` (self-hosted only); `openai` accepts
+ * `config: {useResponsesApi?: boolean}`; `google-vertex-ai` accepts `config: {location?: string}`;
+ * the other adapters take no config (absent or `{}`).
+ *
+ */
+export const llmConnectionsUpsert = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsUpsertData, ThrowOnError>): RequestResult<LlmConnectionsUpsertResponses, LlmConnectionsUpsertErrors, ThrowOnError> => (options.client ?? client).put<LlmConnectionsUpsertResponses, LlmConnectionsUpsertErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/llm-connections',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete one of the project's connections.
+ */
+export const llmConnectionsDelete = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsDeleteData, ThrowOnError>): RequestResult<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/llm-connections/{id}',
+    ...options
+});
+
+/**
+ * The model names a connection offers (a Tally addition).
+ *
+ * The adapter's default model families when `withDefaultModels` is true (chat-completions
+ * and reasoning series for `openai` and `azure`, the messages-API family for `anthropic`,
+ * Gemini 2.5/2.0/1.5/1.0 for the two Gemini adapters, the hub's chat models for `bedrock`),
+ * followed by the connection's `customModels` (a custom name already in the defaults is
+ * listed once, as a default).
+ *
+ */
+export const llmConnectionsModels = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsModelsData, ThrowOnError>): RequestResult<LlmConnectionsModelsResponses, LlmConnectionsModelsErrors, ThrowOnError> => (options.client ?? client).get<LlmConnectionsModelsResponses, LlmConnectionsModelsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/llm-connections/{id}/models',
     ...options
 });

@@ -182,6 +182,82 @@ export type PaginatedModels = {
     meta: UtilsMetaResponse;
 };
 
+export type LlmAdapter = 'anthropic' | 'openai' | 'azure' | 'bedrock' | 'google-vertex-ai' | 'google-ai-studio';
+
+/**
+ * Adapter-specific settings (see the upsert operation).
+ */
+export type LlmConnectionConfig = {
+    [key: string]: string | boolean;
+};
+
+export type LlmConnection = {
+    id: string;
+    provider: string;
+    adapter: LlmAdapter;
+    /**
+     * Masked key: `...` and its last 4 characters (of a JSON credential, the 4 before its closing `"}`).
+     */
+    displaySecretKey: string;
+    baseURL?: string | null;
+    customModels: Array<string>;
+    withDefaultModels: boolean;
+    /**
+     * Names of the custom headers, in the order they were given.
+     */
+    extraHeaderKeys: Array<string>;
+    config?: LlmConnectionConfig | null;
+    createdAt: string;
+    updatedAt: string;
+};
+
+export type PaginatedLlmConnections = {
+    data: Array<LlmConnection>;
+    meta: UtilsMetaResponse;
+};
+
+/**
+ * Unknown keys are ignored.
+ */
+export type UpsertLlmConnectionRequest = {
+    provider: ConnectionProvider;
+    adapter: LlmAdapter;
+    /**
+     * Encrypted at rest and never returned.
+     */
+    secretKey: string;
+    /**
+     * An http(s) URL replacing the provider endpoint; null or "" for none.
+     */
+    baseURL?: string | null;
+    customModels?: Array<ConnectionModelName>;
+    withDefaultModels?: boolean;
+    /**
+     * Sent with every call to the provider; values encrypted at rest and never returned.
+     */
+    extraHeaders?: {
+        [key: string]: string;
+    };
+    config?: LlmConnectionConfig;
+};
+
+/**
+ * The connection's name in the project, its upsert key (indexed, at most 600 characters).
+ */
+export type ConnectionProvider = string;
+
+export type ConnectionModelName = string;
+
+export type LlmConnectionModels = {
+    data: Array<{
+        name: string;
+        /**
+         * From the adapter's default families or from the connection's `customModels`.
+         */
+        source: 'default' | 'custom';
+    }>;
+};
+
 /**
  * Each event is validated on its own: an invalid event is reported in `errors` and never
  * sinks the rest of the batch. Bodies over 4.5 MB are refused with 413.
@@ -1479,3 +1555,142 @@ export type MetricsDailyResponses = {
 };
 
 export type MetricsDailyResponse = MetricsDailyResponses[keyof MetricsDailyResponses];
+
+export type LlmConnectionsListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/llm-connections';
+};
+
+export type LlmConnectionsListErrors = {
+    /**
+     * Invalid pagination, or a query parameter the operation does not declare.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type LlmConnectionsListError = LlmConnectionsListErrors[keyof LlmConnectionsListErrors];
+
+export type LlmConnectionsListResponses = {
+    /**
+     * One page of connections.
+     */
+    200: PaginatedLlmConnections;
+};
+
+export type LlmConnectionsListResponse = LlmConnectionsListResponses[keyof LlmConnectionsListResponses];
+
+export type LlmConnectionsUpsertData = {
+    body: UpsertLlmConnectionRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/llm-connections';
+};
+
+export type LlmConnectionsUpsertErrors = {
+    /**
+     * The body breaks a validation rule.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * The server has no encryption key for connection secrets (PostgreSQL without
+     * `ENCRYPTION_KEY`); reads still work.
+     *
+     */
+    503: Error;
+};
+
+export type LlmConnectionsUpsertError = LlmConnectionsUpsertErrors[keyof LlmConnectionsUpsertErrors];
+
+export type LlmConnectionsUpsertResponses = {
+    /**
+     * Updated.
+     */
+    200: LlmConnection;
+    /**
+     * Created.
+     */
+    201: LlmConnection;
+};
+
+export type LlmConnectionsUpsertResponse = LlmConnectionsUpsertResponses[keyof LlmConnectionsUpsertResponses];
+
+export type LlmConnectionsDeleteData = {
+    body?: never;
+    path: {
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/llm-connections/{id}';
+};
+
+export type LlmConnectionsDeleteErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No connection with this id in the project.
+     */
+    404: Error;
+};
+
+export type LlmConnectionsDeleteError = LlmConnectionsDeleteErrors[keyof LlmConnectionsDeleteErrors];
+
+export type LlmConnectionsDeleteResponses = {
+    /**
+     * Deleted.
+     */
+    200: MessageResponse;
+};
+
+export type LlmConnectionsDeleteResponse = LlmConnectionsDeleteResponses[keyof LlmConnectionsDeleteResponses];
+
+export type LlmConnectionsModelsData = {
+    body?: never;
+    path: {
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/llm-connections/{id}/models';
+};
+
+export type LlmConnectionsModelsErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No connection with this id in the project.
+     */
+    404: Error;
+};
+
+export type LlmConnectionsModelsError = LlmConnectionsModelsErrors[keyof LlmConnectionsModelsErrors];
+
+export type LlmConnectionsModelsResponses = {
+    /**
+     * The models, defaults first.
+     */
+    200: LlmConnectionModels;
+};
+
+export type LlmConnectionsModelsResponse = LlmConnectionsModelsResponses[keyof LlmConnectionsModelsResponses];

@@ -2,12 +2,18 @@
 //   make cli ARGS="project create 'My project'"   → prints a new project's keys (once)
 //   make cli ARGS="key create <projectId>"         → another key pair for a project
 //   make cli ARGS="project list"                   → projects and their public keys
+//   make cli ARGS="connections reencrypt"          → LLM connection secrets rewritten under ENCRYPTION_KEY
+//                                                    (after a rotation: old key in ENCRYPTION_KEY_PREVIOUS)
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/orm.ts';
 import { addKeyPair, createProject, listProjects } from './store/projects.ts';
 import { Project } from './db/entities.ts';
+import { createLogger } from './logger.ts';
+import { resolveKeyring } from './services/encryption-keys.ts';
+import { reencryptConnections } from './services/reencrypt.ts';
+import { kysely } from './store/sql.ts';
 
-const usage = 'usage: cli.ts project create <name> | project list | key create <projectId>';
+const usage = 'usage: cli.ts project create <name> | project list | key create <projectId> | connections reencrypt';
 
 async function main(argv: string[]) {
   const config = loadConfig();
@@ -23,6 +29,9 @@ async function main(argv: string[]) {
     } else if (noun === 'key' && verb === 'create' && arg) {
       if (!(await em.findOne(Project, { id: arg }))) throw new Error(`no project with id ${arg}`);
       console.log(JSON.stringify(await addKeyPair(em, arg, undefined, 'created by the CLI'), null, 2));
+    } else if (noun === 'connections' && verb === 'reencrypt') {
+      const keyring = resolveKeyring(config, createLogger('warn'));
+      console.log(JSON.stringify(await reencryptConnections(kysely(em), keyring)));
     } else {
       console.error(usage);
       process.exitCode = 2;

@@ -8,6 +8,8 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   encryptionKey: Buffer | null;
+  /** the key before a rotation: still decrypts, never encrypts (`make cli ARGS="connections reencrypt"`) */
+  encryptionKeyPrevious: Buffer | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   initPublicKey: string | null;
   initSecretKey: string | null;
@@ -47,6 +49,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY)) problems.push('ENCRYPTION_KEY must be 64 hex characters (generate one with `openssl rand -hex 32`)');
     else encryptionKey = Buffer.from(env.ENCRYPTION_KEY, 'hex');
   }
+  let encryptionKeyPrevious: Buffer | null = null;
+  if (env.ENCRYPTION_KEY_PREVIOUS) {
+    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY_PREVIOUS)) problems.push('ENCRYPTION_KEY_PREVIOUS must be 64 hex characters (the ENCRYPTION_KEY used before the rotation)');
+    else encryptionKeyPrevious = Buffer.from(env.ENCRYPTION_KEY_PREVIOUS, 'hex');
+  }
 
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -78,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: resolve(env.TALLY_DATA_DIR || './.data'),
     encryptionKey,
+    encryptionKeyPrevious,
     logLevel: logLevel as Config['logLevel'],
     initPublicKey,
     initSecretKey,

@@ -14,6 +14,7 @@ import type { KeyPair } from './store/projects.ts';
 import type { Services } from './services.ts';
 import { startEventIdPruning } from './services/event-id-pruning.ts';
 import { createModelCatalog } from './services/model-catalog.ts';
+import { resolveKeyring } from './services/encryption-keys.ts';
 import { createTokenizerPool } from './workers/tokenizer-pool.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -51,12 +52,13 @@ export async function listen(app: RequestListener, port: number, host: string, r
 }
 
 export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
+  const keyring = resolveKeyring(config, log);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   await loadManagedModels(db.em(), log);
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
-  const services: Services = { version: VERSION, models, tokenizers };
+  const services: Services = { version: VERSION, models, tokenizers, keyring };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds, ingestionStylePaths());
   const { port } = server.address() as AddressInfo;

@@ -1,4 +1,5 @@
 // Long-lived collaborators handed to every handler.
+import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { ModelCatalog } from './services/model-catalog.ts';
 import type { TokenizerPool } from './workers/tokenizer-pool.ts';
 
@@ -6,4 +7,6 @@ export interface Services {
   version: string;
   models: ModelCatalog;
   tokenizers: TokenizerPool;
+  /** keys for LLM connection secrets (services/encryption-keys.ts) */
+  keyring: Keyring;
 }

@@ -9,6 +9,7 @@ import { Migration20261122000006IngestedEventsByAge } from './Migration202611220
 import { Migration20261122000007FieldEventTimes } from './Migration20261122000007FieldEventTimes.ts';
 import { Migration20261122000008ObservationHourly } from './Migration20261122000008ObservationHourly.ts';
 import { Migration20261122000009MetricsIndexes } from './Migration20261122000009MetricsIndexes.ts';
+import { Migration20261122000010LlmConnections } from './Migration20261122000010LlmConnections.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -20,4 +21,5 @@ export const migrationsList = [
   { name: 'Migration20261122000007FieldEventTimes', class: Migration20261122000007FieldEventTimes },
   { name: 'Migration20261122000008ObservationHourly', class: Migration20261122000008ObservationHourly },
   { name: 'Migration20261122000009MetricsIndexes', class: Migration20261122000009MetricsIndexes },
+  { name: 'Migration20261122000010LlmConnections', class: Migration20261122000010LlmConnections },
 ];

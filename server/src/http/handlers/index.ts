@@ -3,6 +3,7 @@ import type { OperationHandler } from '../handler.ts';
 import { modelsExplain } from './explain.ts';
 import { health } from './health.ts';
 import { ingestionBatch } from './ingestion.ts';
+import { llmConnectionsDelete, llmConnectionsList, llmConnectionsModels, llmConnectionsUpsert } from './llm-connections.ts';
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
@@ -22,4 +23,8 @@ export const handlers: Record<string, OperationHandler> = {
   metrics_v2Schema: metricsV2Schema,
   metrics_v1: metricsV1,
   metrics_daily: metricsDaily,
+  llmConnections_list: llmConnectionsList,
+  llmConnections_upsert: llmConnectionsUpsert,
+  llmConnections_delete: llmConnectionsDelete,
+  llmConnections_models: llmConnectionsModels,
 };

@@ -1,0 +1,56 @@
+import { connectionModels } from '../../domain/llm-connections/default-models.ts';
+import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
+import { BEDROCK_DEFAULT_CREDENTIALS, checkBaseUrl, DEFAULT_CREDENTIALS_NOT_BEDROCK, displaySecretKey, validateConnectionInput } from '../../domain/llm-connections/validate.ts';
+import { deleteConnection, getConnection, listConnections, upsertConnection } from '../../store/llm-connections.ts';
+import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';
+import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
+import { presentConnection } from '../present/llm-connection.ts';
+
+const NOT_FOUND = 'LLM connection not found';
+export const NO_ENCRYPTION_KEY = 'LLM connections cannot be stored: set ENCRYPTION_KEY (64 hex characters, `openssl rand -hex 32`) and restart Tally';
+
+export const llmConnectionsList: OperationHandler = async (ctx) => {
+  const { page, limit } = pagination(ctx.query);
+  const { connections, total } = await listConnections(ctx.em, projectOf(ctx), page, limit);
+  return { status: 200, body: paginated(connections.map(presentConnection), page, limit, total) };
+};
+
+export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const body = ctx.body;
+  const base = checkBaseUrl(body.baseURL);
+  const issues = validateConnectionInput(body);
+  if ('notAUrl' in base) issues.unshift({ code: 'invalid_format', path: ['baseURL'], message: 'Invalid URL' });
+  if (issues.length) throw invalidData(issues);
+  if (body.secretKey === BEDROCK_DEFAULT_CREDENTIALS && body.adapter !== 'bedrock') throw invalidRequest(DEFAULT_CREDENTIALS_NOT_BEDROCK);
+  if ('refused' in base) throw invalidRequest(`Invalid baseURL: ${base.refused}`);
+  const keyring = ctx.services.keyring;
+  if (!keyring.current) throw new ApiError(503, NO_ENCRYPTION_KEY, 'EncryptionKeyMissingError');
+
+  const headers: Record<string, string> = body.extraHeaders ?? {};
+  const headerKeys = Object.keys(headers);
+  const { connection, created } = await upsertConnection(ctx.em, projectId, {
+    provider: body.provider,
+    adapter: body.adapter,
+    displaySecretKey: displaySecretKey(body.secretKey),
+    secretKeyEnc: encryptSecret(keyring, body.secretKey),
+    baseUrl: 'url' in base ? base.url : null,
+    customModels: body.customModels ?? [],
+    withDefaultModels: body.withDefaultModels ?? true,
+    extraHeadersEnc: headerKeys.length ? encryptSecret(keyring, JSON.stringify(headers)) : null,
+    extraHeaderKeys: headerKeys,
+    config: body.config,
+  });
+  return { status: created ? 201 : 200, body: presentConnection(connection) };
+};
+
+export const llmConnectionsDelete: OperationHandler = async (ctx) => {
+  if (!(await deleteConnection(ctx.em, projectOf(ctx), ctx.params.id!))) throw notFound(NOT_FOUND);
+  return { status: 200, body: { message: 'LLM connection successfully deleted' } };
+};
+
+export const llmConnectionsModels: OperationHandler = async (ctx) => {
+  const c = await getConnection(ctx.em, projectOf(ctx), ctx.params.id!);
+  if (!c) throw notFound(NOT_FOUND);
+  return { status: 200, body: { data: connectionModels(c.adapter, c.withDefaultModels, c.customModels) } };
+};

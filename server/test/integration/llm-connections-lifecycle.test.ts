@@ -1,0 +1,143 @@
+// Connection secrets as an operator meets them, with real processes of server/src/main.ts and
+// the CLI: the key the embedded database creates on first start, the rows as stored, a key
+// rotation, PostgreSQL without a key, and every log line searched for each stored secret.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, waitHealthy } from '../../../bench/lib.ts';
+import { openDatabase } from '../../src/db/orm.ts';
+import { decryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
+import { sql } from '../../src/store/sql.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function boot(env: Record<string, string>) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: '', LOG_LEVEL: 'trace', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (b) => (out += b));
+  child.stderr.on('data', (b) => (out += b));
+  await waitHealthy(`http://127.0.0.1:${port}/api/public/health`, 60_000);
+  const stop = () => new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); });
+  return { url: `http://127.0.0.1:${port}`, output: () => out, stop };
+}
+
+const auth = (pk: string, sk: string) => 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64');
+async function request(url: string, authorization: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(url + path, { method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, text: await res.text() };
+}
+
+describe('connection secrets on the embedded database', () => {
+  it('creates a key once (0600, logged, never printed), stores only ciphertext, and rotates with the CLI', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tally-conn-'));
+    dirs.push(dir);
+    const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-conn-test', TALLY_INIT_SECRET_KEY: 'sk-lf-conn-test-secret' };
+    const authz = auth(keys.TALLY_INIT_PUBLIC_KEY, keys.TALLY_INIT_SECRET_KEY);
+    const secretKey = `sk-live-${randomBytes(12).toString('hex')}`;
+    const headerValue = `hv-${randomBytes(12).toString('hex')}`;
+    const bedrockSecret = `bedrock-${randomBytes(12).toString('hex')}`;
+    const stored = [secretKey, headerValue, bedrockSecret];
+
+    const first = await boot({ ...keys, TALLY_DATA_DIR: dir });
+    const keyFile = join(dir, 'encryption.key');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const fileKey = readFileSync(keyFile, 'utf8').trim();
+    expect(fileKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.output().match(/created an encryption key/g)).toHaveLength(1);
+
+    const responses: string[] = [];
+    const send = async (method: string, path: string, body?: unknown) => {
+      const r = await request(first.url, authz, method, path, body);
+      responses.push(r.text);
+      return r;
+    };
+    const created = await send('PUT', '/api/public/llm-connections', { provider: 'p', adapter: 'openai', secretKey, extraHeaders: { 'X-Key': headerValue } });
+    expect(created.status).toBe(201);
+    const id = JSON.parse(created.text).id;
+    expect((await send('PUT', '/api/public/llm-connections', { provider: 'p', adapter: 'openai', secretKey, extraHeaders: { 'X-Key': headerValue }, config: { nope: 1 } })).status).toBe(400);
+    expect((await send('PUT', '/api/public/llm-connections', { provider: 'b', adapter: 'bedrock', secretKey: JSON.stringify({ apiKey: bedrockSecret, x: 1 }), config: { region: 'eu' } })).status).toBe(400);
+    expect((await send('PUT', '/api/public/llm-connections', { provider: 'c', adapter: 'anthropic', secretKey, config: { a: 'b' } })).status).toBe(400);
+    expect((await send('PUT', '/api/public/llm-connections', { provider: 'c', adapter: 'anthropic', secretKey, extraHeaders: { 'X-Key': headerValue }, baseURL: 'ftp://x' })).status).toBe(400);
+    expect((await send('PUT', '/api/public/llm-connections', { provider: '', adapter: 'anthropic', secretKey, extraHeaders: { 'X-Key': headerValue } })).status).toBe(400);
+    expect((await send('GET', '/api/public/llm-connections')).status).toBe(200);
+    expect((await send('GET', `/api/public/llm-connections/${id}/models`)).status).toBe(200);
+    await first.stop();
+
+    const second = await boot({ ...keys, TALLY_DATA_DIR: dir });
+    expect(second.output()).not.toContain('created an encryption key');
+    expect((await request(second.url, authz, 'GET', '/api/public/llm-connections')).status).toBe(200);
+    await second.stop();
+
+    const logs = first.output() + second.output();
+    expect(logs).toContain('"path":"/api/public/llm-connections"'); // the requests were logged
+    for (const s of [...stored, fileKey]) {
+      expect(logs.includes(s), 'a secret in the log').toBe(false);
+      for (const r of responses) expect(r.includes(s), 'a secret in a response').toBe(false);
+    }
+
+    const readRow = async () => {
+      const db = await openDatabase({ databaseUrl: null, dataDir: dir });
+      try {
+        return (await sql<any>`select * from llm_connections where id = ${id}`.execute(db.em().getKysely() as any)).rows[0];
+      } finally {
+        await db.close();
+      }
+    };
+    const row = await readRow();
+    expect(JSON.stringify(row)).not.toContain(secretKey);
+    expect(JSON.stringify(row)).not.toContain(headerValue);
+    expect(row.extra_header_keys).toEqual(['X-Key']);
+    const oldRing = { current: Buffer.from(fileKey, 'hex'), previous: null };
+    expect(decryptSecret(oldRing, row.secret_key_enc).plaintext).toBe(secretKey);
+
+    // rotation: the new key in ENCRYPTION_KEY, the old one in ENCRYPTION_KEY_PREVIOUS
+    const newKey = randomBytes(32).toString('hex');
+    const rotatingRing = { current: Buffer.from(newKey, 'hex'), previous: Buffer.from(fileKey, 'hex') };
+    expect(decryptSecret(rotatingRing, row.secret_key_enc)).toEqual({ plaintext: secretKey, underPrevious: true });
+    const cli = spawnSync(process.execPath, ['server/src/cli.ts', 'connections', 'reencrypt'], {
+      cwd: ROOT, env: { ...process.env, DATABASE_URL: '', TALLY_DATA_DIR: dir, ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: fileKey }, encoding: 'utf8',
+    });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout)).toEqual({ connections: 1, underPreviousKey: 1 });
+    for (const s of [...stored, fileKey, newKey]) expect(cli.stdout + cli.stderr).not.toContain(s);
+    const rotated = await readRow();
+    const newRing = { current: Buffer.from(newKey, 'hex'), previous: null };
+    expect(decryptSecret(newRing, rotated.secret_key_enc)).toEqual({ plaintext: secretKey, underPrevious: false });
+    expect(JSON.parse(decryptSecret(newRing, rotated.extra_headers_enc).plaintext)).toEqual({ 'X-Key': headerValue });
+    expect(() => decryptSecret(oldRing, rotated.secret_key_enc)).toThrow();
+  }, 180_000);
+
+  it('refuses a bad ENCRYPTION_KEY_PREVIOUS at start with a message naming it', () => {
+    const r = spawnSync(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, ENCRYPTION_KEY_PREVIOUS: 'xyz' }, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('ENCRYPTION_KEY_PREVIOUS must be 64 hex characters');
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('PostgreSQL without ENCRYPTION_KEY', () => {
+  it('starts with a warning; connection writes answer 503 naming ENCRYPTION_KEY, reads work', async () => {
+    const pk = `pk-lf-nokey-${randomBytes(4).toString('hex')}`;
+    const sk = `sk-lf-nokey-${randomBytes(8).toString('hex')}`;
+    const s = await boot({ DATABASE_URL: process.env.DATABASE_URL!, TALLY_INIT_PUBLIC_KEY: pk, TALLY_INIT_SECRET_KEY: sk, TALLY_DATA_DIR: 'unused' });
+    try {
+      expect(s.output()).toMatch(/"level":40[^\n]*ENCRYPTION_KEY is not set/);
+      const secretKey = `sk-${randomBytes(12).toString('hex')}`;
+      const put = await request(s.url, auth(pk, sk), 'PUT', '/api/public/llm-connections', { provider: 'x', adapter: 'openai', secretKey });
+      expect(put.status).toBe(503);
+      const body = JSON.parse(put.text);
+      expect(body.error).toBe('EncryptionKeyMissingError');
+      expect(body.message).toContain('ENCRYPTION_KEY');
+      expect(put.text).not.toMatch(/ at .*\.ts/);
+      expect((await request(s.url, auth(pk, sk), 'GET', '/api/public/llm-connections')).status).toBe(200);
+      expect(s.output()).not.toContain(secretKey);
+    } finally {
+      await s.stop();
+    }
+  }, 120_000);
+});

@@ -1644,6 +1644,10 @@ export type LlmConnectionsDeleteData = {
 
 export type LlmConnectionsDeleteErrors = {
     /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8 or holds NUL, or the query has a parameter the operation does not declare.
+     */
+    400: Error;
+    /**
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
@@ -1674,6 +1678,10 @@ export type LlmConnectionsModelsData = {
 };
 
 export type LlmConnectionsModelsErrors = {
+    /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8 or holds NUL, or the query has a parameter the operation does not declare.
+     */
+    400: Error;
     /**
      * Missing, malformed or unknown credentials.
      */

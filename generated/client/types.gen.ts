@@ -227,7 +227,13 @@ export type UpsertLlmConnectionRequest = {
      */
     secretKey: string;
     /**
-     * An http(s) URL replacing the provider endpoint; null or "" for none.
+     * An http(s) URL replacing the provider endpoint; null or "" for none. Egress policy: the
+     * host must resolve only to globally routable unicast addresses (no loopback, private,
+     * link-local, unique-local, shared/CGNAT or metadata address, IPv4-mapped IPv6 and
+     * decimal/octal IPv4 forms included) unless TALLY_LLM_ALLOWED_HOSTS lists the host, the
+     * address or its network; else 400 `Invalid baseURL: <reason>`. A name that does not
+     * resolve yet is accepted, and the address is checked again when a call connects.
+     *
      */
     baseURL?: string | null;
     customModels?: Array<ConnectionModelName>;

@@ -2,6 +2,7 @@
 // process with a message naming the variable instead of failing later mid-request.
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { AllowListError, parseAllowList, type AllowList } from './domain/llm/egress.ts';
 
 export interface Config {
   port: number;
@@ -10,6 +11,8 @@ export interface Config {
   encryptionKey: Buffer | null;
   /** the key before a rotation: still decrypts, never encrypts (`make cli ARGS="connections reencrypt"`) */
   encryptionKeyPrevious: Buffer | null;
+  /** TALLY_LLM_ALLOWED_HOSTS: hosts, addresses and networks a connection's baseURL may reach beyond the public internet */
+  llmAllowedHosts: AllowList;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   initPublicKey: string | null;
   initSecretKey: string | null;
@@ -79,6 +82,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sharedBuffers = Number(env.TALLY_PGLITE_SHARED_BUFFERS_MB ?? 32);
   if (!Number.isInteger(sharedBuffers) || sharedBuffers < 1 || sharedBuffers > 4096) problems.push(`TALLY_PGLITE_SHARED_BUFFERS_MB must be a whole number of MB 1..4096, got "${env.TALLY_PGLITE_SHARED_BUFFERS_MB}"`);
 
+  let llmAllowedHosts: AllowList = parseAllowList('');
+  try {
+    llmAllowedHosts = parseAllowList(env.TALLY_LLM_ALLOWED_HOSTS);
+  } catch (e) {
+    if (!(e instanceof AllowListError)) throw e;
+    problems.push(e.message);
+  }
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -94,5 +105,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventIdRetentionDays: retention,
     requestTimeoutSeconds: requestTimeout,
     pgliteSharedBuffersMb: sharedBuffers,
+    llmAllowedHosts,
   };
 }

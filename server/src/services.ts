@@ -1,5 +1,6 @@
 // Long-lived collaborators handed to every handler.
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
+import type { AllowList } from './domain/llm/egress.ts';
 import type { ModelCatalog } from './services/model-catalog.ts';
 import type { TokenizerPool } from './workers/tokenizer-pool.ts';
 
@@ -9,4 +10,6 @@ export interface Services {
   tokenizers: TokenizerPool;
   /** keys for LLM connection secrets (services/encryption-keys.ts) */
   keyring: Keyring;
+  /** where connection base URLs may point besides the public internet (domain/llm/egress.ts) */
+  egress: AllowList;
 }

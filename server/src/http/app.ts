@@ -138,7 +138,9 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
     if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
     if (err?.status >= 400 && err?.status < 500) {
-      const message = err.type === 'entity.parse.failed' ? `Invalid JSON in request body: ${err.message}` : err.message;
+      // not V8's message: it quotes the text around the error, which may be a secret
+      const position = err.type === 'entity.parse.failed' ? /position (\d+)/.exec(String(err.message))?.[1] : undefined;
+      const message = err.type === 'entity.parse.failed' ? `Invalid JSON in request body${position ? ` at position ${position}` : ''}` : err.message;
       // the ingestion endpoint's 400 carries `errors`, as Langfuse's does
       if (err.status === 400 && ingestionPaths.has(req.path)) return send(res, 400, { message: 'Invalid request data', errors: [message] });
       return send(res, err.status, { message, error: 'InvalidRequestError' });

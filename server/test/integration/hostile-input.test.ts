@@ -234,3 +234,30 @@ describe('found by the fuzz suite (3)', () => {
     expect((await raw(`/api/public/v2/metrics?query=${query}`)).body.data).toEqual([{ max_value: 2, count_count: 1 }]);
   });
 });
+
+describe('secrets in a body that is not JSON', () => {
+  it('are not echoed in the 400 (V8 quotes the text around a parse error)', async () => {
+    const secret = 'sk-supersecret-echo-0123456789';
+    const res = await raw('/api/public/llm-connections', { method: 'PUT', headers: json, body: `{"provider":"p","adapter":"openai","secretKey": ${secret}}` });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).not.toMatch(/supersecret|0123456789/);
+    expect(res.body.message).toMatch(/^Invalid JSON in request body/);
+  });
+});
+
+describe('egress policy on connection base URLs', () => {
+  const put = (baseURL: string) => raw('/api/public/llm-connections', { method: 'PUT', headers: json, body: JSON.stringify({ provider: unique('egress'), adapter: 'openai', secretKey: 'sk-egress-test', baseURL }) });
+  it('refuses loopback, private, link-local, unique-local and metadata addresses in every form', async () => {
+    for (const [url, why] of [['http://127.0.0.1:8080/v1', 'loopback'], ['http://2130706433/', 'loopback'], ['http://0177.0.0.1/', 'loopback'], ['http://[::1]/', 'loopback'],
+      ['http://[::ffff:127.0.0.1]/', 'loopback'], ['http://localhost:11434/v1', 'loopback'], ['http://10.0.0.5/', 'private'], ['http://192.168.1.10/', 'private'],
+      ['http://169.254.169.254/latest/meta-data', 'linkLocal'], ['http://[fe80::1]/', 'linkLocal'], ['http://[fd00:ec2::254]/', 'uniqueLocal'], ['http://100.100.100.200/', 'carrierGradeNat']]) {
+      const res = await put(url!);
+      expect(res.status, url).toBe(400);
+      expect(res.body.message, url).toMatch(new RegExp(`^Invalid baseURL: .*${why} address$`));
+    }
+  });
+
+  it('accepts a public address', async () => {
+    expect((await put('https://8.8.8.8/v1')).status).toBe(201);
+  });
+});

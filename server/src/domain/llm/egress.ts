@@ -66,7 +66,9 @@ export function checkBaseUrlShape(raw: string): BaseUrlCheck {
 /** the decision for a host and the addresses it resolved to: every one must be allowed */
 export function refusedHost(host: string, addresses: string[], list: AllowList): string | null {
   if (list.hosts.has(host)) return null;
-  if (!addresses.length) return `${host} does not resolve`;
+  // a name that does not resolve now cannot be called now; when it does, the call-time check
+  // (services/egress.ts egressLookup) decides on the address it resolves to then
+  if (!addresses.length) return null;
   for (const a of addresses) {
     const why = refusedAddress(a, list);
     if (why) return ipaddr.isValid(host) ? why : `${host} resolves to ${why.replace(/^\S+ is/, (m) => m.replace(' is', ', which is'))}`;

@@ -1,6 +1,7 @@
 import { connectionModels } from '../../domain/llm-connections/default-models.ts';
 import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS, checkBaseUrl, DEFAULT_CREDENTIALS_NOT_BEDROCK, displaySecretKey, validateConnectionInput } from '../../domain/llm-connections/validate.ts';
+import { baseUrlRefusal } from '../../services/egress.ts';
 import { deleteConnection, getConnection, listConnections, upsertConnection } from '../../store/llm-connections.ts';
 import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
@@ -24,6 +25,8 @@ export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
   if (issues.length) throw invalidData(issues);
   if (body.secretKey === BEDROCK_DEFAULT_CREDENTIALS && body.adapter !== 'bedrock') throw invalidRequest(DEFAULT_CREDENTIALS_NOT_BEDROCK);
   if ('refused' in base) throw invalidRequest(`Invalid baseURL: ${base.refused}`);
+  const egress = 'url' in base && base.url !== null ? await baseUrlRefusal(base.url, ctx.services.egress) : null;
+  if (egress) throw invalidRequest(`Invalid baseURL: ${egress}`);
   const keyring = ctx.services.keyring;
   if (!keyring.current) throw new ApiError(503, NO_ENCRYPTION_KEY, 'EncryptionKeyMissingError');
 

@@ -22,16 +22,7 @@ export interface StoredConnection {
   updatedAt: Date;
 }
 
-export interface ConnectionWrite {
-  provider: string;
-  adapter: LlmAdapter;
-  displaySecretKey: string;
-  secretKeyEnc: string;
-  baseUrl: string | null;
-  customModels: string[];
-  withDefaultModels: boolean;
-  extraHeadersEnc: string | null;
-  extraHeaderKeys: string[];
+export interface ConnectionWrite extends Omit<StoredConnection, 'id' | 'projectId' | 'config' | 'createdAt' | 'updatedAt'> {
   /** undefined: keep the stored config on update (null on create) */
   config: Record<string, string | boolean> | undefined;
 }

@@ -1,0 +1,146 @@
+// The `openai` adapter: Chat Completions, or the Responses API when the connection's
+// config.useResponsesApi is set; any OpenAI-compatible vendor through baseURL. The only code that
+// imports the openai SDK. Requests go through egressFetch, so the address connected to is
+// checked against the egress policy; the SDK does not retry (maxRetries 0), the caller decides.
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { Response as ResponsesResponse, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
+import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
+import type { AllowList } from '../domain/llm/egress.ts';
+import { egressFetch } from '../services/egress-fetch.ts';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+// camelCase forms of the OpenAI provider options (behaviour §7.2) and their wire names
+const WIRE_NAMES: Record<string, string> = {
+  reasoningEffort: 'reasoning_effort',
+  serviceTier: 'service_tier',
+  parallelToolCalls: 'parallel_tool_calls',
+  logitBias: 'logit_bias',
+  maxCompletionTokens: 'max_completion_tokens',
+  textVerbosity: 'verbosity',
+  text_verbosity: 'verbosity',
+  store: 'store',
+  user: 'user',
+};
+
+/** provider options in wire case; a nested `openai: {…}` is merged in; unknown keys pass through */
+export function openAiProviderOptions(options: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const { openai: nested, ...top } = options ?? {};
+  const all = { ...top, ...(nested && typeof nested === 'object' && !Array.isArray(nested) ? (nested as Record<string, unknown>) : {}) };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) out[WIRE_NAMES[k] ?? k] = v;
+  return out;
+}
+
+// reasoning models take max_completion_tokens and refuse max_tokens
+const isReasoningModel = (model: string) => /^(openai\/)?(o\d|gpt-5)/i.test(model);
+
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+export function chatCompletionsBody(call: LlmCall): Record<string, unknown> {
+  const { max_tokens, ...params } = call.params;
+  return defined({
+    model: call.model,
+    messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
+    ...params,
+    ...(max_tokens === undefined ? {} : isReasoningModel(call.model) ? { max_completion_tokens: max_tokens } : { max_tokens }),
+    tools: call.tools?.map((t) => ({ type: 'function', function: defined({ name: t.name, description: t.description, parameters: t.parameters }) })),
+    tool_choice: call.toolChoice ? { type: 'function', function: { name: call.toolChoice.name } } : undefined,
+    ...openAiProviderOptions(call.providerOptions),
+  });
+}
+
+/** The Responses API has no n, frequency_penalty or presence_penalty; they are not sent. */
+export function responsesBody(call: LlmCall): Record<string, unknown> {
+  const { reasoning_effort, verbosity, max_completion_tokens, ...options } = openAiProviderOptions(call.providerOptions);
+  return defined({
+    model: call.model,
+    input: call.messages.map((m) => ({ role: m.role, content: m.content })),
+    temperature: call.params.temperature,
+    top_p: call.params.top_p,
+    max_output_tokens: max_completion_tokens ?? call.params.max_tokens,
+    tools: call.tools?.map((t) => defined({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false })),
+    tool_choice: call.toolChoice ? { type: 'function', name: call.toolChoice.name } : undefined,
+    reasoning: reasoning_effort === undefined ? undefined : { effort: reasoning_effort },
+    text: verbosity === undefined ? undefined : { verbosity },
+    ...options,
+  });
+}
+
+const asUsage = (u: unknown) => (u && typeof u === 'object' ? (u as Record<string, unknown>) : null);
+
+export function parseChatCompletion(c: ChatCompletion): LlmResult {
+  const message = c.choices?.[0]?.message;
+  return {
+    text: message?.content ?? null,
+    toolCalls: (message?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ name: t.function.name, arguments: t.function.arguments }] : [])),
+    usage: asUsage(c.usage),
+    model: c.model ?? null,
+  };
+}
+
+export function parseResponse(r: ResponsesResponse): LlmResult {
+  const texts: string[] = [];
+  const toolCalls: LlmResult['toolCalls'] = [];
+  for (const item of r.output ?? []) {
+    if (item.type === 'message') {
+      for (const part of item.content) if (part.type === 'output_text') texts.push(part.text);
+    } else if (item.type === 'function_call') {
+      toolCalls.push({ name: item.name, arguments: item.arguments });
+    }
+  }
+  return { text: texts.length ? texts.join('') : null, toolCalls, usage: asUsage(r.usage), model: r.model ?? null };
+}
+
+/** the error and its causes, outermost first */
+function causeChain(err: unknown): { code?: unknown; message?: unknown }[] {
+  const out: { code?: unknown; message?: unknown }[] = [];
+  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as { code?: unknown; message?: unknown });
+  return out;
+}
+
+/** an SDK failure as an LlmError, the secrets redacted from its message */
+export function toLlmError(err: unknown, secrets: readonly string[]): LlmError {
+  if (err instanceof LlmError) return err;
+  const clean = (m: string) => redact(m, secrets);
+  const chain = causeChain(err);
+  const refused = chain.find((e) => e.code === 'EGRESS_REFUSED');
+  if (refused) return new LlmError('egress_refused', clean(String(refused.message)));
+  if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
+  if (err instanceof APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const detail = err.error === undefined ? '' : JSON.stringify(err.error);
+    const kind = classifyHttpError(err.status, `${err.message} ${detail}`);
+    return new LlmError(kind, clean(err.message), err.status);
+  }
+  return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));
+}
+
+function client(connection: LlmConnectionTarget, call: LlmCall, egress: AllowList) {
+  // OpenAI-compatible gateways may carry the model in the base URL
+  const baseURL = (connection.baseUrl || OPENAI_DEFAULT_BASE_URL).replaceAll('{model}', encodeURIComponent(call.model));
+  return new OpenAI({
+    apiKey: connection.secretKey,
+    baseURL,
+    defaultHeaders: connection.extraHeaders,
+    fetch: egressFetch(egress),
+    timeout: call.timeoutMs,
+    maxRetries: 0,
+  });
+}
+
+export const callOpenAi: LlmAdapterCall = async (connection, call, egress) => {
+  const secrets = [connection.secretKey, ...Object.values(connection.extraHeaders).filter((v) => v.length >= 8)];
+  try {
+    const sdk = client(connection, call, egress);
+    if (connection.config?.useResponsesApi === true || connection.config?.useResponsesApi === 'true') {
+      const r = await sdk.responses.create(responsesBody(call) as unknown as ResponseCreateParamsNonStreaming);
+      return parseResponse(r);
+    }
+    const c = await sdk.chat.completions.create(chatCompletionsBody(call) as unknown as ChatCompletionCreateParamsNonStreaming);
+    return parseChatCompletion(c);
+  } catch (err) {
+    throw toLlmError(err, secrets);
+  }
+};

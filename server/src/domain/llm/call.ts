@@ -1,0 +1,131 @@
+// The provider-neutral LLM call (issue 9 §3): what an adapter receives, what it returns, and how
+// a provider's failure is classified. Types and pure helpers only; the adapters in
+// server/src/adapters turn these into provider requests.
+import type { AllowList } from './egress.ts';
+
+export type LlmRole = 'system' | 'user' | 'assistant';
+
+export interface LlmMessage {
+  role: LlmRole;
+  content: string;
+}
+
+/** Call parameters. There are no defaults: an unset parameter is not sent (behaviour §7.2). */
+export interface LlmParams {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  n?: number;
+}
+
+export interface LlmTool {
+  name: string;
+  description?: string;
+  /** a JSON Schema object */
+  parameters: Record<string, unknown>;
+}
+
+export interface LlmCall {
+  model: string;
+  messages: LlmMessage[];
+  params: LlmParams;
+  tools?: LlmTool[];
+  /** forces the model to call this tool */
+  toolChoice?: { name: string };
+  /** forwarded to the provider per behaviour §7.2 (reasoning_effort, service_tier, thinking, …) */
+  providerOptions?: Record<string, unknown>;
+  timeoutMs: number;
+}
+
+export interface LlmToolCall {
+  name: string;
+  /** the arguments as the provider sent them (JSON text) */
+  arguments: string;
+}
+
+export interface LlmResult {
+  text: string | null;
+  toolCalls: LlmToolCall[];
+  /** the provider's usage object, untouched */
+  usage: Record<string, unknown> | null;
+  /** the model that answered, as the provider names it */
+  model: string | null;
+}
+
+/** A connection as an adapter needs it: secrets decrypted. */
+export interface LlmConnectionTarget {
+  baseUrl: string | null;
+  secretKey: string;
+  extraHeaders: Record<string, string>;
+  config: Record<string, string | boolean> | null;
+}
+
+export type LlmAdapterCall = (connection: LlmConnectionTarget, call: LlmCall, egress: AllowList) => Promise<LlmResult>;
+
+export type LlmErrorKind =
+  | 'auth_invalid'
+  | 'billing_exhausted'
+  | 'model_unavailable'
+  | 'rate_limited'
+  | 'provider_error'
+  | 'timeout'
+  | 'unreachable'
+  | 'egress_refused';
+
+export class LlmError extends Error {
+  readonly kind: LlmErrorKind;
+  /** the provider's HTTP status, when it answered */
+  readonly status?: number;
+
+  constructor(kind: LlmErrorKind, message: string, status?: number) {
+    super(message);
+    this.name = 'LlmError';
+    this.kind = kind;
+    if (status !== undefined) this.status = status;
+  }
+
+  /** worth trying again later (behaviour §7.2: 408, 409, 429 and ≥ 500 are rescheduled) */
+  get retryable(): boolean {
+    if (this.kind === 'rate_limited') return true;
+    const s = this.status;
+    return this.kind === 'provider_error' && s !== undefined && (s === 408 || s === 409 || s >= 500);
+  }
+}
+
+/**
+ * Replace every secret, and the last 8 characters of each (the part a provider's
+ * "Incorrect API key provided: sk-…abcd1234" message shows), with `***`.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  const parts = secrets.filter(Boolean).flatMap((s) => [s, s.slice(-8)]);
+  // longest first, so a tail never breaks up a whole secret before it is replaced
+  for (const p of [...new Set(parts)].sort((a, b) => b.length - a.length)) out = out.split(p).join('***');
+  return out;
+}
+
+const AUTH_PATTERNS = [/API key not valid/i, /invalid_grant/i];
+const BILLING_PATTERNS = [
+  /insufficient_quota/i,
+  /Insufficient credits/i,
+  /credit balance is too low/i,
+  /prepayment credits are depleted/i,
+  /Budget has been exceeded/i,
+  /requires more credits/i,
+];
+const MODEL_PATTERNS = [/Model use case details have not been submitted for this account/i];
+const UNREACHABLE_PATTERNS = [/DNS lookup failed/i];
+
+/** The kind of a provider's HTTP error answer (behaviour §7.2, error handling). */
+export function classifyHttpError(status: number, body: string): LlmErrorKind {
+  const has = (patterns: RegExp[]) => patterns.some((p) => p.test(body));
+  if (status === 401 || has(AUTH_PATTERNS)) return 'auth_invalid';
+  // before 429: OpenAI answers an exhausted quota with 429 insufficient_quota
+  if (status === 402 || has(BILLING_PATTERNS)) return 'billing_exhausted';
+  if (status === 404 || has(MODEL_PATTERNS)) return 'model_unavailable';
+  if (status === 429) return 'rate_limited';
+  if (has(UNREACHABLE_PATTERNS)) return 'unreachable';
+  return 'provider_error';
+}

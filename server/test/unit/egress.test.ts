@@ -43,3 +43,24 @@ describe('egress policy', () => {
     expect(await baseUrlRefusal('http://127.0.0.1:8080', parseAllowList('127.0.0.1'))).toBeNull();
   });
 });
+
+describe('egress fetch', () => {
+  it('does not follow a redirect, and refuses a connection the policy forbids', async () => {
+    const { createServer } = await import('node:http');
+    const { egressFetch } = await import('../../src/services/egress-fetch.ts');
+    let hits = 0;
+    const server = createServer((_req, res) => { hits++; res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end(); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = server.address() as { port: number };
+      const res = await egressFetch(parseAllowList('127.0.0.1'))(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(302);
+      expect(hits).toBe(1);
+      const refused = await egressFetch(none)(`http://127.0.0.1:${port}/`).catch((e: Error) => e);
+      expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('EGRESS_REFUSED');
+      expect(hits).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+});

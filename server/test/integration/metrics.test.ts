@@ -75,7 +75,7 @@ const inWindow = () => [...sent.values()].filter((o) => o.start >= Date.parse(FR
 
 describe('metrics on a database', () => {
   const queries: MetricsQueryInput[] = [];
-  const metrics = [{ measure: 'totalCost', aggregation: 'sum' }, { measure: 'count', aggregation: 'count' }, { measure: 'latency', aggregation: 'avg' },
+  const metrics: MetricsQueryInput['metrics'] = [{ measure: 'totalCost', aggregation: 'sum' }, { measure: 'count', aggregation: 'count' }, { measure: 'latency', aggregation: 'avg' },
     { measure: 'inputTokens', aggregation: 'sum' }, { measure: 'latency', aggregation: 'count' }];
   for (const dims of [[], ['providedModelName'], ['name', 'environment'], ['type']]) {
     for (const granularity of [null, 'hour', 'day', 'week', 'month', 'auto'] as const) {

@@ -34,7 +34,7 @@ describe('parse', () => {
   });
 
   it('applies the three high-cardinality rules in v2 only, on the query as sent', () => {
-    const base = { dimensions: [{ field: 'userId' }, { field: 'sessionId' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }] };
+    const base: Partial<MetricsQueryInput> = { dimensions: [{ field: 'userId' }, { field: 'sessionId' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }] };
     expect(error(q({ ...base, timeDimension: { granularity: 'day' } }))).toBe("High cardinality dimension(s) 'userId, sessionId' cannot be used with timeDimension. Time series queries with high cardinality dimensions produce unbounded result sets.");
     expect(error(q({ ...base, orderBy: [{ field: 'sum_totalCost', direction: 'desc' }] }))).toBe("High cardinality dimension(s) 'userId, sessionId' require both 'config.row_limit' and 'orderBy' with direction 'desc' on a measure field.");
     expect(error(q({ ...base, config: { row_limit: 5 }, orderBy: [{ field: 'userId', direction: 'desc' }, { field: 'sessionId', direction: 'desc' }] })))
@@ -85,12 +85,12 @@ describe('plan', () => {
 
   it('reads the roll-up for whole hours only when every part of the query is additive over roll-up keys', () => {
     const plan = (over: Partial<MetricsQueryInput>) => planQuery(parseQuery(q(over), { version: 'v2' }));
-    const cost = [{ measure: 'totalCost', aggregation: 'sum' }];
+    const cost: MetricsQueryInput['metrics'] = [{ measure: 'totalCost', aggregation: 'sum' }];
     expect(plan({ dimensions: [{ field: 'providedModelName' }], metrics: cost, timeDimension: { granularity: 'day' } }).rollup)
       .toEqual({ from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') });
     expect(plan({ metrics: cost, fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-01T05:59:59.999Z' }).rollup)
       .toEqual({ from: new Date('2026-01-01T01:00:00Z'), to: new Date('2026-01-01T06:00:00Z') });
-    for (const over of [
+    const cases: Partial<MetricsQueryInput>[] = [
       { metrics: [{ measure: 'latency', aggregation: 'p95' }] },
       { metrics: [{ measure: 'totalCost', aggregation: 'max' }] },
       { dimensions: [{ field: 'userId' }], metrics: cost, config: { row_limit: 5 }, orderBy: [{ field: 'sum_totalCost', direction: 'desc' as const }] },
@@ -98,7 +98,8 @@ describe('plan', () => {
       { metrics: cost, timeDimension: { granularity: 'minute' as const } },
       { view: 'scores-numeric', metrics: [{ measure: 'value', aggregation: 'sum' }] },
       { metrics: cost, fromTimestamp: '2026-01-01T00:10:00Z', toTimestamp: '2026-01-01T00:50:00Z' },
-    ]) expect(plan(over).rollup, JSON.stringify(over)).toBeNull();
+    ];
+    for (const over of cases) expect(plan(over).rollup, JSON.stringify(over)).toBeNull();
   });
 });
 

@@ -2,25 +2,16 @@
 // shape → a typed, validated query with every name resolved against the view declarations.
 // The checks and their wording follow Langfuse's (contract §4.1, behaviour §6.4); each failure
 // is a MetricsQueryError, which the HTTP layer answers with 400 InvalidRequestError.
-import { checkFilters, type CheckedFilter, type ColumnType, type Filter } from '../filters/check.ts';
+import type { MetricsQueryV1 } from '../../../../generated/client/types.gen.ts';
+import { checkFilters, type CheckedFilter, type ColumnType } from '../filters/check.ts';
 import { AGGREGATIONS, aggregationsFor, VIEWS, type Aggregation, type Dimension, type Measure, type View, type ViewName } from './views.ts';
 
 export class MetricsQueryError extends Error {}
 
 export type Granularity = 'auto' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
-/** the wire query (spec: MetricsQuery / MetricsQueryV1), after schema validation */
-export interface MetricsQueryInput {
-  view: string;
-  dimensions?: { field: string }[];
-  metrics: { measure: string; aggregation: string }[];
-  filters?: Filter[];
-  timeDimension?: { granularity: Granularity } | null;
-  fromTimestamp: string;
-  toTimestamp: string;
-  orderBy?: { field: string; direction: 'asc' | 'desc' }[] | null;
-  config?: { bins?: number; row_limit?: number };
-}
+/** the wire query after schema validation: v1's shape, which is v2's plus the `traces` view */
+export type MetricsQueryInput = MetricsQueryV1;
 
 export interface EngineOptions {
   /** v2: the high-cardinality rules and a default row limit; v1: neither */

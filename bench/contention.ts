@@ -14,13 +14,12 @@
 //   node bench/contention.ts                   PostgreSQL: a fresh database tally_bench_contention
 //                                              (admin URL BENCH_PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_DB=pglite node bench/contention.ts   embedded PGlite in memory (one connection: writers queue)
-import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../server/src/config.ts';
 import { contentionCounters } from '../server/src/ingestion/pipeline.ts';
 import { createLogger } from '../server/src/logger.ts';
 import { startServer } from '../server/src/server.ts';
 import { addKeyPair, createProject } from '../server/src/store/projects.ts';
-import { fmt, percentile } from './lib.ts';
+import { fmt, percentile, psql } from './lib.ts';
 
 const SECONDS = Number(process.env.CONTENTION_SECONDS ?? 30);
 const WRITERS = Number(process.env.CONTENTION_WRITERS ?? 8);
@@ -33,7 +32,6 @@ const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.
 const DB_NAME = 'tally_bench_contention';
 if (!(SECONDS > 0 && WRITERS >= 1 && ROWS >= BATCH && BATCH >= 1 && TRACE_EVERY >= 0)) throw new Error('bad CONTENTION_* settings');
 
-const psql = (url: string, q: string) => execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', q], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 let databaseUrl = '';
 if (PG) {

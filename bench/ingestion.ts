@@ -9,7 +9,7 @@
 // (POSTs in flight, default 4), BENCH_CPU_PROF=<dir> (writes a --cpu-prof profile of the server).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fmt, freePort, percentile, startChild, waitHealthy, type Child } from './lib.ts';
+import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child } from './lib.ts';
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_ingestion';
@@ -27,9 +27,6 @@ const TOKENISED_MODELS = ['gpt-4o', 'claude-sonnet-4-5'];
 const TIERED = 'gemini-2.5-pro'; // 20% of its events go above 200,000 input tokens
 const REASONING = new Set(['o3-mini', 'gemini-2.5-pro']);
 
-function psql(url: string, sql: string): string {
-  return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
 
 /** psql fed on stdin (COPY … FROM STDIN); resolves with the wall time of the whole psql run */
 function psqlStdin(url: string, sql: string, input: string): Promise<number> {
@@ -159,11 +156,6 @@ function pgBackendPids(url: string): number[] {
   return out ? out.split(',').map(Number) : [];
 }
 
-function memory(pid: number): { hwm: number; rss: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
-  return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
-}
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
 const num = (n: number) => n.toLocaleString('en-US');

@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmarks: child servers, timing, percentiles.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -52,3 +53,15 @@ export async function timeRequests(n: number, fn: () => Promise<void>): Promise<
 }
 
 export const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+
+/** one statement through psql, its unaligned output trimmed (stops on the first error) */
+export function psql(url: string, sql: string): string {
+  return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 2 ** 28 }).trim();
+}
+
+/** a process's resident memory now and at its peak, in MB (from /proc) */
+export function memory(pid: number): { hwm: number; rss: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
+  return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
+}

@@ -3,10 +3,10 @@
 // default 32) and, as the baseline in the same run, PGlite with PostgreSQL's default
 // shared_buffers (128 MB), which is what the embedded server used before.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startChild, waitHealthy, type Child } from './lib.ts';
+import { freePort, memory, startChild, waitHealthy, type Child } from './lib.ts';
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_memory';
@@ -14,11 +14,6 @@ const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-memory', TALLY_INIT_SECRET_KE
 const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
 const BATCH = 100;
 
-function memory(pid: number) {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN) / 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
 
 function batch(run: string, b: number): string {
   const events = [{ id: `${run}-t-${b}`, timestamp: new Date().toISOString(), type: 'trace-create', body: { id: `${run}-trace-${b}`, name: 'bench' } }];

@@ -3,13 +3,12 @@
 // (observations only, no roll-up) for the same answer, measured in the same run, answers checked
 // equal. Knobs: BENCH_METRICS_ROWS (default 1000000), BENCH_METRICS_RUNS (default 20),
 // BENCH_METRICS_KEEP_DB=1 (leave the database for a look with psql).
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { prepareMetrics, type MetricsQueryInput } from '../server/src/domain/metrics/index.ts';
-import { fmt, freePort, percentile, ROOT, startChild, waitHealthy, type Child } from './lib.ts';
+import { fmt, freePort, percentile, psql, ROOT, startChild, waitHealthy, type Child } from './lib.ts';
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_metrics';
@@ -18,9 +17,6 @@ const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_
 const OTHER_PROJECT = 'bench-other-project';
 const DAY = 86_400_000;
 
-function psql(url: string, sql: string): string {
-  return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 2 ** 28 }).trim();
-}
 
 // 10 models with list prices per token (input, output); the last one has no price (its cost is null)
 const MODELS: [string, number | null, number | null][] = [

@@ -1,5 +1,6 @@
 // GET /api/public/metrics/daily (v1): per UTC day, the traces that match (by their timestamp's
 // day) and their observations (by their start time's day), with usage and cost per model.
+import type { DailyMetric } from '../../../generated/client/types.gen.ts';
 import { sql, type Db } from './sql.ts';
 
 export interface DailyFilter {
@@ -13,13 +14,8 @@ export interface DailyFilter {
   to?: Date;
 }
 
-export interface DailyRow {
-  date: string;
-  countTraces: number;
-  countObservations: number;
-  totalCost: number;
-  usage: { model: string | null; inputUsage: number; outputUsage: number; totalUsage: number; countObservations: number; countTraces: number; totalCost: number }[];
-}
+/** one day as the spec's DailyMetric */
+export type DailyRow = DailyMetric;
 
 export async function dailyMetrics(db: Db, projectId: string, f: DailyFilter): Promise<DailyRow[]> {
   const conds = [sql`t.project_id = ${projectId}`];

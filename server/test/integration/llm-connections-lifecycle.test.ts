@@ -1,31 +1,22 @@
 // Connection secrets as an operator meets them, with real processes of server/src/main.ts and
 // the CLI: the key the embedded database creates on first start, the rows as stored, a key
 // rotation, PostgreSQL without a key, and every log line searched for each stored secret.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, waitHealthy } from '../../../bench/lib.ts';
+import { boot as bootServer, ROOT } from '../support/boot.ts';
 import { openDatabase } from '../../src/db/orm.ts';
 import { decryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
 import { sql } from '../../src/store/sql.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-async function boot(env: Record<string, string>) {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: '', LOG_LEVEL: 'trace', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (b) => (out += b));
-  child.stderr.on('data', (b) => (out += b));
-  await waitHealthy(`http://127.0.0.1:${port}/api/public/health`, 60_000);
-  const stop = () => new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); });
-  return { url: `http://127.0.0.1:${port}`, output: () => out, stop };
-}
+// the operator's own key settings never leak in; every log line is kept to search for secrets
+const boot = (env: Record<string, string>) => bootServer({ ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: '', LOG_LEVEL: 'trace', ...env });
 
 const auth = (pk: string, sk: string) => 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64');
 async function request(url: string, authorization: string, method: string, path: string, body?: unknown) {

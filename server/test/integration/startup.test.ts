@@ -1,27 +1,16 @@
 // Start-up as an operator sees it: real processes of server/src/main.ts on a fresh
 // embedded database directory.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, waitHealthy } from '../../../bench/lib.ts';
+import { boot, ROOT } from '../support/boot.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
 const dirs: string[] = [];
 const freshDir = () => { const d = mkdtempSync(join(tmpdir(), 'tally-start-')); dirs.push(d); return d; };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-async function boot(env: Record<string, string>) {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (b) => (out += b));
-  child.stderr.on('data', (b) => (out += b));
-  await waitHealthy(`http://127.0.0.1:${port}/api/public/health`, 60_000);
-  const stop = () => new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); });
-  return { url: `http://127.0.0.1:${port}`, output: () => out, stop };
-}
 
 const modelsStatus = (url: string, pk: string, sk: string) =>
   fetch(`${url}/api/public/models?limit=1`, { headers: { authorization: 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64') } }).then((r) => r.status);

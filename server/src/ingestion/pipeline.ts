@@ -11,7 +11,6 @@ import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
-import { updateRollup } from '../store/rollups.ts';
 import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
@@ -151,10 +150,9 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   // traces first: their copy onto stored observations then skips the rows this batch writes
   await upsertTraces(db, projectId, changedTraces.sort(byId), mergedObs.map((o) => o.id));
-  // the metrics roll-up follows the rows: what they held out, what they hold now in
+  // the metrics roll-up follows the rows in the same statement: what they held out, what they hold now in
   priced.sort(byId);
-  await upsertObservations(db, projectId, priced);
-  await updateRollup(db, projectId, priced, priced.flatMap((o) => existing.observations.get(o.id) ?? []));
+  await upsertObservations(db, projectId, priced, priced.flatMap((o) => existing.observations.get(o.id) ?? []));
   // one row per score id: of two events for the same score in a batch the later one wins (one
   // upsert cannot write a row twice)
   const scores = new Map(processingOrder(fresh.filter((e) => e.type === 'score-create')).map(toScore).map((sc) => [sc.id, sc]));

@@ -5,6 +5,7 @@ import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
 import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db } from './sql.ts';
 import { guardedUpsert, type Column } from './upsert.ts';
+import { ROLLUP_SOURCE_COLUMNS, rollupCte } from './rollups.ts';
 
 const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'id', get: (r) => r.id, type: 'text' },
@@ -74,12 +75,14 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
 
 /**
  * Writes merged rows, each only over the revision it was read at (revision 0: only if no row has
- * its id yet); throws ConcurrentWriteError otherwise.
+ * its id yet), and moves the metrics roll-up with them: `before` are the stored rows they
+ * replace. Throws ConcurrentWriteError when a row was changed concurrently (the transaction,
+ * roll-up included, is then rolled back).
  */
-export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[]): Promise<void> {
+export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[], before: ObservationRecord[]): Promise<void> {
   if (!records.length) return;
-  const { variant, ctes } = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0);
-  const { rows } = await prepared(`upsert_observations_${variant}`, sql`with ${ctes} select id from written`).execute(db);
+  const { variant, ctes } = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0, ['id', ...ROLLUP_SOURCE_COLUMNS]);
+  const { rows } = await prepared(`upsert_observations_${variant}`, sql`with ${ctes}, ${rollupCte(projectId, before)} select id from written`).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }
 

@@ -1,54 +1,62 @@
-// Keeps observation_hourly (the metrics roll-up) in step with observations, inside the
-// ingestion batch's transaction: one statement adds what the batch's rows hold now and takes
-// out what the stored rows held before (read by the claim, locked since). The values are the
-// very numbers the observation upsert writes (each sent as its shortest decimal text, which is
-// also how a stored numeric reads back), so the roll-up holds exactly the sums of observations.
+// Keeps observation_hourly (the metrics roll-up) in step with observations, in the very statement
+// that writes them (store/observations.ts upsertObservations): a data-modifying CTE adds what the
+// written rows hold now, read from the upsert's RETURNING, and takes out what the stored rows
+// held before (read by the claim, locked since, sent as arrays). Reading the written rows back
+// means the roll-up sums exactly the numbers stored, and costs no second round trip or second
+// copy of the batch's values (a separate statement was ~5% of ingestion's CPU per event).
 // Keys are written in one order: concurrent batches on the same hours queue, never deadlock.
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
-import { prepared, sql, type Db } from './sql.ts';
+import { sql, type RawBuilder } from './sql.ts';
 import { columnParam, timestampFromMs, type Column } from './upsert.ts';
 
-const HOUR_MS = 3_600_000;
 const SUMS = ['count', 'latency_ms', 'latency_count', 'input_usage', 'output_usage', 'total_usage',
   'input_cost', 'input_cost_count', 'output_cost', 'output_cost_count', 'total_cost', 'total_cost_count'] as const;
 
-type Signed = readonly [1 | -1, ObservationRecord];
-// each column one array literal, built as the observation upsert builds its own (store/upsert.ts)
-const COLUMNS: Column<Signed>[] = [
-  { name: 'sign', get: ([s]) => s, type: 'integer' },
-  // date_trunc('hour', start_time, 'UTC'), in ms
-  { name: 'hour', get: ([, r]) => new Date(Math.floor(r.startTime.getTime() / HOUR_MS) * HOUR_MS), type: 'timestamptz' },
-  { name: 'type', get: ([, r]) => r.type, type: 'text' },
-  { name: 'name', get: ([, r]) => r.name, type: 'text' },
-  { name: 'environment', get: ([, r]) => r.environment, type: 'text' },
-  { name: 'model', get: ([, r]) => r.model, type: 'text' },
-  // extract(epoch from end_time - start_time) * 1000
-  { name: 'latency', get: ([, r]) => (r.endTime ? r.endTime.getTime() - r.startTime.getTime() : null), type: 'numeric' },
-  { name: 'iu', get: ([, r]) => r.inputUsage, type: 'numeric' },
-  { name: 'ou', get: ([, r]) => r.outputUsage, type: 'numeric' },
-  { name: 'tu', get: ([, r]) => r.totalUsage, type: 'numeric' },
-  { name: 'ic', get: ([, r]) => r.inputCost, type: 'numeric' },
-  { name: 'oc', get: ([, r]) => r.outputCost, type: 'numeric' },
-  { name: 'tc', get: ([, r]) => r.totalCost, type: 'numeric' },
-];
-const ARRAY_TYPE = { integer: 'integer', timestamptz: 'bigint', text: 'text', numeric: 'numeric' } as Record<string, string>;
+/** the observation columns the roll-up reads: the upsert's `written` CTE must return them */
+export const ROLLUP_SOURCE_COLUMNS = ['start_time', 'end_time', 'type', 'name', 'environment', 'model',
+  'input_usage', 'output_usage', 'total_usage', 'input_cost', 'output_cost', 'total_cost'] as const;
 
-/** after the batch's upsert: `now` are the rows as written, `before` the stored rows they replaced */
-export async function updateRollup(db: Db, projectId: string, now: ObservationRecord[], before: ObservationRecord[]): Promise<void> {
-  const rows: Signed[] = [...now.map((r) => [1, r] as const), ...before.map((r) => [-1, r] as const)];
-  if (!rows.length) return;
-  const arrays = COLUMNS.map((c) => sql`cast(${columnParam(rows, c)} as ${sql.raw(ARRAY_TYPE[c.type]!)}[])`);
-  await prepared('rollup_update', sql`
+// the stored rows' values, one array literal per column as the observation upsert sends its own
+const BEFORE: Column<ObservationRecord>[] = [
+  { name: 'start_time', get: (r) => r.startTime, type: 'timestamptz' },
+  { name: 'end_time', get: (r) => r.endTime, type: 'timestamptz' },
+  { name: 'type', get: (r) => r.type, type: 'text' },
+  { name: 'name', get: (r) => r.name, type: 'text' },
+  { name: 'environment', get: (r) => r.environment, type: 'text' },
+  { name: 'model', get: (r) => r.model, type: 'text' },
+  { name: 'input_usage', get: (r) => r.inputUsage, type: 'numeric' },
+  { name: 'output_usage', get: (r) => r.outputUsage, type: 'numeric' },
+  { name: 'total_usage', get: (r) => r.totalUsage, type: 'numeric' },
+  { name: 'input_cost', get: (r) => r.inputCost, type: 'numeric' },
+  { name: 'output_cost', get: (r) => r.outputCost, type: 'numeric' },
+  { name: 'total_cost', get: (r) => r.totalCost, type: 'numeric' },
+];
+const ARRAY_TYPE = { timestamptz: 'bigint', text: 'text', numeric: 'numeric' } as Record<string, string>;
+const COLS = ROLLUP_SOURCE_COLUMNS.join(', ');
+
+/**
+ * CTE `rollup` (to follow `written` in the same WITH): `before` are the stored rows the batch
+ * replaces. Each statement text is fixed whatever the batch holds (a prepared statement).
+ */
+export function rollupCte(projectId: string, before: ObservationRecord[]): RawBuilder<unknown> {
+  const arrays = BEFORE.map((c) => sql`cast(${columnParam(before, c)} as ${sql.raw(ARRAY_TYPE[c.type]!)}[])`);
+  const beforeValues = BEFORE.map((c) => (c.type === 'timestamptz' ? `${timestampFromMs(`b.${c.name}`)}` : `b.${c.name}`)).join(', ');
+  return sql`rollup as (
     insert into observation_hourly as r (project_id, hour, type, name, environment, model, ${sql.raw(SUMS.join(', '))})
-    select ${projectId}, ${sql.raw(timestampFromMs('hour'))} as h, type, name, environment, model, sum(sign),
+    select cast(${projectId} as text), date_trunc('hour', start_time, 'UTC') as h, type, name, environment, model, sum(sign),
       sum(sign * coalesce(latency, 0)), sum(case when latency is null then 0 else sign end),
-      sum(sign * iu), sum(sign * ou), sum(sign * tu),
-      sum(sign * coalesce(ic, 0)), sum(case when ic is null then 0 else sign end),
-      sum(sign * coalesce(oc, 0)), sum(case when oc is null then 0 else sign end),
-      sum(sign * coalesce(tc, 0)), sum(case when tc is null then 0 else sign end)
-    from unnest(${sql.join(arrays)}) as u(${sql.raw(COLUMNS.map((c) => c.name).join(', '))})
-    group by hour, type, name, environment, model
-    order by hour, type, name, environment, model
+      sum(sign * input_usage), sum(sign * output_usage), sum(sign * total_usage),
+      sum(sign * coalesce(input_cost, 0)), sum(case when input_cost is null then 0 else sign end),
+      sum(sign * coalesce(output_cost, 0)), sum(case when output_cost is null then 0 else sign end),
+      sum(sign * coalesce(total_cost, 0)), sum(case when total_cost is null then 0 else sign end)
+    from (
+      select 1 as sign, ${sql.raw(COLS)} from written
+      union all
+      select -1, ${sql.raw(beforeValues)} from unnest(${sql.join(arrays)}) as b(${sql.raw(COLS)})
+    ) s cross join lateral (select extract(epoch from end_time - start_time) * 1000 as latency) l
+    group by h, type, name, environment, model
+    order by h, type, name, environment, model
     on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set
-      ${sql.raw(SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '))}`).execute(db);
+      ${sql.raw(SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '))}
+    returning 1)`;
 }

@@ -132,14 +132,23 @@ function client(connection: LlmConnectionTarget, call: LlmCall, egress: AllowLis
 
 export const callOpenAi: LlmAdapterCall = async (connection, call, egress) => {
   const secrets = [connection.secretKey, ...Object.values(connection.extraHeaders).filter((v) => v.length >= 8)];
+  const options = call.signal ? { signal: call.signal } : undefined;
   try {
     const sdk = client(connection, call, egress);
+    const onText = call.onText;
     if (connection.config?.useResponsesApi === true || connection.config?.useResponsesApi === 'true') {
-      const r = await sdk.responses.create(responsesBody(call) as unknown as ResponseCreateParamsNonStreaming);
-      return parseResponse(r);
+      const body = responsesBody(call) as unknown as ResponseCreateParamsNonStreaming;
+      if (!onText) return parseResponse(await sdk.responses.create(body, options));
+      const stream = sdk.responses.stream(body as unknown as Parameters<typeof sdk.responses.stream>[0], options);
+      stream.on('response.output_text.delta', (e) => onText(e.delta));
+      return parseResponse(await stream.finalResponse());
     }
-    const c = await sdk.chat.completions.create(chatCompletionsBody(call) as unknown as ChatCompletionCreateParamsNonStreaming);
-    return parseChatCompletion(c);
+    const body = chatCompletionsBody(call) as unknown as ChatCompletionCreateParamsNonStreaming;
+    if (!onText) return parseChatCompletion(await sdk.chat.completions.create(body, options));
+    // include_usage: the last chunk carries the usage object, which streaming omits otherwise
+    const stream = sdk.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, options);
+    stream.on('content', (delta) => onText(delta));
+    return parseChatCompletion(await stream.finalChatCompletion());
   } catch (err) {
     throw toLlmError(err, secrets);
   }

@@ -37,6 +37,14 @@ export interface LlmCall {
   /** forwarded to the provider per behaviour §7.2 (reasoning_effort, service_tier, thinking, …) */
   providerOptions?: Record<string, unknown>;
   timeoutMs: number;
+  /**
+   * When set, the adapter streams the answer from the provider and hands each piece of text to
+   * this callback as it arrives; the returned LlmResult is the same as without streaming (whole
+   * text, tool calls, the provider's usage object, model).
+   */
+  onText?: (delta: string) => void;
+  /** aborts the call (for example when the playground's client goes away): a `timeout` error */
+  signal?: AbortSignal;
 }
 
 export interface LlmToolCall {

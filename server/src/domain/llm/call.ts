@@ -80,7 +80,9 @@ export type LlmErrorKind =
   | 'provider_error'
   | 'timeout'
   | 'unreachable'
-  | 'egress_refused';
+  | 'egress_refused'
+  /** the call cannot be made as asked (unsupported provider options, a model the adapter cannot serve); never retried */
+  | 'invalid_request';
 
 export class LlmError extends Error {
   readonly kind: LlmErrorKind;

@@ -89,7 +89,8 @@ conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process
 
 conformance: $(DEPS)
-	node conformance/run.ts --base-url "$(BASE_URL)" --public-key "$(PUBLIC_KEY)" --secret-key "$(SECRET_KEY)"
+	node conformance/run.ts --base-url "$(BASE_URL)" --public-key "$(PUBLIC_KEY)" --secret-key "$(SECRET_KEY)" \
+	  $(if $(GATEWAY_URL),--gateway-url "$(GATEWAY_URL)" --gateway-listen "$(or $(GATEWAY_LISTEN),0.0.0.0:8787)")
 
 run: $(DEPS)
 	node server/src/main.ts

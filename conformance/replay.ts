@@ -4,8 +4,10 @@
 import { createBackend } from '../server/src/http/openapi.ts';
 import { cases, loadSpec, operations, type Case, type Json, type Operation, type Step } from './spec.ts';
 import { diff, formatDifferences } from './diff.ts';
+import type { Gateway } from './gateway.ts';
 
-export interface Target { baseUrl: string; publicKey: string; secretKey: string }
+/** `gateway`: the suite's fake LLM gateway, reachable from the server; without it, cases that need one are skipped */
+export interface Target { baseUrl: string; publicKey: string; secretKey: string; gateway?: Gateway }
 export interface Outcome { case: Case; ok: boolean; skipped?: string; problems: string[] }
 
 function template(value: unknown, vars: Record<string, Json>): unknown {
@@ -48,6 +50,22 @@ async function call(target: Target, op: Operation, opts: { method?: string; para
   return { status: res.status, body };
 }
 
+/** the one request the gateway should have received, checked against the case's `expect` */
+function gatewayProblems(expect: NonNullable<NonNullable<Case['x']['gateway']>['expect']>, gateway: Gateway): string[] {
+  if (gateway.received.length !== 1) return [`gateway: expected 1 request, received ${gateway.received.length}`];
+  const got = gateway.received[0]!;
+  const problems: string[] = [];
+  if (got.method !== expect.method || got.path !== expect.path) problems.push(`gateway: expected ${expect.method} ${expect.path}, received ${got.method} ${got.path}`);
+  for (const [k, v] of Object.entries(expect.headers ?? {})) {
+    if (got.headers[k.toLowerCase()] !== v) problems.push(`gateway: header ${k} expected ${JSON.stringify(v)}, received ${JSON.stringify(got.headers[k.toLowerCase()])}`);
+  }
+  if (expect.body !== undefined) {
+    const diffs = diff(expect.body, got.body, {});
+    if (diffs.length) problems.push(`gateway: request body differs from the example:\n${formatDifferences(diffs)}`);
+  }
+  return problems;
+}
+
 export async function replay(target: Target, filter?: (c: Case) => boolean): Promise<Outcome[]> {
   const spec = loadSpec();
   const api = await createBackend(spec);
@@ -57,7 +75,7 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
   const runStep = async (step: Step, vars: Record<string, Json>) => {
     const op = ops.get(step.operationId);
     if (!op) throw new Error(`x-conformance step names unknown operation ${step.operationId}`);
-    const body = step.body ?? (step.example ? op.requestExamples[step.example] : undefined);
+    const body = template(step.body ?? (step.example ? op.requestExamples[step.example] : undefined), vars) as Json;
     const res = await call(target, op, { params: template(step.params, vars) as Record<string, unknown>, body });
     if (res.status >= 300) throw new Error(`step ${step.operationId}${step.example ? ` (${step.example})` : ''} answered ${res.status}: ${JSON.stringify(res.body)}`);
     if (step.save) vars[step.save] = res.body;
@@ -65,7 +83,9 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
 
   for (const c of cases(spec).filter(filter ?? (() => true))) {
     if (c.x.skip) { outcomes.push({ case: c, ok: true, skipped: c.x.skip, problems: [] }); continue; }
-    const vars: Record<string, Json> = {};
+    const gateway = target.gateway;
+    if (c.x.gateway && !gateway) { outcomes.push({ case: c, ok: true, skipped: 'needs the fake gateway (--gateway-url)', problems: [] }); continue; }
+    const vars: Record<string, Json> = gateway ? { gateway: { url: gateway.url } } : {};
     const problems: string[] = [];
     try {
       for (const step of c.x.setup ?? []) await runStep(step, vars);
@@ -74,8 +94,10 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
       Object.assign(params, template(c.x.params ?? {}, vars));
       const hasBody = Object.keys(c.op.requestExamples).length > 0;
       const body = c.op.requestExamples[c.name] ?? (hasBody ? Object.values(c.op.requestExamples)[0] : undefined);
+      if (c.x.gateway && gateway) { gateway.reply = c.x.gateway.reply; gateway.received.length = 0; }
       const res = await call(target, c.op, { method: c.x.method, params, body, auth: c.x.auth });
       vars.response = res.body;
+      if (c.x.gateway?.expect && gateway) problems.push(...gatewayProblems(c.x.gateway.expect, gateway));
       if (res.status !== c.status) problems.push(`status: expected ${c.status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
       else {
         const schemaCheck = c.x.method ? { valid: true, errors: [] } : api.validateResponse(res.body, c.op.operationId, res.status);

@@ -3,6 +3,7 @@
 //   any deployment:           make conformance BASE_URL=https://tally.example PUBLIC_KEY=pk-... SECRET_KEY=sk-...
 // Prints one line per case, a diff for each failure, and "N passed, N failed, N skipped".
 import { parseArgs } from 'node:util';
+import { startGateway, type Gateway } from './gateway.ts';
 import { replay, type Outcome, type Target } from './replay.ts';
 
 const { values } = parseArgs({
@@ -12,17 +13,25 @@ const { values } = parseArgs({
     'public-key': { type: 'string' },
     'secret-key': { type: 'string' },
     grep: { type: 'string' },
+    // the fake LLM gateway: where it listens, and the URL the server reaches it at (a remote
+    // server needs both, and TALLY_LLM_ALLOWED_HOSTS allowing that host); in process it listens
+    // on 127.0.0.2, the only loopback address the in-process server is allowed to call
+    'gateway-listen': { type: 'string' },
+    'gateway-url': { type: 'string' },
   },
 });
 
 async function main() {
   let target: Target;
   let stop = async () => {};
+  let gateway: Gateway | undefined;
   if (values['in-process']) {
+    gateway = await startGateway('127.0.0.2');
+    process.env.TALLY_LLM_ALLOWED_HOSTS = '127.0.0.2';
     const { startTestServer } = await import('../server/test/support/start.ts');
     const { server, projectA } = await startTestServer();
-    target = { baseUrl: server.url, publicKey: projectA.publicKey, secretKey: projectA.secretKey };
-    stop = () => server.close();
+    target = { baseUrl: server.url, publicKey: projectA.publicKey, secretKey: projectA.secretKey, gateway };
+    stop = async () => { await server.close(); await gateway!.close(); };
   } else {
     const baseUrl = values['base-url'];
     const publicKey = values['public-key'];
@@ -32,6 +41,12 @@ async function main() {
       process.exit(2);
     }
     target = { baseUrl: baseUrl.replace(/\/$/, ''), publicKey, secretKey };
+    if (values['gateway-url']) {
+      const [host, port] = (values['gateway-listen'] ?? '0.0.0.0:0').split(':');
+      gateway = await startGateway(host, Number(port ?? 0), values['gateway-url']);
+      target.gateway = gateway;
+      stop = () => gateway!.close();
+    }
   }
   const grep = values.grep;
   let outcomes: Outcome[];

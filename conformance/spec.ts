@@ -18,6 +18,11 @@ export interface Conformance {
   ignore?: string[];
   only?: string[];
   skip?: string;
+  /** the case calls a provider: the fake gateway answers `reply` and must have received `expect` */
+  gateway?: {
+    reply: { status: number; body: Json; headers?: Record<string, string> };
+    expect?: { method: string; path: string; headers?: Record<string, string>; body?: Json };
+  };
 }
 
 export interface Operation {

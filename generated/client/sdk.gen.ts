@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -303,4 +303,62 @@ export const llmConnectionsModels = <ThrowOnError extends boolean = false>(optio
     security: [{ scheme: 'basic', type: 'http' }],
     url: '/api/public/llm-connections/{id}/models',
     ...options
+});
+
+/**
+ * Probe a connection with the evaluator's structured call (a Tally addition).
+ *
+ * Sends the probe Langfuse sends when a default evaluation model is saved: one user message
+ * `Extract a score (1-5) and reasoning from this text: "This is a test. It worked perfectly
+ * because it matched all passing criteria."` with the `extract` tool (string `score` and
+ * `reasoning`, both required) forced. `ok` is true when the provider answered with that tool
+ * call and its arguments parse as an object holding both fields. A provider failure is not
+ * an HTTP error here: the answer is 200 with `ok: false` and the classified `error` (secrets
+ * redacted). Nothing is recorded.
+ *
+ */
+export const llmConnectionsTest = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsTestData, ThrowOnError>): RequestResult<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError> => (options.client ?? client).post<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/llm-connections/{id}/test',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Call a model through one of the project's LLM connections and record the call.
+ *
+ * Tally's public form of the playground (Langfuse's playground is a UI over an internal
+ * route). The connection is picked by its `provider` name; its adapter, key, custom headers,
+ * base URL and config make the call, under the egress policy and `TALLY_LLM_TIMEOUT_MS`.
+ *
+ * Every successful call is recorded as a trace holding one generation, in environment
+ * `tally-playground`: the provider's usage object goes through the same normaliser as
+ * ingestion (`usageDetails` of the generation), so it is priced by the models list, shows
+ * `costStatus`, and appears in metrics. A usage object the normaliser does not recognise
+ * (for example one with extra keys) is stored unmapped, and `warnings` says so, exactly as
+ * the ingestion endpoint's success entry would.
+ *
+ * With `stream: true` the answer is `text/event-stream`: `delta` events carry pieces of text
+ * as they arrive (`{"text": "..."}`), then one `completion` event carries the same object as
+ * the non-streaming answer, or one `error` event carries an `LlmCallError` body. Errors found
+ * before the provider is called (validation, unknown provider) are plain JSON answers.
+ *
+ * Provider failures are classified (`kind`): `invalid_request` and `egress_refused` answer
+ * 400, `rate_limited` 429, `timeout` 504, every other provider failure 502 (Langfuse passes
+ * the provider's status through; a 401 from a provider would read as a failure of the caller's
+ * own Tally credentials). The provider's status is in `providerStatus`, its message in
+ * `message` with every secret of the connection redacted.
+ *
+ */
+export const playgroundCompletions = <ThrowOnError extends boolean = false>(options: Options<PlaygroundCompletionsData, ThrowOnError>): RequestResult<PlaygroundCompletionsResponses, PlaygroundCompletionsErrors, ThrowOnError> => (options.client ?? client).post<PlaygroundCompletionsResponses, PlaygroundCompletionsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/playground/completions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });

@@ -254,6 +254,159 @@ export type ConnectionProvider = string;
 
 export type ConnectionModelName = string;
 
+export type LlmMessage = {
+    role: 'system' | 'user' | 'assistant';
+    content: string;
+};
+
+export type LlmToolDefinition = {
+    /**
+     * A function name every provider accepts.
+     */
+    name: string;
+    description?: string;
+    /**
+     * The arguments as a JSON Schema object.
+     */
+    parameters: {
+        [key: string]: unknown;
+    };
+};
+
+export type LlmToolCall = {
+    name: string;
+    /**
+     * The arguments as the provider sent them (JSON text).
+     */
+    arguments: string;
+};
+
+/**
+ * Call parameters. There are no defaults: a parameter that is not set is not sent, and the
+ * provider's own default applies (Anthropic, which requires `max_tokens`, gets 4096).
+ * An adapter whose API has no such parameter leaves it out (Anthropic and Bedrock have no
+ * penalties or `n`; the Responses API has no penalties or `n`).
+ *
+ */
+export type LlmCallParams = {
+    temperature?: number;
+    top_p?: number;
+    max_tokens?: number;
+    frequency_penalty?: number;
+    presence_penalty?: number;
+    n?: number;
+};
+
+export type PlaygroundCompletionRequest = LlmCallParams & {
+    /**
+     * The `provider` name of one of the project's connections.
+     */
+    provider: IndexedString;
+    model: string;
+    messages: Array<LlmMessage>;
+    /**
+     * Forwarded to the provider as behaviour §7.2 says per adapter (`reasoning_effort`, `service_tier`, `thinking`, `thinkingBudget`, `thinkingLevel`, Bedrock `additionalModelRequestFields`, …).
+     */
+    providerOptions?: {
+        [key: string]: unknown;
+    };
+    tools?: Array<LlmToolDefinition>;
+    /**
+     * Forces the model to call this tool of `tools`.
+     */
+    toolChoice?: {
+        name: string;
+    };
+    /**
+     * Answer as server-sent events.
+     */
+    stream?: boolean;
+};
+
+export type PlaygroundCompletion = {
+    /**
+     * The trace recorded for the call (environment `tally-playground`).
+     */
+    traceId: string;
+    /**
+     * Its generation.
+     */
+    observationId: string;
+    provider: string;
+    /**
+     * The model asked for.
+     */
+    model: string;
+    /**
+     * The model that answered, as the provider names it.
+     */
+    responseModel: string | null;
+    text: string | null;
+    toolCalls: Array<LlmToolCall>;
+    /**
+     * The stored usage buckets (mutually exclusive).
+     */
+    usageDetails: {
+        [key: string]: number;
+    };
+    costDetails: {
+        [key: string]: number;
+    };
+    totalCost: number | null;
+    costStatus: CostStatus;
+    /**
+     * What the ingestion normaliser said about the provider's usage object.
+     */
+    warnings: Array<string>;
+    /**
+     * Time spent waiting on the provider.
+     */
+    latencyMs: number;
+};
+
+export type LlmCallErrorKind = 'auth_invalid' | 'billing_exhausted' | 'model_unavailable' | 'rate_limited' | 'provider_error' | 'timeout' | 'unreachable' | 'egress_refused' | 'invalid_request';
+
+export type LlmCallError = {
+    /**
+     * The provider's message (secrets redacted) or Tally's.
+     */
+    message: string;
+    error: 'LlmCallError';
+    kind: LlmCallErrorKind;
+    /**
+     * The provider's HTTP status, when it answered.
+     */
+    providerStatus?: number;
+};
+
+export type LlmConnectionTestRequest = {
+    /**
+     * The model to probe; default: the first of the connection's models.
+     */
+    model?: string;
+};
+
+export type LlmConnectionTestResult = {
+    /**
+     * The provider answered with a well-formed `extract` tool call.
+     */
+    ok: boolean;
+    latencyMs: number;
+    /**
+     * The model probed.
+     */
+    model: string;
+    responseModel?: string | null;
+    error?: {
+        /**
+         * A provider failure kind, or `malformed_answer` when the provider answered without a usable `extract` call.
+         */
+        kind: LlmCallErrorKind | 'malformed_answer';
+        message: string;
+        providerStatus?: number;
+    };
+};
+
 export type LlmConnectionModels = {
     data: Array<{
         name: string;
@@ -1708,3 +1861,94 @@ export type LlmConnectionsModelsResponses = {
 };
 
 export type LlmConnectionsModelsResponse = LlmConnectionsModelsResponses[keyof LlmConnectionsModelsResponses];
+
+export type LlmConnectionsTestData = {
+    body?: LlmConnectionTestRequest;
+    path: {
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/llm-connections/{id}/test';
+};
+
+export type LlmConnectionsTestErrors = {
+    /**
+     * The body is not a `LlmConnectionTestRequest`, or the connection offers no model and none was named.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No connection with this id in the project.
+     */
+    404: Error;
+    /**
+     * The connection's secrets cannot be decrypted (`ENCRYPTION_KEY` missing or changed).
+     */
+    503: Error;
+};
+
+export type LlmConnectionsTestError = LlmConnectionsTestErrors[keyof LlmConnectionsTestErrors];
+
+export type LlmConnectionsTestResponses = {
+    /**
+     * The probe's outcome.
+     */
+    200: LlmConnectionTestResult;
+};
+
+export type LlmConnectionsTestResponse = LlmConnectionsTestResponses[keyof LlmConnectionsTestResponses];
+
+export type PlaygroundCompletionsData = {
+    body: PlaygroundCompletionRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/playground/completions';
+};
+
+export type PlaygroundCompletionsErrors = {
+    /**
+     * The request is invalid, `toolChoice` names no tool of `tools`, or the provider refused
+     * the call as asked (`invalid_request`) or the egress policy refused its address
+     * (`egress_refused`).
+     *
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * The project has no connection of that `provider`.
+     */
+    404: Error;
+    /**
+     * The provider rate-limited the call.
+     */
+    429: LlmCallError;
+    /**
+     * The provider refused or failed the call (auth, billing, model, provider error, unreachable).
+     */
+    502: LlmCallError;
+    /**
+     * The connection's secrets cannot be decrypted (`ENCRYPTION_KEY` missing or changed).
+     */
+    503: Error;
+    /**
+     * The provider did not answer within `TALLY_LLM_TIMEOUT_MS`.
+     */
+    504: LlmCallError;
+};
+
+export type PlaygroundCompletionsError = PlaygroundCompletionsErrors[keyof PlaygroundCompletionsErrors];
+
+export type PlaygroundCompletionsResponses = {
+    /**
+     * The completion, its usage buckets and cost; or, with `stream`, the event stream.
+     */
+    200: PlaygroundCompletion;
+};
+
+export type PlaygroundCompletionsResponse = PlaygroundCompletionsResponses[keyof PlaygroundCompletionsResponses];

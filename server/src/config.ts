@@ -13,6 +13,8 @@ export interface Config {
   encryptionKeyPrevious: Buffer | null;
   /** TALLY_LLM_ALLOWED_HOSTS: hosts, addresses and networks a connection's baseURL may reach beyond the public internet */
   llmAllowedHosts: AllowList;
+  /** TALLY_LLM_TIMEOUT_MS: how long one call to an LLM provider may take */
+  llmTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   initPublicKey: string | null;
   initSecretKey: string | null;
@@ -82,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sharedBuffers = Number(env.TALLY_PGLITE_SHARED_BUFFERS_MB ?? 32);
   if (!Number.isInteger(sharedBuffers) || sharedBuffers < 1 || sharedBuffers > 4096) problems.push(`TALLY_PGLITE_SHARED_BUFFERS_MB must be a whole number of MB 1..4096, got "${env.TALLY_PGLITE_SHARED_BUFFERS_MB}"`);
 
+  const llmTimeoutMs = Number(env.TALLY_LLM_TIMEOUT_MS ?? 120_000);
+  if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs < 100 || llmTimeoutMs > 3_600_000) problems.push(`TALLY_LLM_TIMEOUT_MS must be a whole number of milliseconds 100..3600000, got "${env.TALLY_LLM_TIMEOUT_MS}"`);
+
   let llmAllowedHosts: AllowList = parseAllowList('');
   try {
     llmAllowedHosts = parseAllowList(env.TALLY_LLM_ALLOWED_HOSTS);
@@ -106,5 +111,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutSeconds: requestTimeout,
     pgliteSharedBuffersMb: sharedBuffers,
     llmAllowedHosts,
+    llmTimeoutMs,
   };
 }

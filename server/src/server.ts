@@ -58,7 +58,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
-  const services: Services = { version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts };
+  const services: Services = { version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts, llmTimeoutMs: config.llmTimeoutMs };
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds, ingestionStylePaths());
   const { port } = server.address() as AddressInfo;

@@ -12,4 +12,6 @@ export interface Services {
   keyring: Keyring;
   /** where connection base URLs may point besides the public internet (domain/llm/egress.ts) */
   egress: AllowList;
+  /** the longest one LLM provider call may take (TALLY_LLM_TIMEOUT_MS) */
+  llmTimeoutMs: number;
 }

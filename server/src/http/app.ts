@@ -34,6 +34,19 @@ function send(res: Response, status: number, body: unknown, headers: Record<stri
   res.status(status).json(body);
 }
 
+async function sendEvents(res: Response, headers: Record<string, string> = {}, stream: (send: (event: string, data: unknown) => void) => Promise<void>, log: Logger) {
+  res.status(200);
+  for (const [k, v] of Object.entries({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers })) res.setHeader(k, v);
+  res.flushHeaders();
+  try {
+    await stream((event, data) => { if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`); });
+  } catch (e) {
+    log.error({ err: e }, 'event stream failed');
+    if (!res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify({ message: 'Internal Server Error', error: 'An unknown error occurred' })}\n\n`);
+  }
+  res.end();
+}
+
 /** the request with its batch emptied, for operations whose items the handler validates one by one */
 function withoutItems(request: Context['request']): Context['request'] {
   const body = request.requestBody as { batch?: unknown } | undefined;
@@ -53,6 +66,9 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     let status = 500;
     let body: unknown;
     let headers: Record<string, string> | undefined;
+    let stream: ((send: (event: string, data: unknown) => void) => Promise<void>) | undefined;
+    const gone = new AbortController();
+    res.on('close', () => { if (!res.writableFinished) gone.abort(); });
     const ingestionStyle = (c.operation as any)['x-tally-error-style'] === 'ingestion';
     const envelopeOnly = (c.operation as any)['x-tally-validate'] === 'envelope';
     try {
@@ -75,9 +91,9 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       const mayHoldUnstorable = (req as any)[UNSTORABLE] === true;
       const textIssue = findUnstorableText(c.request.query) ?? (mayHoldUnstorable && !envelopeOnly ? findUnstorableText(c.request.requestBody) : null);
       if (textIssue) throw invalidData([textIssue]);
-      ({ status, body, headers } = await fn({
+      ({ status, body, headers, stream } = await fn({
         projectId, em, body: c.request.requestBody, params: c.request.params as Record<string, string>, query: c.request.query, log: rlog, services,
-        mayHoldUnstorableText: mayHoldUnstorable,
+        mayHoldUnstorableText: mayHoldUnstorable, signal: gone.signal,
       }));
     } catch (e) {
       if (e instanceof ApiError) ({ status, body } = e);
@@ -88,6 +104,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       }
       if (ingestionStyle && status === 401) body = { error: 'UnauthorizedError', message: (body as { message: string }).message };
     }
+    if (stream) return sendEvents(res, headers, stream, rlog);
     if (opts.validateResponses) {
       const check = api.validateResponse(body, c.operation, status);
       if (!check.valid) {

@@ -15,13 +15,24 @@ export interface HandlerContext {
   services: Services;
   /** the body may hold text PostgreSQL cannot store (unstorable-text.ts); checked already unless the operation validates items itself */
   mayHoldUnstorableText: boolean;
+  /** aborted when the client goes away before the answer is complete */
+  signal: AbortSignal;
 }
+
+/** sends one server-sent event */
+export type EventSender = (event: string, data: unknown) => void;
 
 export interface HandlerResult {
   status: number;
   body: unknown;
   /** extra response headers (e.g. a Location) */
   headers?: Record<string, string>;
+  /**
+   * Answer as server-sent events instead of `body`: status 200 and the headers are sent at once,
+   * then this writes the events; the response ends when it settles. It must not throw: once the
+   * stream has begun, an error can only be told as an event.
+   */
+  stream?: (send: EventSender) => Promise<void>;
 }
 
 export type OperationHandler = (ctx: HandlerContext) => Promise<HandlerResult>;

@@ -69,6 +69,11 @@ export async function getConnection(em: SqlEntityManager, projectId: string, id:
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
+export async function getConnectionByProvider(em: SqlEntityManager, projectId: string, provider: string): Promise<StoredConnection | null> {
+  const { rows } = await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and provider = ${provider}`.execute(kysely(em));
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
 /** Insert or update by (project, provider); `created` tells which. */
 export async function upsertConnection(em: SqlEntityManager, projectId: string, w: ConnectionWrite): Promise<{ connection: StoredConnection; created: boolean }> {
   const keepConfig = w.config === undefined;

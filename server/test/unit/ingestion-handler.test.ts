@@ -17,7 +17,7 @@ async function answerWhenEveryAttemptThrows(error: unknown) {
   let attempts = 0;
   const em = { transactional: async () => { attempts++; throw error; } } as unknown as SqlEntityManager;
   const call = ingestionBatch({
-    projectId: 'p', em, body: { batch }, params: {}, query: {}, log: createLogger('silent'), services: {} as Services, mayHoldUnstorableText: false,
+    projectId: 'p', em, body: { batch }, params: {}, query: {}, log: createLogger('silent'), services: {} as Services, mayHoldUnstorableText: false, signal: new AbortController().signal,
   });
   const outcome = await call.then((r) => r as { status: number; body: unknown; headers?: Record<string, string> }, (e: unknown) => e as { status: number; body: unknown; headers?: undefined });
   return { ...outcome, attempts };

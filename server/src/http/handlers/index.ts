@@ -3,7 +3,8 @@ import type { OperationHandler } from '../handler.ts';
 import { modelsExplain } from './explain.ts';
 import { health } from './health.ts';
 import { ingestionBatch } from './ingestion.ts';
-import { llmConnectionsDelete, llmConnectionsList, llmConnectionsModels, llmConnectionsUpsert } from './llm-connections.ts';
+import { llmConnectionsDelete, llmConnectionsList, llmConnectionsModels, llmConnectionsTest, llmConnectionsUpsert } from './llm-connections.ts';
+import { playgroundCompletions } from './playground.ts';
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
@@ -27,4 +28,6 @@ export const handlers: Record<string, OperationHandler> = {
   llmConnections_upsert: llmConnectionsUpsert,
   llmConnections_delete: llmConnectionsDelete,
   llmConnections_models: llmConnectionsModels,
+  llmConnections_test: llmConnectionsTest,
+  playground_completions: playgroundCompletions,
 };

@@ -3,7 +3,11 @@ import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS, checkBaseUrl, DEFAULT_CREDENTIALS_NOT_BEDROCK, displaySecretKey, validateConnectionInput } from '../../domain/llm-connections/validate.ts';
 import { baseUrlRefusal } from '../../services/egress.ts';
 import { deleteConnection, getConnection, listConnections, upsertConnection } from '../../store/llm-connections.ts';
+import { LlmError } from '../../domain/llm/call.ts';
+import { EXTRACT_TOOL, extractArguments, PROBE_MESSAGE } from '../../domain/llm/extract-tool.ts';
+import { callThroughConnection, ConnectionSecretsUnreadable } from '../../services/llm-gateway.ts';
 import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';
+import { unreadableSecrets } from './playground.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentConnection } from '../present/llm-connection.ts';
 
@@ -56,4 +60,25 @@ export const llmConnectionsModels: OperationHandler = async (ctx) => {
   const c = await getConnection(ctx.em, projectOf(ctx), ctx.params.id!);
   if (!c) throw notFound(NOT_FOUND);
   return { status: 200, body: { data: connectionModels(c.adapter, c.withDefaultModels, c.customModels) } };
+};
+
+export const llmConnectionsTest: OperationHandler = async (ctx) => {
+  const c = await getConnection(ctx.em, projectOf(ctx), ctx.params.id!);
+  if (!c) throw notFound(NOT_FOUND);
+  const model = ctx.body?.model ?? connectionModels(c.adapter, c.withDefaultModels, c.customModels)[0]?.name;
+  if (!model) throw invalidRequest('The connection offers no model (withDefaultModels is false and customModels is empty): name one in `model`');
+  const started = performance.now();
+  try {
+    const r = await callThroughConnection(ctx.services, c, {
+      model, messages: [{ role: 'user', content: PROBE_MESSAGE }], params: {}, tools: [EXTRACT_TOOL], toolChoice: { name: EXTRACT_TOOL.name }, signal: ctx.signal,
+    });
+    const args = extractArguments(r.toolCalls);
+    const base = { latencyMs: r.latencyMs, model, responseModel: r.model };
+    return { status: 200, body: args.ok ? { ok: true, ...base } : { ok: false, ...base, error: { kind: 'malformed_answer', message: args.reason } } };
+  } catch (e) {
+    if (e instanceof ConnectionSecretsUnreadable) throw unreadableSecrets(e);
+    if (!(e instanceof LlmError)) throw e;
+    const error = { kind: e.kind, message: e.message, ...(e.status === undefined ? {} : { providerStatus: e.status }) };
+    return { status: 200, body: { ok: false, latencyMs: Math.round(performance.now() - started), model, responseModel: null, error } };
+  }
 };

@@ -1,0 +1,22 @@
+// How a failed provider call is answered over HTTP (the playground): the status per kind, and
+// the LlmCallError body. The provider's own status stays in the body: passed through as the
+// answer's status (as Langfuse does), a provider's 401 would read as Tally refusing the caller.
+import type { LlmError, LlmErrorKind } from '../domain/llm/call.ts';
+
+const STATUS: Record<LlmErrorKind, number> = {
+  invalid_request: 400,
+  egress_refused: 400,
+  rate_limited: 429,
+  timeout: 504,
+  auth_invalid: 502,
+  billing_exhausted: 502,
+  model_unavailable: 502,
+  provider_error: 502,
+  unreachable: 502,
+};
+
+export const llmErrorStatus = (e: LlmError) => STATUS[e.kind] ?? 502;
+
+export function llmErrorBody(e: LlmError) {
+  return { message: e.message, error: 'LlmCallError' as const, kind: e.kind, ...(e.status === undefined ? {} : { providerStatus: e.status }) };
+}

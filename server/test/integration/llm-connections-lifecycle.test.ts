@@ -11,6 +11,7 @@ import { boot as bootServer, ROOT } from '../support/boot.ts';
 import { openDatabase } from '../../src/db/orm.ts';
 import { decryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
 import { sql } from '../../src/store/sql.ts';
+import { json, sse, startFakeProvider } from '../support/fake-provider.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -35,7 +36,8 @@ describe('connection secrets on the embedded database', () => {
     const bedrockSecret = `bedrock-${randomBytes(12).toString('hex')}`;
     const stored = [secretKey, headerValue, bedrockSecret];
 
-    const first = await boot({ ...keys, TALLY_DATA_DIR: dir });
+    const provider = await startFakeProvider();
+    const first = await boot({ ...keys, TALLY_DATA_DIR: dir, TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1' });
     const keyFile = join(dir, 'encryption.key');
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const fileKey = readFileSync(keyFile, 'utf8').trim();
@@ -58,6 +60,29 @@ describe('connection secrets on the embedded database', () => {
     expect((await send('PUT', '/api/public/llm-connections', { provider: '', adapter: 'anthropic', secretKey, extraHeaders: { 'X-Key': headerValue } })).status).toBe(400);
     expect((await send('GET', '/api/public/llm-connections')).status).toBe(200);
     expect((await send('GET', `/api/public/llm-connections/${id}/models`)).status).toBe(200);
+
+    // calls through a connection: the secrets go to the provider, and nowhere else, even when the
+    // provider echoes them in an error
+    const viaFake = await send('PUT', '/api/public/llm-connections', { provider: 'fake', adapter: 'openai', secretKey, baseURL: `${provider.url}/v1`, extraHeaders: { 'X-Key': headerValue } });
+    expect(viaFake.status).toBe(201);
+    const fakeId = JSON.parse(viaFake.text).id;
+    const call = { provider: 'fake', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
+    provider.answer = (_r, res) => json(res, 401, { error: { message: `Incorrect API key provided: ${secretKey} (header ${headerValue})`, code: 'invalid_api_key' } });
+    expect((await send('POST', '/api/public/playground/completions', call)).status).toBe(502);
+    expect(JSON.parse((await send('POST', `/api/public/llm-connections/${fakeId}/test`, {})).text).error.kind).toBe('auth_invalid');
+    expect((await send('POST', '/api/public/playground/completions', { ...call, stream: true })).text).toContain('event: error');
+    const usage = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
+    provider.answer = (r, res) => (r.body.stream
+      ? sse(res, [{ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }, { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage }], { done: true })
+      : json(res, 200, { id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage }));
+    expect((await send('POST', '/api/public/playground/completions', call)).status).toBe(200);
+    expect((await send('POST', '/api/public/playground/completions', { ...call, stream: true })).text).toContain('event: completion');
+    expect(provider.received.length).toBe(5);
+    for (const r of provider.received) {
+      expect(r.headers.authorization).toBe(`Bearer ${secretKey}`);
+      expect(r.headers['x-key']).toBe(headerValue);
+    }
+    await provider.close();
     await first.stop();
 
     const second = await boot({ ...keys, TALLY_DATA_DIR: dir });
@@ -95,7 +120,7 @@ describe('connection secrets on the embedded database', () => {
       cwd: ROOT, env: { ...process.env, DATABASE_URL: '', TALLY_DATA_DIR: dir, ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: fileKey }, encoding: 'utf8',
     });
     expect(cli.status, cli.stderr).toBe(0);
-    expect(JSON.parse(cli.stdout)).toEqual({ connections: 1, underPreviousKey: 1 });
+    expect(JSON.parse(cli.stdout)).toEqual({ connections: 2, underPreviousKey: 2 });
     for (const s of [...stored, fileKey, newKey]) expect(cli.stdout + cli.stderr).not.toContain(s);
     const rotated = await readRow();
     const newRing = { current: Buffer.from(newKey, 'hex'), previous: null };

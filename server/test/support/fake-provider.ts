@@ -42,7 +42,8 @@ export const sse = (res: http.ServerResponse, events: (unknown | { event: string
   res.end();
 };
 
-export async function startFakeProvider(): Promise<FakeProvider> {
+/** `host`: a loopback address (the integration suite's server may call 127.0.0.2 only) */
+export async function startFakeProvider(host = '127.0.0.1'): Promise<FakeProvider> {
   const hanging = new Set<http.ServerResponse>();
   const fake: FakeProvider = {
     url: '',
@@ -75,8 +76,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       fake.answer(r, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  fake.url = `http://${host}:${(server.address() as AddressInfo).port}`;
   return fake;
 }
 

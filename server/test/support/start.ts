@@ -14,8 +14,8 @@ export interface TestServer {
 /** the test server's key for LLM connection secrets (on PostgreSQL there is none by default) */
 export const TEST_ENCRYPTION_KEY = process.env.ENCRYPTION_KEY || '0123456789abcdef'.repeat(4);
 
-export async function startTestServer(): Promise<TestServer> {
-  const config = loadConfig({ ...process.env, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, PORT: '0', TALLY_DATA_DIR: 'unused', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', TALLY_INIT_PUBLIC_KEY: '', TALLY_INIT_SECRET_KEY: '' });
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const config = loadConfig({ ...process.env, ...env, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, PORT: '0', TALLY_DATA_DIR: 'unused', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', TALLY_INIT_PUBLIC_KEY: '', TALLY_INIT_SECRET_KEY: '' });
   config.dataDir = 'memory://';
   const server = await startServer(config, createLogger(config.logLevel), { validateResponses: true, host: '127.0.0.1' });
   const em = server.db.em();

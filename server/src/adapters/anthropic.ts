@@ -3,7 +3,7 @@
 // egress policy; the SDK does not retry (maxRetries 0), the caller decides.
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
@@ -19,7 +19,6 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const defined = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-const unsupported = (keys: string[]) => new LlmError('invalid_request', `Unsupported anthropic provider options: ${keys.join(', ')}`);
 
 /**
  * sendReasoning and structuredOutputMode are accepted (Langfuse accepts them) but change nothing on
@@ -38,8 +37,12 @@ export interface AnthropicOptions {
   speed?: unknown;
 }
 
-/** provider options (behaviour §7.2 Anthropic) checked and in wire shape; a nested `anthropic: {…}` wins */
-export function anthropicProviderOptions(options: Obj | undefined): AnthropicOptions {
+/**
+ * provider options (behaviour §7.2 Anthropic) checked and in wire shape; a nested `anthropic: {…}`
+ * wins. `adapter` names the adapter in the error messages (google-vertex-ai serves Claude too).
+ */
+export function anthropicProviderOptions(options: Obj | undefined, adapter = 'anthropic'): AnthropicOptions {
+  const unsupported = (keys: string[]) => new LlmError('invalid_request', `Unsupported ${adapter} provider options: ${keys.join(', ')}`);
   const { anthropic: nested, ...top } = options ?? {};
   if (nested !== undefined && !isObj(nested)) throw unsupported(['anthropic']);
   const all = Object.fromEntries(Object.entries({ ...top, ...(nested ?? {}) }).filter(([, v]) => v !== undefined));
@@ -52,11 +55,11 @@ export function anthropicProviderOptions(options: Obj | undefined): AnthropicOpt
     if (!isObj(t)) throw unsupported(['thinking']);
     const bad = Object.keys(t).filter((k) => !THINKING_KEYS.has(k)).map((k) => `thinking.${k}`);
     if (bad.length) throw unsupported(bad);
-    if (typeof t.type !== 'string' || !THINKING_TYPES.has(t.type)) throw new LlmError('invalid_request', 'anthropic thinking.type must be enabled, adaptive or disabled');
+    if (typeof t.type !== 'string' || !THINKING_TYPES.has(t.type)) throw new LlmError('invalid_request', `${adapter} thinking.type must be enabled, adaptive or disabled`);
     const budget = t.budget_tokens ?? t.budgetTokens;
     // a budget with adaptive or disabled is dropped, as Langfuse does: it means nothing there
     if (t.type === 'enabled') {
-      if (typeof budget !== 'number' || !Number.isInteger(budget) || budget <= 0) throw new LlmError('invalid_request', 'anthropic thinking of type enabled needs a positive integer budget_tokens');
+      if (typeof budget !== 'number' || !Number.isInteger(budget) || budget <= 0) throw new LlmError('invalid_request', `${adapter} thinking of type enabled needs a positive integer budget_tokens`);
       out.thinking = defined({ type: 'enabled', budget_tokens: budget, display: t.display }) as AnthropicOptions['thinking'];
     } else if (t.type === 'adaptive') out.thinking = defined({ type: 'adaptive', display: t.display }) as AnthropicOptions['thinking'];
     else out.thinking = { type: 'disabled' };
@@ -75,8 +78,8 @@ export function anthropicProviderOptions(options: Obj | undefined): AnthropicOpt
   return out;
 }
 
-export function anthropicBody(call: LlmCall): Obj {
-  const options = anthropicProviderOptions(call.providerOptions);
+export function anthropicBody(call: LlmCall, adapter = 'anthropic'): Obj {
+  const options = anthropicProviderOptions(call.providerOptions, adapter);
   const system = call.messages.filter((m) => m.role === 'system').map((m) => m.content);
   const thinking = options.thinking;
   const thinkingOn = thinking !== undefined && thinking.type !== 'disabled';
@@ -114,19 +117,13 @@ export function parseMessage(m: Message): LlmResult {
   return { text: texts.length ? texts.join('') : null, toolCalls, usage, model: m.model ?? null };
 }
 
-function causeChain(err: unknown): { code?: unknown; message?: unknown }[] {
-  const out: { code?: unknown; message?: unknown }[] = [];
-  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as { code?: unknown; message?: unknown });
-  return out;
-}
-
 /** an SDK failure as an LlmError, the secrets redacted from its message */
 export function toAnthropicLlmError(err: unknown, secrets: readonly string[]): LlmError {
   if (err instanceof LlmError) return err;
   const clean = (m: string) => redact(m, secrets);
+  const refused = egressRefusal(err, secrets);
+  if (refused) return refused;
   const chain = causeChain(err);
-  const refused = chain.find((e) => e.code === 'EGRESS_REFUSED');
-  if (refused) return new LlmError('egress_refused', clean(String(refused.message)));
   if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
   if (err instanceof APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
   if (err instanceof APIError && typeof err.status === 'number') {

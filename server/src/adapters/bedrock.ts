@@ -17,7 +17,7 @@ import {
   type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmErrorKind, type LlmResult } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmErrorKind, type LlmResult } from '../domain/llm/call.ts';
 import { refusedHost, type AllowList } from '../domain/llm/egress.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
 import { egressLookup } from '../services/egress.ts';
@@ -142,19 +142,13 @@ function client(connection: LlmConnectionTarget, call: LlmCall, creds: Credentia
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'ERR_SOCKET_CLOSED']);
 const AUTH_EXCEPTIONS = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'IncompleteSignatureException']);
 
-function chain(err: unknown): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as Record<string, unknown>);
-  return out;
-}
-
 /** an SDK failure as an LlmError, the secrets redacted from its message */
 export function bedrockError(err: unknown, secrets: readonly string[], timedOut: boolean): LlmError {
   if (err instanceof LlmError) return err;
   const clean = (m: string) => redact(m, secrets);
-  const errs = chain(err);
-  const refused = errs.find((e) => e.code === 'EGRESS_REFUSED');
-  if (refused) return new LlmError('egress_refused', clean(String(refused.message)));
+  const refused = egressRefusal(err, secrets);
+  if (refused) return refused;
+  const errs = causeChain(err);
   const e = (err && typeof err === 'object' ? err : {}) as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const name = String(e.name ?? 'Error');
   const message = String(e.message ?? err);

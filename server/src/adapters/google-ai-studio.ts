@@ -3,7 +3,7 @@
 // (httpOptions.fetch), so requests go through egressFetch and the address connected to is checked
 // against the egress policy. The SDK only retries when given retryOptions, which it is not.
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
-import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmResult } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmResult } from '../domain/llm/call.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
 export const GOOGLE_AI_STUDIO_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -25,23 +25,26 @@ const LEVELS = new Set(['minimal', 'low', 'medium', 'high']);
 export function geminiThinkingConfig(model: string, options: Obj | undefined, opts: { vertex?: boolean } = {}): Obj | undefined {
   const { google: nested, ...top } = options ?? {};
   const all: Obj = { ...top, ...(isObj(nested) ? nested : {}) };
-  const rawBudget = (opts.vertex ? all.maxReasoningTokens : undefined) ?? all.thinkingBudget;
+  // the messages name the adapter, and the budget option the caller actually set
+  const adapter = opts.vertex ? 'google-vertex-ai' : 'google-ai-studio';
+  const budgetKey = opts.vertex && all.maxReasoningTokens != null ? 'maxReasoningTokens' : 'thinkingBudget';
+  const rawBudget = all[budgetKey];
   const rawLevel = all.thinkingLevel;
-  if (rawBudget !== undefined && (typeof rawBudget !== 'number' || !Number.isInteger(rawBudget))) throw invalid('google thinkingBudget must be an integer');
-  if (rawLevel !== undefined && typeof rawLevel !== 'string') throw invalid('google thinkingLevel must be a string');
+  if (rawBudget !== undefined && (typeof rawBudget !== 'number' || !Number.isInteger(rawBudget))) throw invalid(`${adapter} ${budgetKey} must be an integer`);
+  if (rawLevel !== undefined && typeof rawLevel !== 'string') throw invalid(`${adapter} thinkingLevel must be a string`);
   if (rawBudget === undefined && rawLevel === undefined) return undefined;
 
   const name = model.toLowerCase().replace(/^.*\//, '');
   const isPro = name.includes('pro');
   if (name.startsWith('gemini-2.5')) {
-    if (rawBudget === undefined) throw invalid(`${model} takes thinkingBudget, not thinkingLevel`);
+    if (rawBudget === undefined) throw invalid(`${adapter}: ${model} takes ${budgetKey}, not thinkingLevel`);
     // gemini-2.5-pro cannot stop thinking: its smallest budget is 128
     const budget = name.startsWith('gemini-2.5-pro') && rawBudget >= 0 && rawBudget < 128 ? 128 : rawBudget;
     return { thinkingBudget: budget, includeThoughts: !(budget === 0 || (isPro && budget === 128)) };
   }
-  if (rawLevel === undefined) throw invalid(`${model} takes thinkingLevel (minimal, low, medium or high), not thinkingBudget`);
+  if (rawLevel === undefined) throw invalid(`${adapter}: ${model} takes thinkingLevel (minimal, low, medium or high), not ${budgetKey}`);
   let level = rawLevel.toLowerCase();
-  if (!LEVELS.has(level)) throw invalid(`google thinkingLevel must be minimal, low, medium or high, not ${JSON.stringify(rawLevel)}`);
+  if (!LEVELS.has(level)) throw invalid(`${adapter} thinkingLevel must be minimal, low, medium or high, not ${JSON.stringify(rawLevel)}`);
   // the pro models do not offer every level; the nearest one they do is sent
   if (name.startsWith('gemini-3.1-pro')) level = level === 'minimal' ? 'low' : level;
   else if (name.startsWith('gemini-3-pro')) level = level === 'minimal' ? 'low' : level === 'medium' ? 'high' : level;
@@ -102,19 +105,13 @@ export class GeminiAccumulator {
   }
 }
 
-function causeChain(err: unknown): { code?: unknown; message?: unknown; name?: unknown }[] {
-  const out: { code?: unknown; message?: unknown; name?: unknown }[] = [];
-  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as { code?: unknown; message?: unknown });
-  return out;
-}
-
 /** a @google/genai failure as an LlmError, the secrets redacted from its message */
 export function toGoogleLlmError(err: unknown, secrets: readonly string[]): LlmError {
   if (err instanceof LlmError) return err;
   const clean = (m: string) => redact(m, secrets);
+  const refused = egressRefusal(err, secrets);
+  if (refused) return refused;
   const chain = causeChain(err);
-  const refused = chain.find((e) => e.code === 'EGRESS_REFUSED');
-  if (refused) return new LlmError('egress_refused', clean(String(refused.message)));
   // the SDK aborts the fetch itself when httpOptions.timeout passes, and on call.signal
   if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError')) return new LlmError('timeout', clean('the provider did not answer in time'));
   if (err instanceof ApiError && typeof err.status === 'number') return new LlmError(classifyHttpError(err.status, err.message), clean(err.message), err.status);

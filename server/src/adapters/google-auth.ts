@@ -7,7 +7,7 @@
 // metadata server's link-local address would be refused by any egress policy.
 import { createHash, createSign } from 'node:crypto';
 import { GoogleAuth } from 'google-auth-library';
-import { classifyHttpError, LlmError } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { VERTEXAI_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
@@ -73,18 +73,12 @@ export function clearGoogleTokenCache(): void {
   cache.clear();
 }
 
-function causeChain(err: unknown): { code?: unknown; name?: unknown; message?: unknown }[] {
-  const out: { code?: unknown; name?: unknown; message?: unknown }[] = [];
-  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as never);
-  return out;
-}
-
 /** a failed fetch (never an HTTP answer) as an LlmError; messages are redacted by the caller */
 export function fetchFailure(err: unknown, what: string): LlmError {
   if (err instanceof LlmError) return err;
+  const refused = egressRefusal(err);
+  if (refused) return refused;
   const chain = causeChain(err);
-  const refused = chain.find((e) => e.code === 'EGRESS_REFUSED');
-  if (refused) return new LlmError('egress_refused', String(refused.message));
   if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError')) return new LlmError('timeout', `${what} did not answer in time`);
   return new LlmError('unreachable', `${what} is unreachable: ${String(chain.at(-1)?.message ?? err)}`);
 }

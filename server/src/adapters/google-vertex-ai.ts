@@ -6,11 +6,12 @@
 // in vertexai mode takes neither a fetch implementation nor a ready token (it builds its own
 // GoogleAuth), so its connections could not be checked by the egress policy.
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
+import { anthropicBody, parseMessage, toAnthropicLlmError } from './anthropic.ts';
+import { geminiThinkingConfig } from './google-ai-studio.ts';
 import { fetchFailure, googleAccessToken, parseServiceAccountKey } from './google-auth.ts';
 import { VERTEXAI_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
 
@@ -18,8 +19,6 @@ import { VERTEXAI_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate
 // where every Gemini and Claude model is served
 export const VERTEX_DEFAULT_LOCATION = 'us-central1';
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
-// Anthropic requires max_tokens; the value the AI SDK's Anthropic provider falls back to
-export const VERTEX_CLAUDE_DEFAULT_MAX_TOKENS = 4096;
 
 export function vertexBaseUrl(baseUrl: string | null, location: string): string {
   if (baseUrl) return baseUrl.replace(/\/+$/, '');
@@ -30,38 +29,8 @@ export const isClaudeModel = (model: string) => /^claude/i.test(model);
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-const unsupported = (keys: string[]) => new LlmError('invalid_request', `Unsupported google-vertex-ai provider options: ${keys.join(', ')}`);
 
 // ---------- Gemini ----------
-
-/**
- * generationConfig.thinkingConfig from the provider options (behaviour §7.2, Google / Vertex-Gemini):
- * only thinkingBudget / maxReasoningTokens and thinkingLevel are read (nested `google:{}` too);
- * undefined when none is set; an invalid_request LlmError for a combination the model cannot take.
- */
-export function vertexGeminiThinkingConfig(model: string, options: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  const { google, ...top } = options ?? {};
-  const o = { ...top, ...(isObj(google) ? google : {}) };
-  const budget = o.maxReasoningTokens ?? o.thinkingBudget;
-  const level = o.thinkingLevel;
-  if (budget === undefined && level === undefined) return undefined;
-  if (budget !== undefined && typeof budget !== 'number') throw unsupported([o.maxReasoningTokens !== undefined ? 'maxReasoningTokens' : 'thinkingBudget']);
-  if (level !== undefined && typeof level !== 'string') throw unsupported(['thinkingLevel']);
-  const name = model.toLowerCase().replace(/^.*\//, '');
-  if (name.startsWith('gemini-2.5')) {
-    if (budget === undefined) throw unsupported(['thinkingLevel']);
-    // gemini-2.5-pro cannot turn thinking off: its smallest budget is 128
-    const b = name.startsWith('gemini-2.5-pro') && budget >= 0 && budget < 128 ? 128 : budget;
-    return { thinkingBudget: b, includeThoughts: !(b === 0 || (name.includes('pro') && b === 128)) };
-  }
-  if (level === undefined) throw unsupported([o.maxReasoningTokens !== undefined ? 'maxReasoningTokens' : 'thinkingBudget']);
-  let l = level.toLowerCase();
-  if (!['minimal', 'low', 'medium', 'high'].includes(l)) throw unsupported(['thinkingLevel']);
-  // the pro models have no minimal (and gemini-3-pro no medium) level
-  if (name.startsWith('gemini-3.1-pro')) l = l === 'minimal' ? 'low' : l;
-  else if (name.startsWith('gemini-3-pro')) l = l === 'minimal' ? 'low' : l === 'medium' ? 'high' : l;
-  return { thinkingLevel: l, includeThoughts: l !== 'minimal' };
-}
 
 // Gemini's function parameters are an OpenAPI subset that refuses these JSON Schema keywords
 function geminiSchema(schema: unknown): unknown {
@@ -75,7 +44,7 @@ function geminiSchema(schema: unknown): unknown {
 export function vertexGeminiBody(call: LlmCall): Record<string, unknown> {
   const system = call.messages.filter((m) => m.role === 'system');
   const p = call.params;
-  const thinkingConfig = vertexGeminiThinkingConfig(call.model, call.providerOptions);
+  const thinkingConfig = geminiThinkingConfig(call.model, call.providerOptions, { vertex: true });
   const generationConfig = defined({
     temperature: p.temperature,
     topP: p.top_p,
@@ -191,75 +160,18 @@ async function callGemini(call: LlmCall, url: string, headers: Headers, egress: 
 
 // ---------- Claude ----------
 
-const ANTHROPIC_PASSTHROUGH = ['sendReasoning', 'disableParallelToolUse', 'structuredOutputMode', 'effort', 'speed'];
-const THINKING_KEYS = ['type', 'budget_tokens', 'budgetTokens', 'display'];
+const withoutModel = ({ model: _dropped, ...rest }: Record<string, unknown>) => rest;
 
 /**
- * The Anthropic Messages body for rawPredict, without `model` (Vertex takes it from the path).
- * Provider options per behaviour §7.2 (Anthropic): thinking, metadata.user_id, a few AI SDK
- * options, nested `anthropic:{}`; a `model` override is dropped; anything else is refused.
+ * The Anthropic Messages body for rawPredict: anthropic.ts's, with the provider options checked
+ * there, but without `model` (Vertex takes it from the path) and with anthropic_version. A `model`
+ * override in the provider options (top level or nested `anthropic:{}`) is dropped (behaviour §7.2).
  */
 export function vertexClaudeBody(call: LlmCall): Record<string, unknown> {
-  const { anthropic, ...top } = call.providerOptions ?? {};
-  const { model: _dropped, thinking, metadata, ...rest } = { ...top, ...(isObj(anthropic) ? anthropic : {}) };
-  const bad = Object.keys(rest).filter((k) => !ANTHROPIC_PASSTHROUGH.includes(k) && rest[k] !== undefined);
-  let wireThinking: Record<string, unknown> | undefined;
-  if (thinking !== undefined) {
-    if (!isObj(thinking) || !['adaptive', 'enabled', 'disabled'].includes(String(thinking.type))) bad.push('thinking');
-    else {
-      const extra = Object.keys(thinking).filter((k) => !THINKING_KEYS.includes(k));
-      if (extra.length) bad.push(...extra.map((k) => `thinking.${k}`));
-      wireThinking = defined({ type: thinking.type, budget_tokens: thinking.budget_tokens ?? thinking.budgetTokens, display: thinking.display });
-    }
-  }
-  let wireMetadata: Record<string, unknown> | undefined;
-  if (metadata !== undefined) {
-    if (!isObj(metadata) || Object.keys(metadata).some((k) => k !== 'user_id')) bad.push('metadata');
-    else wireMetadata = metadata;
-  }
-  if (bad.length) throw unsupported(bad);
-
-  const system = call.messages.filter((m) => m.role === 'system').map((m) => m.content);
-  const budget = wireThinking?.type === 'enabled' && typeof wireThinking.budget_tokens === 'number' ? wireThinking.budget_tokens : 0;
-  // the thinking budget counts against max_tokens, so it is added on top of the answer's allowance
-  const maxTokens = (call.params.max_tokens ?? VERTEX_CLAUDE_DEFAULT_MAX_TOKENS) + budget;
-  const disableParallel = rest.disableParallelToolUse === true ? { disable_parallel_tool_use: true } : {};
-  // Anthropic has no frequency/presence penalty and no n: those parameters are not sent
-  return defined({
-    anthropic_version: VERTEX_ANTHROPIC_VERSION,
-    system: system.length ? system.join('\n\n') : undefined,
-    messages: call.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content })),
-    max_tokens: maxTokens,
-    temperature: call.params.temperature,
-    top_p: call.params.top_p,
-    tools: call.tools?.length ? call.tools.map((t) => defined({ name: t.name, description: t.description, input_schema: t.parameters })) : undefined,
-    tool_choice: call.toolChoice ? { type: 'tool', name: call.toolChoice.name, ...disableParallel } : call.tools?.length && rest.disableParallelToolUse === true ? { type: 'auto', ...disableParallel } : undefined,
-    thinking: wireThinking,
-    metadata: wireMetadata,
-    output_config: rest.effort === undefined ? undefined : { effort: rest.effort },
-    speed: rest.speed,
-  });
-}
-
-export function parseClaudeMessage(m: Message): LlmResult {
-  const texts: string[] = [];
-  const toolCalls: LlmResult['toolCalls'] = [];
-  for (const block of m.content ?? []) {
-    if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'tool_use') toolCalls.push({ name: block.name, arguments: JSON.stringify(block.input ?? {}) });
-  }
-  return { text: texts.length ? texts.join('') : null, toolCalls, usage: isObj(m.usage) ? (m.usage as unknown as Record<string, unknown>) : null, model: m.model ?? null };
-}
-
-function anthropicError(err: unknown): LlmError {
-  if (err instanceof LlmError) return err;
-  if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new LlmError('timeout', 'the provider did not answer in time');
-  if (err instanceof APIError && typeof err.status === 'number') {
-    const detail = err.error === undefined ? '' : JSON.stringify(err.error);
-    return new LlmError(classifyHttpError(err.status, `${err.message} ${detail}`), err.message, err.status);
-  }
-  if (err instanceof APIConnectionError) return fetchFailure(err, 'the provider');
-  return new LlmError('provider_error', err instanceof Error ? err.message : String(err));
+  const options = call.providerOptions && withoutModel(call.providerOptions);
+  if (options && isObj(options.anthropic)) options.anthropic = withoutModel(options.anthropic);
+  const { model: _model, ...body } = anthropicBody({ ...call, providerOptions: options }, 'google-vertex-ai');
+  return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
 }
 
 async function callClaude(call: LlmCall, base: string, project: string, location: string, token: string, extraHeaders: Record<string, string>, egress: AllowList, signal: AbortSignal, timeoutMs: number): Promise<LlmResult> {
@@ -279,12 +191,13 @@ async function callClaude(call: LlmCall, base: string, project: string, location
   // the SDK needs `model` to build the rawPredict path and removes it from the body it sends
   const params = { ...body, model: call.model } as unknown as MessageCreateParamsNonStreaming;
   try {
-    if (!call.onText) return parseClaudeMessage((await sdk.messages.create(params, { signal })) as Message);
+    if (!call.onText) return parseMessage((await sdk.messages.create(params, { signal })) as Message);
     const stream = sdk.messages.stream(params, { signal });
     stream.on('text', (delta) => call.onText!(delta));
-    return parseClaudeMessage(await stream.finalMessage());
+    return parseMessage(await stream.finalMessage());
   } catch (err) {
-    throw anthropicError(err);
+    // redacted by the adapter's own catch
+    throw toAnthropicLlmError(err, []);
   }
 }
 

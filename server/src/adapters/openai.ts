@@ -5,7 +5,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Response as ResponsesResponse, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
-import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
@@ -93,20 +93,13 @@ export function parseResponse(r: ResponsesResponse): LlmResult {
   return { text: texts.length ? texts.join('') : null, toolCalls, usage: asUsage(r.usage), model: r.model ?? null };
 }
 
-/** the error and its causes, outermost first */
-function causeChain(err: unknown): { code?: unknown; message?: unknown }[] {
-  const out: { code?: unknown; message?: unknown }[] = [];
-  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as { code?: unknown; message?: unknown });
-  return out;
-}
-
 /** an SDK failure as an LlmError, the secrets redacted from its message */
 export function toLlmError(err: unknown, secrets: readonly string[]): LlmError {
   if (err instanceof LlmError) return err;
   const clean = (m: string) => redact(m, secrets);
+  const refused = egressRefusal(err, secrets);
+  if (refused) return refused;
   const chain = causeChain(err);
-  const refused = chain.find((e) => e.code === 'EGRESS_REFUSED');
-  if (refused) return new LlmError('egress_refused', clean(String(refused.message)));
   if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
   if (err instanceof APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
   if (err instanceof APIError && typeof err.status === 'number') {

@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clearGoogleTokenCache } from '../../src/adapters/google-auth.ts';
-import { callGoogleVertexAi, vertexGeminiThinkingConfig } from '../../src/adapters/google-vertex-ai.ts';
+import { geminiThinkingConfig } from '../../src/adapters/google-ai-studio.ts';
+import { callGoogleVertexAi } from '../../src/adapters/google-vertex-ai.ts';
 import { LlmError, type LlmCall, type LlmConnectionTarget } from '../../src/domain/llm/call.ts';
 import { parseAllowList } from '../../src/domain/llm/egress.ts';
 import { json, never, sse, startFakeProvider, type Answer, type FakeProvider, type Received } from '../support/fake-provider.ts';
@@ -158,15 +159,15 @@ describe('Gemini on Vertex', () => {
   });
 
   it('translates thinking options per model family, refusing what a model cannot take before any request', async () => {
-    expect(vertexGeminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 0 })).toEqual({ thinkingBudget: 128, includeThoughts: false });
-    expect(vertexGeminiThinkingConfig('gemini-2.5-flash', { google: { thinkingBudget: 0 } })).toEqual({ thinkingBudget: 0, includeThoughts: false });
-    expect(vertexGeminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'MEDIUM' })).toEqual({ thinkingLevel: 'high', includeThoughts: true });
-    expect(vertexGeminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' })).toEqual({ thinkingLevel: 'low', includeThoughts: true });
-    expect(vertexGeminiThinkingConfig('gemini-3-flash', { thinkingLevel: 'minimal' })).toEqual({ thinkingLevel: 'minimal', includeThoughts: false });
-    expect(vertexGeminiThinkingConfig('gemini-3-flash', { other: 1 })).toBeUndefined();
+    expect(geminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 0 }, { vertex: true })).toEqual({ thinkingBudget: 128, includeThoughts: false });
+    expect(geminiThinkingConfig('gemini-2.5-flash', { google: { thinkingBudget: 0 } }, { vertex: true })).toEqual({ thinkingBudget: 0, includeThoughts: false });
+    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'MEDIUM' }, { vertex: true })).toEqual({ thinkingLevel: 'high', includeThoughts: true });
+    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' }, { vertex: true })).toEqual({ thinkingLevel: 'low', includeThoughts: true });
+    expect(geminiThinkingConfig('gemini-3-flash', { thinkingLevel: 'minimal' }, { vertex: true })).toEqual({ thinkingLevel: 'minimal', includeThoughts: false });
+    expect(geminiThinkingConfig('gemini-3-flash', { other: 1 }, { vertex: true })).toBeUndefined();
     const e = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, providerOptions: { thinkingLevel: 'low' } }, loopback));
     expect(e.kind).toBe('invalid_request');
-    expect(e.message).toBe('Unsupported google-vertex-ai provider options: thinkingLevel');
+    expect(e.message).toBe('google-vertex-ai: gemini-2.5-flash takes thinkingBudget, not thinkingLevel');
     const e2 = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, model: 'gemini-3-flash', providerOptions: { thinkingBudget: 100 } }, loopback));
     expect(e2.kind).toBe('invalid_request');
     expect(fake.received).toHaveLength(0);
@@ -195,8 +196,7 @@ describe('Claude on Vertex', () => {
         { role: 'user', content: 'Go on' },
       ],
       max_tokens: 256 + 1024,
-      temperature: 0.2,
-      top_p: 0.9,
+      // Anthropic refuses temperature and top_p alongside thinking: they are not sent
       tools: [{ name: 'extract', description: 'Extract the score', input_schema: TOOL.parameters }],
       tool_choice: { type: 'tool', name: 'extract' },
       thinking: { type: 'enabled', budget_tokens: 1024 },
@@ -240,7 +240,9 @@ describe('Claude on Vertex', () => {
   it('refuses unknown provider options before any request', async () => {
     const e = await catchLlm(callGoogleVertexAi(connection(), { ...claude, providerOptions: { thinking: { type: 'enabled', budget_tokens: 10, foo: 1 }, temperatureX: 1 } }, loopback));
     expect(e.kind).toBe('invalid_request');
-    expect(e.message).toBe('Unsupported google-vertex-ai provider options: temperatureX, thinking.foo');
+    expect(e.message).toBe('Unsupported google-vertex-ai provider options: temperatureX');
+    const e2 = await catchLlm(callGoogleVertexAi(connection(), { ...claude, providerOptions: { anthropic: { model: 'dropped', thinking: { type: 'enabled', budget_tokens: 10, foo: 1 } } } }, loopback));
+    expect(e2.message).toBe('Unsupported google-vertex-ai provider options: thinking.foo');
     expect(fake.received).toHaveLength(0);
   });
 

@@ -139,3 +139,19 @@ export function classifyHttpError(status: number, body: string): LlmErrorKind {
   if (has(UNREACHABLE_PATTERNS)) return 'unreachable';
   return 'provider_error';
 }
+
+/** an error and its causes (`err.cause`, `err.cause.cause`, …), outermost first, at most 10 deep */
+export function causeChain(err: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as Record<string, unknown>);
+  return out;
+}
+
+/**
+ * The egress policy's refusal (an error with code EGRESS_REFUSED anywhere in the cause chain) as an
+ * `egress_refused` LlmError, its message redacted; null when the failure is something else.
+ */
+export function egressRefusal(err: unknown, secrets: readonly string[] = []): LlmError | null {
+  const refused = causeChain(err).find((e) => e.code === 'EGRESS_REFUSED');
+  return refused ? new LlmError('egress_refused', redact(String(refused.message), secrets)) : null;
+}

@@ -3,7 +3,7 @@
 // egress policy; the SDK does not retry (maxRetries 0), the caller decides.
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
+import { LlmError, sdkLlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
@@ -119,18 +119,7 @@ export function parseMessage(m: Message): LlmResult {
 
 /** an SDK failure as an LlmError, the secrets redacted from its message */
 export function toAnthropicLlmError(err: unknown, secrets: readonly string[]): LlmError {
-  if (err instanceof LlmError) return err;
-  const clean = (m: string) => redact(m, secrets);
-  const refused = egressRefusal(err, secrets);
-  if (refused) return refused;
-  const chain = causeChain(err);
-  if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
-  if (err instanceof APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
-  if (err instanceof APIError && typeof err.status === 'number') {
-    const detail = err.error === undefined ? '' : JSON.stringify(err.error);
-    return new LlmError(classifyHttpError(err.status, `${err.message} ${detail}`), clean(err.message), err.status);
-  }
-  return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));
+  return sdkLlmError(err, secrets, { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError });
 }
 
 /**

@@ -3,7 +3,7 @@
 // (httpOptions.fetch), so requests go through egressFetch and the address connected to is checked
 // against the egress policy. The SDK only retries when given retryOptions, which it is not.
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
-import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmResult } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmParams, type LlmResult } from '../domain/llm/call.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
 export const GOOGLE_AI_STUDIO_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -53,18 +53,24 @@ export function geminiThinkingConfig(model: string, options: Obj | undefined, op
 
 const defined = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-/** the SDK's generateContent parameters: contents and the flattened config */
-export function geminiRequest(call: LlmCall, opts: { vertex?: boolean } = {}): { model: string; contents: { role: string; parts: { text: string }[] }[]; config: GenerateContentConfig } {
-  const system = call.messages.filter((m) => m.role === 'system').map((m) => m.content);
-  const p = call.params;
-  const config = defined({
-    systemInstruction: system.length ? system.join('\n\n') : undefined,
+/** the call parameters in Gemini's generationConfig names (AI Studio and Vertex); unset ones are not sent */
+export function geminiGenerationParams(p: LlmParams): Obj {
+  return defined({
     temperature: p.temperature,
     topP: p.top_p,
     maxOutputTokens: p.max_tokens,
     frequencyPenalty: p.frequency_penalty,
     presencePenalty: p.presence_penalty,
     candidateCount: p.n,
+  });
+}
+
+/** the SDK's generateContent parameters: contents and the flattened config */
+export function geminiRequest(call: LlmCall, opts: { vertex?: boolean } = {}): { model: string; contents: { role: string; parts: { text: string }[] }[]; config: GenerateContentConfig } {
+  const system = call.messages.filter((m) => m.role === 'system').map((m) => m.content);
+  const config = defined({
+    systemInstruction: system.length ? system.join('\n\n') : undefined,
+    ...geminiGenerationParams(call.params),
     // parametersJsonSchema takes the tool's JSON Schema as is (no conversion to Gemini's Schema subset)
     tools: call.tools?.length
       ? [{ functionDeclarations: call.tools.map((t) => defined({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) }]

@@ -11,7 +11,7 @@ import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall,
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 import { anthropicBody, parseMessage, toAnthropicLlmError } from './anthropic.ts';
-import { geminiThinkingConfig } from './google-ai-studio.ts';
+import { geminiGenerationParams, geminiThinkingConfig } from './google-ai-studio.ts';
 import { fetchFailure, googleAccessToken, parseServiceAccountKey } from './google-auth.ts';
 import { VERTEXAI_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
 
@@ -43,17 +43,8 @@ function geminiSchema(schema: unknown): unknown {
 
 export function vertexGeminiBody(call: LlmCall): Record<string, unknown> {
   const system = call.messages.filter((m) => m.role === 'system');
-  const p = call.params;
   const thinkingConfig = geminiThinkingConfig(call.model, call.providerOptions, { vertex: true });
-  const generationConfig = defined({
-    temperature: p.temperature,
-    topP: p.top_p,
-    maxOutputTokens: p.max_tokens,
-    frequencyPenalty: p.frequency_penalty,
-    presencePenalty: p.presence_penalty,
-    candidateCount: p.n,
-    thinkingConfig,
-  });
+  const generationConfig = defined({ ...geminiGenerationParams(call.params), thinkingConfig });
   return defined({
     systemInstruction: system.length ? { parts: system.map((m) => ({ text: m.content })) } : undefined,
     contents: call.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),

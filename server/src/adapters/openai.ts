@@ -5,7 +5,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Response as ResponsesResponse, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
-import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
+import { LlmError, sdkLlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
@@ -95,19 +95,7 @@ export function parseResponse(r: ResponsesResponse): LlmResult {
 
 /** an SDK failure as an LlmError, the secrets redacted from its message */
 export function toLlmError(err: unknown, secrets: readonly string[]): LlmError {
-  if (err instanceof LlmError) return err;
-  const clean = (m: string) => redact(m, secrets);
-  const refused = egressRefusal(err, secrets);
-  if (refused) return refused;
-  const chain = causeChain(err);
-  if (err instanceof APIConnectionTimeoutError || err instanceof APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
-  if (err instanceof APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
-  if (err instanceof APIError && typeof err.status === 'number') {
-    const detail = err.error === undefined ? '' : JSON.stringify(err.error);
-    const kind = classifyHttpError(err.status, `${err.message} ${detail}`);
-    return new LlmError(kind, clean(err.message), err.status);
-  }
-  return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));
+  return sdkLlmError(err, secrets, { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError });
 }
 
 function client(connection: LlmConnectionTarget, call: LlmCall, egress: AllowList) {

@@ -155,3 +155,29 @@ export function egressRefusal(err: unknown, secrets: readonly string[] = []): Ll
   const refused = causeChain(err).find((e) => e.code === 'EGRESS_REFUSED');
   return refused ? new LlmError('egress_refused', redact(String(refused.message), secrets)) : null;
 }
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** the error classes of a Stainless-generated SDK (openai, @anthropic-ai/sdk): the same names and meanings in both */
+export interface SdkErrorClasses {
+  APIError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIUserAbortError: ErrorClass;
+}
+
+/** a failure of such an SDK as an LlmError, the secrets redacted from its message */
+export function sdkLlmError(err: unknown, secrets: readonly string[], sdk: SdkErrorClasses): LlmError {
+  if (err instanceof LlmError) return err;
+  const clean = (m: string) => redact(m, secrets);
+  const refused = egressRefusal(err, secrets);
+  if (refused) return refused;
+  if (err instanceof sdk.APIConnectionTimeoutError || err instanceof sdk.APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
+  if (err instanceof sdk.APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(causeChain(err).at(-1)?.message ?? err.message)}`));
+  const { status, error } = (err ?? {}) as { status?: unknown; error?: unknown };
+  if (err instanceof sdk.APIError && typeof status === 'number') {
+    const detail = error === undefined ? '' : JSON.stringify(error);
+    return new LlmError(classifyHttpError(status, `${err.message} ${detail}`), clean(err.message), status);
+  }
+  return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));
+}

@@ -90,6 +90,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let llmAllowedHosts: AllowList = parseAllowList('');
   try {
     llmAllowedHosts = parseAllowList(env.TALLY_LLM_ALLOWED_HOSTS);
+    const egress = (env.TALLY_LLM_EGRESS ?? 'public').toLowerCase();
+    if (egress !== 'public' && egress !== 'allowlist') problems.push(`TALLY_LLM_EGRESS must be public (the internet and TALLY_LLM_ALLOWED_HOSTS) or allowlist (TALLY_LLM_ALLOWED_HOSTS only), got "${env.TALLY_LLM_EGRESS}"`);
+    llmAllowedHosts.onlyListed = egress === 'allowlist';
   } catch (e) {
     if (!(e instanceof AllowListError)) throw e;
     problems.push(e.message);

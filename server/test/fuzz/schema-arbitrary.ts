@@ -116,7 +116,8 @@ export function arbitraryFor(spec: any, schema: Schema, opts: ArbitraryOptions, 
       const maxLength = s.maxLength;
       let a = opts.text;
       if (s.pattern === '^[^\\r]*$') a = a.map((t) => t.replace(/\r/g, ''));
-      else if (s.pattern) throw new Error(`no generator for pattern ${s.pattern}`);
+      // any other pattern: strings that match it (fast-check builds them from the regex)
+      else if (s.pattern) return leaf('string', fc.stringMatching(new RegExp(s.pattern)));
       return leaf('string', a
         .map((t) => (maxLength !== undefined && [...t].length > maxLength ? [...t].slice(0, maxLength).join('') : t))
         .map((t) => (t.length < minLength ? t + 'x'.repeat(minLength - t.length) : t)));

@@ -7,7 +7,7 @@ export const ROOT = new URL('../../../', import.meta.url).pathname;
 
 export async function boot(env: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: String(port), TALLY_LLM_EGRESS: 'allowlist', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (b) => (out += b));
   child.stderr.on('data', (b) => (out += b));

@@ -31,6 +31,16 @@ describe('egress policy', () => {
     expect(() => parseAllowList('10.0.0.0/99')).toThrow(/TALLY_LLM_ALLOWED_HOSTS/);
   });
 
+  it('TALLY_LLM_EGRESS=allowlist refuses the public internet too, unless listed', () => {
+    const list = { ...parseAllowList('gateway.internal, 127.0.0.2, 203.0.113.0/24'), onlyListed: true };
+    expect(refusedAddress('8.8.8.8', list)).toBe('8.8.8.8 is not in TALLY_LLM_ALLOWED_HOSTS (TALLY_LLM_EGRESS=allowlist)');
+    expect(refusedAddress('203.0.113.7', list)).toBeNull();
+    expect(refusedAddress('127.0.0.2', list)).toBeNull();
+    expect(refusedAddress('127.0.0.1', list)).toMatch(/loopback/);
+    expect(refusedHost('api.openai.com', ['162.159.140.245'], list)).toMatch(/not in TALLY_LLM_ALLOWED_HOSTS/);
+    expect(refusedHost('gateway.internal', ['8.8.8.8'], list)).toBeNull();
+  });
+
   it('checks the scheme and refuses credentials in the URL', () => {
     expect(checkBaseUrlShape('ftp://example.com')).toEqual({ ok: false, reason: 'the scheme must be http or https, not ftp' });
     expect(checkBaseUrlShape('https://u:p@example.com').ok).toBe(false);

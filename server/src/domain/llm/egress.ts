@@ -9,6 +9,12 @@ import ipaddr from 'ipaddr.js';
 export interface AllowList {
   hosts: Set<string>;
   networks: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  /**
+   * TALLY_LLM_EGRESS=allowlist: only what the list names may be reached, the public internet
+   * included (a locked-down deployment that calls one gateway; and every test server, so that no
+   * test can reach beyond loopback whatever a connection says)
+   */
+  onlyListed?: boolean;
 }
 
 export class AllowListError extends Error {}
@@ -42,7 +48,8 @@ export function refusedAddress(address: string, list: AllowList): string | null 
   const a = ipaddr.process(address); // ::ffff:127.0.0.1 is 127.0.0.1
   if (inList(a, list)) return null;
   const range = a.range();
-  return range === 'unicast' ? null : `${a.toString()} is a ${range} address`;
+  if (range !== 'unicast') return `${a.toString()} is a ${range} address`;
+  return list.onlyListed ? `${a.toString()} is not in TALLY_LLM_ALLOWED_HOSTS (TALLY_LLM_EGRESS=allowlist)` : null;
 }
 
 export type BaseUrlCheck = { ok: true; url: URL; host: string } | { ok: false; reason: string };

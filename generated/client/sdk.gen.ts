@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -121,6 +121,46 @@ export const modelsGet = <ThrowOnError extends boolean = false>(options: Options
 export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Options<IngestionBatchData, ThrowOnError>): RequestResult<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError> => (options.client ?? client).post<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
     url: '/api/public/ingestion',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Ingest OpenTelemetry spans (OTLP/HTTP trace export).
+ *
+ * The endpoint the current Langfuse SDKs (`@langfuse/otel`, Python v3+) and OpenTelemetry
+ * OTLP/HTTP exporters send spans to. The body is an OTLP `ExportTraceServiceRequest`, in
+ * protobuf (`application/x-protobuf`) or OTLP/JSON (`application/json`; ids as hex,
+ * 64-bit integers as strings or numbers, enums as numbers), and may be sent with
+ * `Content-Encoding: gzip` (or deflate, br); at most 32 MB once decompressed.
+ *
+ * Each span becomes a trace and an observation, as contract §6 maps it: the observation's id is
+ * the span id (16 lowercase hex characters), its trace id the span's trace id (32), its parent
+ * the parent span; `langfuse.*` attributes (observation type, model, usage and cost details,
+ * input/output, metadata, level, status message, trace name/user/session/tags/public/
+ * release/version, environment, prompt, model parameters, completion start time) and the OTel
+ * GenAI conventions (`gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.*` with
+ * cache-read, cache-creation and reasoning tokens subtracted from input and output,
+ * `gen_ai.usage.cost`) set its fields. The events are then validated and applied exactly as
+ * `POST /api/public/ingestion` applies them (usage normalisation, tokenizer inference, pricing,
+ * `costStatus`), before the answer is sent. Their ids are derived from the span, so an export
+ * sent again changes nothing; spans of one trace may arrive in several exports, in any order.
+ *
+ * Answers as an OTLP collector does: 200 with an `ExportTraceServiceResponse`, in protobuf
+ * when the request was protobuf, else JSON (`{}`); spans that could not be taken (an id of
+ * the wrong length, a missing start time, a field the ingestion schema refuses) are counted in
+ * `partialSuccess` with the reasons, and the others are stored. A body that is not an OTLP
+ * export is a 400 with a JSON body naming why (`error`: `Invalid content type`,
+ * `Failed to parse OTel Protobuf Trace`, `Failed to parse OTel JSON Trace`,
+ * `Invalid OTLP trace export`, `Failed to decompress request body`).
+ *
+ */
+export const opentelemetryExportTraces = <ThrowOnError extends boolean = false>(options: Options<OpentelemetryExportTracesData, ThrowOnError>): RequestResult<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError> => (options.client ?? client).post<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/otel/v1/traces',
     ...options,
     headers: {
         'Content-Type': 'application/json',

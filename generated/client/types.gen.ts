@@ -460,6 +460,116 @@ export type IngestionEvent = ({
     type: 'observation-update';
 } & ObservationUpdateEvent);
 
+/**
+ * OTLP/JSON `ExportTraceServiceRequest` (lowerCamelCase field names, trace and span ids as hex, 64-bit integers as decimal strings or numbers, enums as numbers). Loose where OTLP is: unknown fields are ignored; a span whose ids are not valid hex of the right length is rejected on its own (in `partialSuccess`), not with the export.
+ */
+export type OtelTraceRequest = {
+    resourceSpans?: Array<OtelResourceSpan>;
+};
+
+export type OtelResourceSpan = {
+    resource?: {
+        attributes?: Array<OtelKeyValue>;
+    };
+    scopeSpans?: Array<OtelScopeSpan>;
+    schemaUrl?: string;
+};
+
+export type OtelScopeSpan = {
+    scope?: {
+        name?: string;
+        version?: string;
+        attributes?: Array<OtelKeyValue>;
+    };
+    spans?: Array<OtelSpan>;
+    schemaUrl?: string;
+};
+
+export type OtelSpan = {
+    /**
+     * 32 hex characters (16 bytes).
+     */
+    traceId?: string;
+    /**
+     * 16 hex characters (8 bytes).
+     */
+    spanId?: string;
+    /**
+     * 16 hex characters, or empty for a root span.
+     */
+    parentSpanId?: string;
+    traceState?: string;
+    name?: string;
+    /**
+     * SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer.
+     */
+    kind?: number;
+    startTimeUnixNano?: OtelInt64;
+    endTimeUnixNano?: OtelInt64;
+    attributes?: Array<OtelKeyValue>;
+    events?: Array<{
+        timeUnixNano?: OtelInt64;
+        name?: string;
+        attributes?: Array<OtelKeyValue>;
+    }>;
+    links?: Array<{
+        [key: string]: unknown;
+    }>;
+    status?: {
+        /**
+         * 0 unset, 1 ok, 2 error (an error span becomes level ERROR).
+         */
+        code?: number;
+        message?: string;
+    };
+};
+
+/**
+ * A 64-bit integer, as a decimal string or a number.
+ */
+export type OtelInt64 = string | number;
+
+export type OtelKeyValue = {
+    key?: string;
+    value?: OtelAnyValue;
+};
+
+/**
+ * One of its fields is set.
+ */
+export type OtelAnyValue = {
+    stringValue?: string;
+    boolValue?: boolean;
+    intValue?: OtelInt64;
+    doubleValue?: number;
+    arrayValue?: {
+        values?: Array<OtelAnyValue>;
+    };
+    kvlistValue?: {
+        values?: Array<OtelKeyValue>;
+    };
+    /**
+     * base64
+     */
+    bytesValue?: string;
+};
+
+/**
+ * OTLP `ExportTraceServiceResponse`: `{}` when every span was taken.
+ */
+export type OtelTraceResponse = {
+    partialSuccess?: {
+        /**
+         * Spans that were not stored.
+         */
+        rejectedSpans: number;
+        /**
+         * Why, one line per span (the first ten).
+         */
+        errorMessage: string;
+    };
+};
+
 export type IngestionId = string;
 
 export type IngestionEventBase = {
@@ -490,32 +600,32 @@ export type ScoreCreateEvent = IngestionEventBase & {
 
 export type EventCreateEvent = IngestionEventBase & {
     type?: 'event-create';
-    body?: ObservationBodyBase;
+    body?: ObservationBodyBase & ObservationIdRequired;
 };
 
 export type SpanCreateEvent = IngestionEventBase & {
     type?: 'span-create';
-    body?: SpanBody;
+    body?: SpanBody & ObservationIdRequired;
 };
 
 export type SpanUpdateEvent = IngestionEventBase & {
     type?: 'span-update';
-    body?: SpanBody;
+    body?: SpanBody & ObservationIdRequired;
 };
 
 export type GenerationCreateEvent = IngestionEventBase & {
     type?: 'generation-create';
-    body?: GenerationBody;
+    body?: GenerationBody & ObservationIdRequired;
 };
 
 export type GenerationUpdateEvent = IngestionEventBase & {
     type?: 'generation-update';
-    body?: GenerationBody;
+    body?: GenerationBody & ObservationIdRequired;
 };
 
 export type GenerationLikeCreateEvent = IngestionEventBase & {
     type?: 'agent-create' | 'tool-create' | 'chain-create' | 'retriever-create' | 'evaluator-create' | 'embedding-create' | 'guardrail-create';
-    body?: GenerationBody;
+    body?: GenerationBody & ObservationIdRequired;
 };
 
 export type SdkLogEvent = IngestionEventBase & {
@@ -563,10 +673,17 @@ export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
 export type ObservationType = 'SPAN' | 'GENERATION' | 'EVENT' | 'AGENT' | 'TOOL' | 'CHAIN' | 'RETRIEVER' | 'EVALUATOR' | 'EMBEDDING' | 'GUARDRAIL';
 
 /**
+ * Every observation body but the legacy one names its observation.
+ */
+export type ObservationIdRequired = {
+    [key: string]: unknown;
+};
+
+/**
  * Unknown keys are ignored. Later non-null values of the same observation win.
  */
 export type ObservationBodyBase = {
-    id: IngestionId;
+    id?: IngestionId;
     traceId?: IngestionId | null;
     environment?: string | null;
     name?: string | null;
@@ -608,14 +725,20 @@ export type GenerationBody = SpanBody & {
     promptVersion?: number | null;
 };
 
+/**
+ * The deprecated `observation-create` / `observation-update` body. Without `id`, the event's own id names the observation.
+ */
 export type LegacyObservationBody = GenerationBody & {
     type: 'GENERATION' | 'SPAN' | 'EVENT';
 };
 
 /**
- * Legacy usage object. Token counts must be integers (a fraction fails the event). The OpenAI
- * camelCase form (`promptTokens`, `completionTokens`, `totalTokens`) is read as input/output/total
- * and its cost fields are ignored.
+ * Legacy usage object. A token count that is not a whole number >= 0 (a negative or a
+ * fraction) is not stored: the event is kept and its success entry carries a warning naming
+ * the value, as Langfuse keeps such events (`{input: 4, output: -7, total: -3}` is stored as
+ * usage `{input: 4, total: 4}`, priced on the valid part). The OpenAI camelCase form
+ * (`promptTokens`, `completionTokens`, `totalTokens`) is read as input/output/total and its
+ * cost fields are ignored. An unknown `unit` refuses the event.
  *
  */
 export type IngestionUsage = {
@@ -675,7 +798,10 @@ export type OpenAiResponseUsage = {
     } | null;
 };
 
-export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN';
+/**
+ * `CORRECTION` and `TEXT` scores carry a string value; they are stored and do not appear in the metrics score views (as in Langfuse).
+ */
+export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN' | 'CORRECTION' | 'TEXT';
 
 /**
  * A score linked to a trace, an observation or a session. Unknown keys are ignored.
@@ -692,7 +818,7 @@ export type ScoreBody = {
     metadata?: unknown;
     source?: 'API' | 'EVAL' | 'ANNOTATION';
     /**
-     * A number for NUMERIC, 0 or 1 for BOOLEAN, a string for CATEGORICAL; without `dataType`, a number is NUMERIC and a string CATEGORICAL.
+     * A number for NUMERIC, 0 or 1 for BOOLEAN, a string for CATEGORICAL, CORRECTION and TEXT (TEXT at most 500 characters); without `dataType`, a number is NUMERIC and a string CATEGORICAL.
      */
     value?: number | string;
     dataType?: ScoreDataType;
@@ -1438,6 +1564,49 @@ export type IngestionBatchResponses = {
 };
 
 export type IngestionBatchResponse = IngestionBatchResponses[keyof IngestionBatchResponses];
+
+export type OpentelemetryExportTracesData = {
+    body: OtelTraceRequest;
+    headers?: {
+        /**
+         * `gzip` (as OTLP exporters send with compression on), `deflate` or `br`; absent for an uncompressed body.
+         */
+        'Content-Encoding'?: 'gzip' | 'deflate' | 'br' | 'identity';
+    };
+    path?: never;
+    query?: never;
+    url: '/api/public/otel/v1/traces';
+};
+
+export type OpentelemetryExportTracesErrors = {
+    /**
+     * The body is not an OTLP trace export (bad content type, undecodable protobuf, invalid JSON, a structure OTLP does not allow, bad compressed data).
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * The body exceeds 32 MB once decompressed.
+     */
+    413: Error;
+    /**
+     * The export could not be applied because concurrent writes kept holding the same observations or traces; nothing of it was stored. OTLP exporters retry 503s, and the span-derived event ids keep the retry from doubling anything.
+     */
+    503: Error;
+};
+
+export type OpentelemetryExportTracesError = OpentelemetryExportTracesErrors[keyof OpentelemetryExportTracesErrors];
+
+export type OpentelemetryExportTracesResponses = {
+    /**
+     * The export was taken; spans that could not be are counted in `partialSuccess`. In protobuf (an `ExportTraceServiceResponse`) when the request was protobuf.
+     */
+    200: OtelTraceResponse;
+};
+
+export type OpentelemetryExportTracesResponse = OpentelemetryExportTracesResponses[keyof OpentelemetryExportTracesResponses];
 
 export type ObservationsGetManyData = {
     body?: never;

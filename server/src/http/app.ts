@@ -11,6 +11,7 @@ import { ApiError, invalidData } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { findTooDeep } from './json-depth.ts';
+import { OTEL_TRACES_PATH, otelBodyParser } from './handlers/otel.ts';
 import { pathProblem } from './request-path.ts';
 import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
@@ -31,7 +32,8 @@ export interface AppOptions {
 
 function send(res: Response, status: number, body: unknown, headers: Record<string, string> = {}) {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  res.status(status).json(body);
+  if (Buffer.isBuffer(body)) res.status(status).send(body); // e.g. an OTLP protobuf answer, its content-type in `headers`
+  else res.status(status).json(body);
 }
 
 async function sendEvents(res: Response, headers: Record<string, string> = {}, stream: (send: (event: string, data: unknown) => void) => Promise<void>, log: Logger) {
@@ -71,16 +73,18 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     res.on('close', () => { if (!res.writableFinished) gone.abort(); });
     const ingestionStyle = (c.operation as any)['x-tally-error-style'] === 'ingestion';
     const envelopeOnly = (c.operation as any)['x-tally-validate'] === 'envelope';
+    // the handler decodes and checks the body itself (the OTLP endpoint's raw bytes)
+    const rawBody = (c.operation as any)['x-tally-validate'] === 'none';
     try {
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       const projectId = secured ? await authenticate(req.headers.authorization, em, rlog) : null;
       // before schema validation: nothing below walks a value of unbounded depth
-      const tooDeep = envelopeOnly ? null : findTooDeep(c.request.requestBody);
+      const tooDeep = envelopeOnly || rawBody ? null : findTooDeep(c.request.requestBody);
       if (tooDeep) throw invalidData([tooDeep]);
       const declared = lenient.get(operationId);
       if (declared) for (const k of Object.keys(c.request.query)) if (!declared.has(k)) delete c.request.query[k];
-      const v = api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation);
+      const v = rawBody ? { valid: true, errors: [] } : api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation);
       if (!v.valid) {
         const issues = issuesFromAjv(v.errors ?? []);
         // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does
@@ -105,7 +109,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       if (ingestionStyle && status === 401) body = { error: 'UnauthorizedError', message: (body as { message: string }).message };
     }
     if (stream) return sendEvents(res, headers, stream, rlog);
-    if (opts.validateResponses) {
+    if (opts.validateResponses && !Buffer.isBuffer(body)) {
       const check = api.validateResponse(body, c.operation, status);
       if (!check.valid) {
         rlog.error({ operationId, status, errors: check.errors }, 'response does not match the spec');
@@ -135,6 +139,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     });
     next();
   });
+  app.use(OTEL_TRACES_PATH, ...otelBodyParser); // raw bytes, before the JSON parser
   app.use(express.json({
     limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'],
     verify: (req, _res, raw) => { if (mayHoldUnstorableText(raw)) (req as any)[UNSTORABLE] = true; },

@@ -8,6 +8,7 @@ import { playgroundCompletions } from './playground.ts';
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
+import { opentelemetryExportTraces } from './otel.ts';
 
 export const handlers: Record<string, OperationHandler> = {
   health_health: health,
@@ -17,6 +18,7 @@ export const handlers: Record<string, OperationHandler> = {
   models_delete: modelsDelete,
   models_explain: modelsExplain,
   ingestion_batch: ingestionBatch,
+  opentelemetry_exportTraces: opentelemetryExportTraces,
   observations_getMany: observationsList,
   observations_get: observationsGet,
   trace_get: traceGet,

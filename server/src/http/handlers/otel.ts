@@ -1,0 +1,88 @@
+// POST /api/public/otel/v1/traces: OTLP/HTTP trace exports (protobuf or JSON, gzip or not).
+// Spans become ingestion events (ingestion/otel/map.ts) that are validated and applied exactly
+// as the batch endpoint's; the answer is an OTLP ExportTraceServiceResponse, in the request's
+// encoding, with the spans that could not be taken in `partialSuccess`.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { applyBatch, BatchContentionError } from '../../ingestion/pipeline.ts';
+import { decodeJsonText, decodeProtobuf, encodeResponse, OtlpDecodeError, type OtlpExport, type PartialSuccess } from '../../ingestion/otel/decode.ts';
+import { mapExport } from '../../ingestion/otel/map.ts';
+import { createEventValidator, type AcceptedEvent } from '../ingestion-events.ts';
+import { ApiError } from '../errors.ts';
+import { projectOf, type HandlerResult, type OperationHandler } from '../handler.ts';
+
+export const OTEL_TRACES_PATH = '/api/public/otel/v1/traces';
+/** after decompression; OTLP batches of large prompts are big, and Langfuse sets no cap */
+export const OTEL_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/** what the handler receives as its body: the raw bytes and how they are encoded */
+export interface OtelRawBody { contentType: string; payload: Buffer }
+
+const send = (res: Response, status: number, body: unknown) => res.status(status).json(body);
+
+/**
+ * Express middleware for the OTLP path, mounted before the JSON parser: reads the body as bytes
+ * (inflating gzip, deflate or br), whatever its type, and hands it on with its content type.
+ */
+export const otelBodyParser = [
+  express.raw({ type: () => true, limit: OTEL_BODY_LIMIT_BYTES }),
+  (req: Request, _res: Response, next: NextFunction) => {
+    const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    req.body = { contentType: String(req.headers['content-type'] ?? ''), payload } satisfies OtelRawBody;
+    next();
+  },
+  (err: any, _req: Request, res: Response, next: NextFunction) => {
+    if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${OTEL_BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
+    if (err?.status === 400 || err?.status === 415) return send(res, err.status, { message: `The request body could not be decompressed: ${err.type === 'encoding.unsupported' ? 'unsupported Content-Encoding' : 'invalid compressed data'}`, error: 'Failed to decompress request body' });
+    next(err);
+  },
+];
+
+const validateEvent = createEventValidator();
+
+function decode(body: OtelRawBody): { exp: OtlpExport; protobuf: boolean } {
+  const type = body.contentType.toLowerCase();
+  // substring match, as Langfuse does: `; charset=utf-8` and the like are fine
+  if (type.includes('application/x-protobuf') || type.includes('application/protobuf')) return { exp: decodeProtobuf(body.payload), protobuf: true };
+  if (type.includes('application/json')) return { exp: decodeJsonText(body.payload.toString('utf8')), protobuf: false };
+  throw new ApiError(400, 'Content-Type must be application/x-protobuf or application/json', 'Invalid content type');
+}
+
+export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<HandlerResult> => {
+  const projectId = projectOf(ctx);
+  let decoded: { exp: OtlpExport; protobuf: boolean };
+  try {
+    decoded = decode(ctx.body as OtelRawBody);
+  } catch (e) {
+    if (e instanceof OtlpDecodeError) throw new ApiError(400, e.message, e.error);
+    throw e;
+  }
+  const rejected: string[] = [];
+  const accepted: AcceptedEvent[] = [];
+  for (const span of mapExport(decoded.exp)) {
+    if ('rejected' in span) { rejected.push(span.rejected); continue; }
+    const checks = span.events.map((e) => validateEvent(e, true));
+    const failed = checks.find((c) => !c.ok);
+    if (failed && !failed.ok) {
+      rejected.push(`span ${span.spanId}: ${failed.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      continue;
+    }
+    for (const c of checks) if (c.ok) accepted.push(c.event);
+  }
+  if (accepted.length) {
+    try {
+      await applyBatch(ctx.em, ctx.services, projectId, accepted);
+    } catch (e) {
+      // nothing was stored: a 5xx makes OTLP exporters retry, and the event ids make that safe
+      if (e instanceof BatchContentionError) {
+        return { status: 503, headers: { 'retry-after': String(e.retryAfterSeconds) }, body: { message: `The export could not be applied because of concurrent writes; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`, error: 'ServiceUnavailable' } };
+      }
+      ctx.log.error({ err: e, events: accepted.length }, 'OTLP export failed');
+      throw new ApiError(500, 'The export could not be stored; nothing of it was applied. Send it again.', 'InternalServerError');
+    }
+  }
+  const partial: PartialSuccess | undefined = rejected.length
+    ? { rejectedSpans: rejected.length, errorMessage: rejected.slice(0, 10).join('\n') + (rejected.length > 10 ? `\n… and ${rejected.length - 10} more` : '') }
+    : undefined;
+  if (decoded.protobuf) return { status: 200, headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from(encodeResponse(partial)) };
+  return { status: 200, body: partial ? { partialSuccess: partial } : {} };
+};

@@ -1,0 +1,245 @@
+// OTel spans → Tally ingestion events (contract §6): pure, no HTTP and no database. The events
+// go through the batch endpoint's validator and pipeline unchanged, so normalisation, tokenizer
+// inference, pricing and costStatus are the batch endpoint's.
+//
+// Event ids are derived from the trace id, the span id and a hash of the event, and the event
+// timestamp from the span's start: a re-sent export is a replay (applyBatch skips known event
+// ids) and spans of one trace may arrive in any order and in several exports.
+import { createHash } from 'node:crypto';
+import type { AnyValue, KeyValue, OtlpExport, OtlpSpan } from './decode.ts';
+import { extractCost, extractModel, extractUsage, isAgentAggregate, jsonObject, MODEL_KEYS, type Attributes } from './usage.ts';
+
+export interface RawEvent { id: string; timestamp: string; type: string; body: Record<string, unknown> }
+/** the events one span became, or why it was rejected */
+export type MappedSpan = { spanId: string; traceId: string; events: RawEvent[] } | { rejected: string };
+
+/** AnyValue → JSON value: ints as numbers when exact (else their decimal string), bytes as base64 */
+export function anyValue(v: AnyValue | undefined): unknown {
+  if (!v) return null;
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.boolValue !== undefined) return v.boolValue;
+  if (v.intValue !== undefined) {
+    const n = Number(v.intValue);
+    return Number.isSafeInteger(n) ? n : String(v.intValue);
+  }
+  if (v.doubleValue !== undefined) return v.doubleValue;
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(anyValue);
+  if (v.kvlistValue !== undefined) return attributes(v.kvlistValue.values);
+  if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue).toString('base64');
+  return null;
+}
+
+export function attributes(kvs: KeyValue[] | undefined): Attributes {
+  const out: Attributes = {};
+  for (const kv of kvs ?? []) if (typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+  return out;
+}
+
+const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('hex') : '');
+const allZero = (s: string) => /^0*$/.test(s);
+
+/** OTLP's fixed64 nanoseconds (a decimal string) → RFC 3339 with milliseconds; 0 or absent → undefined */
+export function nanosToIso(nanos: string | number | undefined): string | undefined {
+  if (nanos === undefined || nanos === null || nanos === '') return undefined;
+  let ns: bigint;
+  try { ns = BigInt(nanos); } catch { return undefined; }
+  if (ns <= 0n) return undefined;
+  const d = new Date(Number(ns / 1_000_000n));
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
+
+/** Langfuse's SDKs send structured values as JSON text: parsed when it is JSON, else kept */
+function parsedJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  if (!(t.startsWith('{') || t.startsWith('[') || t.startsWith('"') || t === 'null' || t === 'true' || t === 'false' || /^-?\d/.test(t))) return v;
+  try { return JSON.parse(t); } catch { return v; }
+}
+
+function isoDate(v: unknown): string | undefined {
+  const p = parsedJson(v);
+  if (typeof p !== 'string' && typeof p !== 'number') return undefined;
+  const d = new Date(p);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
+
+function str(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+}
+
+function firstOf(a: Attributes, keys: string[]): unknown {
+  for (const k of keys) if (a[k] !== undefined && a[k] !== null && a[k] !== '') return a[k];
+  return undefined;
+}
+
+/** `prefix` as a JSON object attribute, merged with its flattened `prefix.key` attributes */
+function prefixed(a: Attributes, prefix: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = { ...jsonObject(a[prefix]) };
+  for (const [k, v] of Object.entries(a)) if (k.startsWith(prefix + '.')) out[k.slice(prefix.length + 1)] = parsedJson(v);
+  return Object.keys(out).length ? out : undefined;
+}
+
+const LANGFUSE_TYPES = new Set(['span', 'generation', 'event', 'agent', 'tool', 'chain', 'retriever', 'evaluator', 'embedding', 'guardrail']);
+const OPENINFERENCE: Record<string, string> = {
+  LLM: 'generation', EMBEDDING: 'embedding', CHAIN: 'chain', RETRIEVER: 'retriever', RERANKER: 'retriever', TOOL: 'tool', AGENT: 'agent', GUARDRAIL: 'guardrail', EVALUATOR: 'evaluator',
+};
+const GEN_AI_OPERATION: Record<string, string> = {
+  chat: 'generation', completion: 'generation', text_completion: 'generation', generate_content: 'generation', generate: 'generation',
+  embeddings: 'embedding', invoke_agent: 'agent', create_agent: 'agent', execute_tool: 'tool',
+};
+const LANGFUSE_GENERATION_KEYS = ['langfuse.observation.model.name', 'langfuse.observation.usage_details', 'langfuse.observation.cost_details', 'langfuse.observation.completion_start_time',
+  'langfuse.observation.model.parameters', 'langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'];
+
+/** §6.2: the observation type, lower case as in Langfuse's `langfuse.observation.type` */
+export function observationType(a: Attributes): string {
+  const given = str(a['langfuse.observation.type'])?.toLowerCase();
+  if (given && LANGFUSE_TYPES.has(given)) return given;
+  const oi = OPENINFERENCE[String(a['openinference.span.kind'] ?? '').toUpperCase()];
+  if (oi) return oi;
+  const op = GEN_AI_OPERATION[String(a['gen_ai.operation.name'] ?? '')];
+  if (op) return op;
+  if (MODEL_KEYS.some((k) => typeof a[k] === 'string' && a[k] !== '')) return 'generation';
+  if (LANGFUSE_GENERATION_KEYS.some((k) => a[k] !== undefined)) return 'generation';
+  return 'span';
+}
+
+const INPUT_KEYS = ['langfuse.observation.input', 'gen_ai.input.messages', 'input.value', 'gen_ai.prompt', 'ai.prompt.messages', 'ai.prompt'];
+const OUTPUT_KEYS = ['langfuse.observation.output', 'gen_ai.output.messages', 'output.value', 'gen_ai.completion', 'ai.response.text', 'ai.response.object'];
+const LEVELS = new Set(['DEBUG', 'DEFAULT', 'WARNING', 'ERROR']);
+const STATUS_ERROR = 2;
+
+function modelParameters(a: Attributes): Record<string, unknown> | undefined {
+  const given = jsonObject(a['langfuse.observation.model.parameters']);
+  if (Object.keys(given).length) return given;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (!k.startsWith('gen_ai.request.') || k === 'gen_ai.request.model') continue;
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k.slice('gen_ai.request.'.length)] = v;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+function traceAttributes(a: Attributes): Record<string, unknown> {
+  const b: Record<string, unknown> = {};
+  const name = str(a['langfuse.trace.name']);
+  if (name !== undefined) b.name = name;
+  const userId = str(firstOf(a, ['user.id', 'langfuse.user.id']));
+  if (userId !== undefined) b.userId = userId;
+  const sessionId = str(firstOf(a, ['session.id', 'langfuse.session.id']));
+  if (sessionId !== undefined) b.sessionId = sessionId;
+  const tags = parsedJson(a['langfuse.trace.tags']);
+  if (Array.isArray(tags)) b.tags = tags.map(String);
+  else if (typeof tags === 'string' && tags !== '') b.tags = tags.split(',').map((t) => t.trim()).filter(Boolean);
+  const pub = a['langfuse.trace.public'];
+  if (pub === true || pub === 'true') b.public = true;
+  else if (pub === false || pub === 'false') b.public = false;
+  const metadata = prefixed(a, 'langfuse.trace.metadata');
+  if (metadata) b.metadata = metadata;
+  if (a['langfuse.trace.input'] !== undefined) b.input = parsedJson(a['langfuse.trace.input']);
+  if (a['langfuse.trace.output'] !== undefined) b.output = parsedJson(a['langfuse.trace.output']);
+  return b;
+}
+
+function eventId(kind: string, traceId: string, spanId: string, content: unknown): string {
+  const h = createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 24);
+  return `otel-${kind}-${traceId}-${spanId}-${h}`;
+}
+
+export interface SpanContext { resource: Attributes; scope: { name?: string; version?: string } }
+
+/** one span → its trace-create and observation create event, or the reason it is rejected */
+export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
+  const traceId = hex(span.traceId).toLowerCase();
+  const spanId = hex(span.spanId).toLowerCase();
+  const parent = hex(span.parentSpanId).toLowerCase();
+  if (traceId.length !== 32 || allZero(traceId)) return { rejected: `span ${spanId || '(no id)'}: traceId must be 16 bytes (32 hex characters), not all zero` };
+  if (spanId.length !== 16 || allZero(spanId)) return { rejected: `span in trace ${traceId}: spanId must be 8 bytes (16 hex characters), not all zero` };
+  if (parent.length !== 0 && parent.length !== 16) return { rejected: `span ${spanId}: parentSpanId must be empty or 8 bytes (16 hex characters)` };
+  const startTime = nanosToIso(span.startTimeUnixNano);
+  if (!startTime) return { rejected: `span ${spanId}: startTimeUnixNano is missing or not a valid time` };
+  const endTime = nanosToIso(span.endTimeUnixNano);
+
+  const a = attributes(span.attributes);
+  const r = ctx.resource;
+  const environment = str(firstOf(a, ['langfuse.environment'])) ?? str(firstOf(r, ['langfuse.environment', 'deployment.environment.name', 'deployment.environment']));
+  const release = str(firstOf(a, ['langfuse.release'])) ?? str(firstOf(r, ['langfuse.release']));
+  const version = str(firstOf(a, ['langfuse.version'])) ?? str(firstOf(r, ['langfuse.version']));
+  const isRoot = parent === '' || a['langfuse.internal.as_root'] === true || a['langfuse.internal.as_root'] === 'true';
+
+  // the trace: a root span names and times it; any span may carry trace-level attributes
+  const trace: Record<string, unknown> = { id: traceId, ...traceAttributes(a) };
+  if (isRoot) {
+    trace.timestamp = startTime;
+    trace.name ??= span.name ?? null;
+  }
+  if (environment !== undefined) trace.environment = environment;
+  if (release !== undefined) trace.release = release;
+  if (version !== undefined && isRoot) trace.version = version;
+
+  const type = observationType(a);
+  const obs: Record<string, unknown> = { id: spanId, traceId, parentObservationId: parent || null, name: span.name ?? null, startTime };
+  if (type !== 'event' && endTime) obs.endTime = endTime;
+  if (environment !== undefined) obs.environment = environment;
+  if (version !== undefined) obs.version = version;
+  const input = firstOf(a, INPUT_KEYS);
+  if (input !== undefined) obs.input = parsedJson(input);
+  const output = firstOf(a, OUTPUT_KEYS);
+  if (output !== undefined) obs.output = parsedJson(output);
+  const level = str(a['langfuse.observation.level'])?.toUpperCase();
+  if (level && LEVELS.has(level)) obs.level = level;
+  else if (span.status?.code === STATUS_ERROR) obs.level = 'ERROR';
+  const statusMessage = str(a['langfuse.observation.status_message']) ?? (span.status?.message || undefined);
+  if (statusMessage !== undefined) obs.statusMessage = statusMessage;
+  const own = prefixed(a, 'langfuse.observation.metadata') ?? {};
+  const otherAttributes = Object.fromEntries(Object.entries(a).filter(([k]) => !k.startsWith('langfuse.')));
+  obs.metadata = {
+    ...own,
+    ...(Object.keys(otherAttributes).length ? { attributes: otherAttributes } : {}),
+    ...(Object.keys(r).length ? { resourceAttributes: r } : {}),
+    ...(ctx.scope.name ? { scope: { name: ctx.scope.name, ...(ctx.scope.version ? { version: ctx.scope.version } : {}) } } : {}),
+  };
+
+  if (type !== 'span' && type !== 'event') {
+    const model = extractModel(a);
+    if (model !== undefined) obs.model = model;
+    if (!isAgentAggregate(a)) {
+      const params = modelParameters(a);
+      if (params) obs.modelParameters = params;
+    }
+    const usageDetails = extractUsage(a, ctx.scope.name);
+    if (usageDetails) obs.usageDetails = usageDetails;
+    const costDetails = extractCost(a);
+    if (costDetails) obs.costDetails = costDetails;
+    const completionStartTime = isoDate(a['langfuse.observation.completion_start_time']);
+    if (completionStartTime) obs.completionStartTime = completionStartTime;
+    const promptName = str(a['langfuse.observation.prompt.name']);
+    const promptVersion = Number(a['langfuse.observation.prompt.version']);
+    if (promptName !== undefined && a['langfuse.observation.prompt.version'] !== undefined && Number.isInteger(promptVersion)) {
+      obs.promptName = promptName;
+      obs.promptVersion = promptVersion;
+    }
+  }
+
+  const obsType = `${type}-create`;
+  return {
+    traceId, spanId,
+    events: [
+      { id: eventId('trace', traceId, spanId, trace), timestamp: startTime, type: 'trace-create', body: trace },
+      { id: eventId(type, traceId, spanId, obs), timestamp: startTime, type: obsType, body: obs },
+    ],
+  };
+}
+
+/** every span of an export, in order */
+export function mapExport(exp: OtlpExport): MappedSpan[] {
+  const out: MappedSpan[] = [];
+  for (const rs of exp.resourceSpans) {
+    const resource = attributes(rs.resource?.attributes);
+    for (const ss of rs.scopeSpans ?? []) {
+      const scope = { name: ss.scope?.name, version: ss.scope?.version };
+      for (const span of ss.spans ?? []) out.push(mapSpan(span, { resource, scope }));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,154 @@
+// Usage, cost and model extraction from a span's attributes (contract §6.1, §6.2): pure.
+export type Attributes = Record<string, unknown>;
+
+/** a JSON-encoded object attribute; anything else (not a string, bad JSON, not an object) is {} */
+export function jsonObject(v: unknown): Record<string, unknown> {
+  if (typeof v !== 'string') return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  try {
+    const parsed = JSON.parse(v);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+const num = (v: unknown): number | undefined => {
+  if (v === undefined || v === null || v === '' || typeof v === 'boolean' || typeof v === 'object') return undefined;
+  const n = Number(v);
+  return Number.isNaN(n) ? undefined : n;
+};
+const first = (m: Record<string, number>, keys: string[]) => { for (const k of keys) if (m[k] !== undefined) return m[k]; return undefined; };
+const floor0 = (n: number) => Math.max(0, n);
+
+const AGENT_OPERATIONS = new Set(['invoke_agent', 'agent_step']);
+/** AI SDK / GenAI agent spans carry their children's totals: no usage, cost or model (no double counting) */
+export const isAgentAggregate = (a: Attributes) => AGENT_OPERATIONS.has(String(a['gen_ai.operation.name'] ?? ''));
+
+const INPUT = ['prompt_tokens', 'input_tokens', 'prompt'];
+const OUTPUT = ['completion_tokens', 'output_tokens', 'completion'];
+const TOTAL = ['total_tokens', 'total'];
+const CACHE_READ = ['cache_read.input_tokens', 'cache_read_input_tokens', 'cache_read_tokens', 'details.cache_read_tokens', 'details.cache_read_input_tokens', 'prompt_details.cache_read', 'input_cached_tokens'];
+const CACHE_CREATION = ['cache_creation.input_tokens', 'cache_creation_input_tokens', 'cache_write_tokens', 'details.cache_write_tokens', 'details.cache_creation_input_tokens', 'prompt_details.cache_write', 'input_cache_creation'];
+const REASONING = ['reasoning.output_tokens', 'completion_details.reasoning'];
+const AUDIO = ['completion_details.audio'];
+const KNOWN = new Set([...INPUT, ...OUTPUT, ...TOTAL, ...CACHE_READ, ...CACHE_CREATION, ...REASONING, ...AUDIO]);
+
+/** §6.1 rule 5: gen_ai.usage.* / llm.token_count.* with alias folding and bucket subtraction */
+function genericUsage(a: Attributes): Record<string, number> {
+  const raw: Record<string, number> = {};
+  for (const [k, v] of Object.entries(a)) {
+    let key: string | undefined;
+    if (k.startsWith('gen_ai.usage.') && k !== 'gen_ai.usage.cost') key = k.slice('gen_ai.usage.'.length);
+    else if (k.startsWith('llm.token_count.')) key = k.slice('llm.token_count.'.length);
+    if (key === undefined) continue;
+    const n = num(v);
+    if (n !== undefined) raw[key] = n;
+  }
+  const out: Record<string, number> = {};
+  const cacheRead = first(raw, CACHE_READ);
+  const cacheCreation = first(raw, CACHE_CREATION);
+  const reasoning = first(raw, REASONING);
+  const audio = first(raw, AUDIO);
+  const input = first(raw, INPUT);
+  const output = first(raw, OUTPUT);
+  const total = first(raw, TOTAL);
+  if (input !== undefined) out.input = floor0(input - (cacheRead ?? 0) - (cacheCreation ?? 0));
+  if (output !== undefined) out.output = floor0(output - (reasoning ?? 0) - (audio ?? 0));
+  if (total !== undefined) out.total = total;
+  if (cacheRead !== undefined) out.input_cached_tokens = cacheRead;
+  if (cacheCreation !== undefined) out.input_cache_creation = cacheCreation;
+  if (reasoning !== undefined) out.output_reasoning_tokens = reasoning;
+  if (audio !== undefined) out.output_audio_tokens = audio;
+  for (const [k, v] of Object.entries(raw)) if (!KNOWN.has(k)) out[k.startsWith('details.') ? k.slice('details.'.length) : k] = v;
+  return out;
+}
+
+/** §6.1 rule 3: the Vercel AI SDK (scope `ai`) */
+function vercelUsage(a: Attributes): Record<string, number> {
+  const out: Record<string, number> = {};
+  const set = (k: string, v: unknown) => { const n = num(v); if (n !== undefined) out[k] = n; };
+  set('input', a['gen_ai.usage.prompt_tokens'] ?? a['gen_ai.usage.input_tokens']);
+  set('output', a['gen_ai.usage.completion_tokens'] ?? a['gen_ai.usage.output_tokens']);
+  set('total', a['ai.usage.tokens']);
+  set('input_cached_tokens', a['ai.usage.cachedInputTokens']);
+  set('output_reasoning_tokens', a['ai.usage.reasoningTokens']);
+  const meta = jsonObject(a['ai.response.providerMetadata']) as Record<string, any>;
+  const openai = meta.openai ?? {};
+  set('input_cached_tokens', openai.cachedPromptTokens ?? out.input_cached_tokens);
+  set('accepted_prediction_tokens', openai.acceptedPredictionTokens);
+  set('rejected_prediction_tokens', openai.rejectedPredictionTokens);
+  set('output_reasoning_tokens', openai.reasoningTokens ?? out.output_reasoning_tokens);
+  const anthropic = meta.anthropic?.usage ?? meta.anthropic ?? {};
+  set('input_cache_creation', anthropic.cache_creation_input_tokens ?? meta.anthropic?.cacheCreationInputTokens);
+  set('input_cached_tokens', anthropic.cache_read_input_tokens ?? out.input_cached_tokens);
+  set('input_cache_creation_5m', anthropic.cache_creation?.ephemeral_5m_input_tokens);
+  set('input_cache_creation_1h', anthropic.cache_creation?.ephemeral_1h_input_tokens);
+  if (out.input_cache_creation !== undefined) out.input_cache_creation = floor0(out.input_cache_creation - (out.input_cache_creation_5m ?? 0) - (out.input_cache_creation_1h ?? 0));
+  const bedrock = meta.bedrock?.usage ?? {};
+  set('input_cache_read', bedrock.cacheReadInputTokens);
+  set('input_cache_write', bedrock.cacheWriteInputTokens);
+  set('input_cache_creation', bedrock.cacheCreationInputTokens ?? out.input_cache_creation);
+  if (out.input !== undefined) {
+    out.input = floor0(out.input - (out.input_cached_tokens ?? 0) - (out.input_cache_creation ?? 0) - (out.input_cache_creation_5m ?? 0)
+      - (out.input_cache_creation_1h ?? 0) - (out.input_cache_read ?? 0) - (out.input_cache_write ?? 0));
+  }
+  if (out.output !== undefined) out.output = floor0(out.output - (out.output_reasoning_tokens ?? 0));
+  return out;
+}
+
+/** §6.1 rule 2: Genkit model spans carry their usage in the `genkit:output` JSON */
+function genkitUsage(a: Attributes): Record<string, number> | undefined {
+  const usage = (jsonObject(a['genkit:output']) as Record<string, any>).usage;
+  if (!usage || typeof usage !== 'object') return undefined;
+  const out: Record<string, number> = {};
+  const thoughts = num(usage.thoughtsTokens);
+  const input = num(usage.inputTokens); const output = num(usage.outputTokens); const total = num(usage.totalTokens);
+  if (input !== undefined) out.input = input;
+  if (output !== undefined) out.output = floor0(output - (thoughts ?? 0));
+  if (total !== undefined) out.total = total;
+  if (thoughts !== undefined) out.output_reasoning = thoughts;
+  return out;
+}
+
+/** usage details of a span, or undefined when it carries none */
+export function extractUsage(a: Attributes, scopeName: string | undefined): Record<string, unknown> | undefined {
+  if (isAgentAggregate(a)) return undefined;
+  if ('langfuse.observation.usage_details' in a) {
+    const given = jsonObject(a['langfuse.observation.usage_details']);
+    return Object.keys(given).length ? given : undefined;
+  }
+  let out: Record<string, number> | undefined;
+  if (scopeName === 'genkit-tracer') out = genkitUsage(a);
+  if (!out && scopeName === 'ai') out = vercelUsage(a);
+  if (!out) {
+    out = genericUsage(a);
+    if (scopeName === 'gcp.vertex.agent' && out.input_cached_tokens === undefined) {
+      const cached = num((jsonObject(a['gcp.vertex.agent.llm_response']) as any).usage_metadata?.cached_content_token_count);
+      if (cached !== undefined) { out.input_cached_tokens = cached; if (out.input !== undefined) out.input = floor0(out.input - cached); }
+    }
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** §6.2: cost details of a span, or undefined */
+export function extractCost(a: Attributes): Record<string, unknown> | undefined {
+  if (isAgentAggregate(a)) return undefined;
+  if ('langfuse.observation.cost_details' in a) {
+    const given = jsonObject(a['langfuse.observation.cost_details']);
+    return Object.keys(given).length ? given : undefined;
+  }
+  const cost = num(a['gen_ai.usage.cost']) ?? num(a['llm.cost.total']);
+  return cost === undefined ? undefined : { total: cost };
+}
+
+export const MODEL_KEYS = ['langfuse.observation.model.name', 'gen_ai.response.model', 'ai.model.id', 'gen_ai.request.model', 'llm.response.model', 'llm.model_name', 'model'];
+
+/** §6.2: the model name, first present key wins */
+export function extractModel(a: Attributes): string | undefined {
+  if (isAgentAggregate(a)) return undefined;
+  for (const k of MODEL_KEYS) {
+    const v = a[k];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, proces
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { readProvided } from '../domain/usage/index.ts';
-import { droppedValueWarnings, usageWarnings } from '../domain/usage/warnings.ts';
+import { droppedValueWarnings, legacyDroppedWarnings, usageWarnings } from '../domain/usage/warnings.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
@@ -25,11 +25,13 @@ export interface BatchResult {
 
 function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, string[]>): ObservationEvent {
   const b = e.body;
-  const legacyUsage = b.usage != null ? parseLegacyUsage(b.usage).value : undefined;
+  const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
+  const legacyUsage = legacy.value;
   const { parsed, providedUsage: usage, providedCost: cost } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
   const w = [
     ...(b.usageDetails != null ? usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage) : []),
     ...droppedValueWarnings(b.usageDetails, parsed, b.costDetails),
+    ...legacyDroppedWarnings(legacy.dropped),
   ];
   if (w.length) warnings.set(e, w);
   return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost };

@@ -29,7 +29,7 @@ describe('ingestion: durability and per-event outcomes', () => {
     const body = await ingest([
       ev('span-create', { id: good, name: 'ok' }),
       ev('generation-create', { name: 'no id' }),
-      ev('generation-create', { id: unique('obs'), usage: { input: 1.5 } }),
+      ev('generation-create', { id: unique('obs'), usage: { input: 1, unit: 'WORDS' } }),
       ev('unknown-type', { id: 'x' }),
       ev('span-create', { id: unique('obs'), startTime: '2026-19-45T00:00:00Z' }),
       ev('generation-create', { id: unique('obs'), promptName: 'p', promptVersion: 3_000_000_000 }),

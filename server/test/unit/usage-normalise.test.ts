@@ -123,8 +123,7 @@ describe('parseLegacyUsage', () => {
   });
 
   it.each([
-    [{ input: 1.5 }],
-    [{ promptTokens: 2.5 }],
+    [{ input: '12' }],
     [{ unit: 'WORDS' }],
     [{ inputCost: 'cheap' }],
     ['tokens'],
@@ -132,8 +131,11 @@ describe('parseLegacyUsage', () => {
     expect(parseLegacyUsage(raw).error).toBeTypeOf('string');
   });
 
-  it('accepts negative integers (dropped later by normalisation)', () => {
-    expect(parseLegacyUsage({ input: 4, output: -7, total: -3 }).value).toEqual({ input: 4, output: -7, total: -3 });
+  it('drops negative and fractional counts and names them, keeping the rest of the event', () => {
+    // negatives stay for finaliseUsage to drop (see the §3.3 vector below); fractions go at once
+    expect(parseLegacyUsage({ input: 4, output: -7, total: -3 })).toEqual({ value: { input: 4, output: -7, total: -3 }, dropped: [['output', -7], ['total', -3]] });
+    expect(parseLegacyUsage({ input: 1.5, output: 2, unit: 'TOKENS' })).toEqual({ value: { output: 2, unit: 'TOKENS' }, dropped: [['input', 1.5]] });
+    expect(parseLegacyUsage({ promptTokens: 2.5, completionTokens: 3 })).toEqual({ value: { output: 3, unit: 'TOKENS' }, dropped: [['promptTokens', 2.5]] });
   });
 });
 

@@ -106,7 +106,7 @@ export function toScore(e: TraceEvent): ScoreRecord {
   const numeric = typeof b.value === 'number' ? b.value : null;
   return {
     id: b.id ?? randomUUID(), timestamp: b.timestamp ? new Date(b.timestamp) : e.timestamp, name: b.name,
-    value: dataType === 'CATEGORICAL' ? null : numeric,
+    value: dataType === 'NUMERIC' || dataType === 'BOOLEAN' ? numeric : null,
     // boolean scores keep their label as Langfuse shows it
     stringValue: dataType === 'BOOLEAN' ? (numeric === 1 ? 'True' : 'False') : typeof b.value === 'string' ? b.value : null,
     dataType, source: b.source ?? 'API', traceId: b.traceId ?? null, observationId: b.observationId ?? null, sessionId: b.sessionId ?? null,

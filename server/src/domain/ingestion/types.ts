@@ -87,7 +87,7 @@ export interface ScoreRecord {
   name: string;
   value: number | null;
   stringValue: string | null;
-  dataType: 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN';
+  dataType: 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN' | 'CORRECTION' | 'TEXT';
   source: string;
   traceId: string | null;
   observationId: string | null;

@@ -136,15 +136,24 @@ const LEGACY_COUNTS = ['input', 'output', 'total', 'promptTokens', 'completionTo
 const LEGACY_COSTS = ['inputCost', 'outputCost', 'totalCost'] as const;
 
 /**
- * The legacy `usage` object. Unlike usageDetails it is validated: a fractional token count or
- * an unknown unit fails the whole event. Null fields count as absent; unknown keys are ignored.
+ * The legacy `usage` object. A token count that is not a whole number >= 0 is dropped and named
+ * in `dropped` (the event is kept, with a warning: Langfuse stores such an event, and failing it
+ * would lose the generation, since the SDKs treat a 400 as final). An unknown unit or a cost
+ * that is not a number fails the event. Null fields count as absent; unknown keys are ignored.
  */
-export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: string } {
+export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: string; dropped?: [string, unknown][] } {
   if (raw == null) return {};
   if (!isPlainObject(raw)) return { error: 'usage must be an object' };
+  const dropped: [string, unknown][] = [];
+  const counts: Record<string, number | undefined> = {};
   for (const k of LEGACY_COUNTS) {
     const v = raw[k];
-    if (v != null && !(typeof v === 'number' && Number.isSafeInteger(v))) return { error: `usage.${k} must be an integer` };
+    if (v == null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) return { error: `usage.${k} must be a number` };
+    if (!Number.isSafeInteger(v) || v < 0) dropped.push([k, v]);
+    // a negative whole number stays until finaliseUsage drops it: Langfuse reads a truthy total
+    // (-3 in {input: 4, output: -7, total: -3}) before dropping it, so input/output are not summed
+    if (Number.isSafeInteger(v)) counts[k] = v;
   }
   for (const k of LEGACY_COSTS) {
     const v = raw[k];
@@ -157,12 +166,12 @@ export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: s
     const e = Object.entries(o).filter(([, v]) => v != null);
     return e.length ? (Object.fromEntries(e) as LegacyUsage) : undefined;
   };
+  const out = (value: LegacyUsage | undefined) => (dropped.length ? { value, dropped } : { value });
   // Key presence (even with null) selects the OpenAI camelCase form, whose costs Langfuse drops.
   if ('promptTokens' in raw || 'completionTokens' in raw || 'totalTokens' in raw) {
-    return { value: pick({ input: raw.promptTokens, output: raw.completionTokens, total: raw.totalTokens, unit: 'TOKENS' }) };
+    return out(pick({ input: counts.promptTokens, output: counts.completionTokens, total: counts.totalTokens, unit: 'TOKENS' }));
   }
-  const known = [...LEGACY_COUNTS.slice(0, 3), 'unit', ...LEGACY_COSTS] as const;
-  return { value: pick(Object.fromEntries(known.map((k) => [k, raw[k]]))) };
+  return out(pick({ input: counts.input, output: counts.output, total: counts.total, unit: raw.unit, inputCost: raw.inputCost, outputCost: raw.outputCost, totalCost: raw.totalCost }));
 }
 
 /**

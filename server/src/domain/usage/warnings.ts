@@ -115,6 +115,10 @@ export function droppedValueWarnings(rawUsage: unknown, parsed: ParsedUsageDetai
   return out;
 }
 
+/** the legacy `usage` counts parseLegacyUsage dropped */
+export const legacyDroppedWarnings = (dropped: [string, unknown][] | undefined): string[] =>
+  (dropped ?? []).map(([k, v]) => `usage.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0`);
+
 function unmappedOpenAiWarnings(raw: Record<string, unknown>): string[] {
   const keys = Object.keys(raw);
   const any = (ks: readonly string[]) => ks.some((k) => keys.includes(k));

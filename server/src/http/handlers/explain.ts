@@ -4,6 +4,7 @@ import type { ExplainCostResponse } from '../../../../generated/client/types.gen
 import { appliedTier, priceUsage } from '../../ingestion/price.ts';
 import { parseLegacyUsage } from '../../domain/usage/normalise.ts';
 import { readProvided } from '../../domain/usage/index.ts';
+import { legacyDroppedWarnings } from '../../domain/usage/warnings.ts';
 import { findInexactCount, findOversizedCost, inexactCountMessage, LEGACY_COST_KEYS, oversizedCostMessage } from '../../domain/usage/exact-counts.ts';
 import { modelRevision } from '../../store/models.ts';
 import { kysely } from '../../store/sql.ts';
@@ -38,7 +39,7 @@ export const modelsExplain: OperationHandler = async (ctx) => {
     unpricedUsageKeys: r.unpricedUsageKeys,
     totalCost: r.costDetails.total ?? null,
     costStatus: r.costStatus,
-    warnings: r.warnings,
+    warnings: [...legacyDroppedWarnings(legacy.dropped), ...r.warnings],
   };
   return { status: 200, body };
 };

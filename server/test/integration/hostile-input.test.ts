@@ -257,7 +257,11 @@ describe('egress policy on connection base URLs', () => {
     }
   });
 
-  it('accepts a public address', async () => {
-    expect((await put('https://8.8.8.8/v1')).status).toBe(201);
+  it('with TALLY_LLM_EGRESS=allowlist (as the suite runs), refuses a public address it does not list and accepts the listed one', async () => {
+    // the default (public) mode accepts public addresses: unit/egress.test.ts
+    const res = await put('https://8.8.8.8/v1');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('Invalid baseURL: 8.8.8.8 is not in TALLY_LLM_ALLOWED_HOSTS (TALLY_LLM_EGRESS=allowlist)');
+    expect((await put('http://127.0.0.2:9/v1')).status).toBe(201);
   });
 });

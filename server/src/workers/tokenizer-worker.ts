@@ -13,12 +13,15 @@ export type WorkerResponse = { id: number; usage?: Record<string, number>; error
 const port = parentPort;
 if (!port) throw new Error('tokenizer-worker.ts must run as a worker thread');
 
+// Every encoder is built when the thread starts (the pool starts its threads when it is created),
+// so no event waits for one: messages that arrive meanwhile queue until this returns.
+for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
+
 port.on('message', (req: WorkerRequest) => {
   let res: WorkerResponse;
   try {
     if (req.kind === 'warmup') {
-      for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
-      res = { id: req.id };
+      res = { id: req.id }; // the encoders were built at start: answering means they are ready
     } else {
       res = { id: req.id, usage: inferUsage(req.tokenizer, req.input, req.output) };
     }

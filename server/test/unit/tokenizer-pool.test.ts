@@ -30,7 +30,7 @@ afterEach(async () => {
 describe('tokenizer pool', () => {
   it('counts small values inline once the encoder is built on this thread', async () => {
     countTokens(gpt4o, 'warm'); // builds o200k_base here
-    pool = createTokenizerPool();
+    pool = createTokenizerPool({ startWorkers: false });
     expect(await pool.inferUsage(gpt4o, 'hello world', 'hello world')).toEqual({ input: 2, output: 2, total: 4 });
     expect(await pool.inferUsage(gpt4o, '', '')).toEqual({ input: 0, output: 0 });
     expect(await pool.inferUsage({ tokenizerId: null, tokenizerConfig: null }, 'a', 'b')).toBeUndefined();
@@ -38,9 +38,20 @@ describe('tokenizer pool', () => {
   });
 
   it('sends a small value to a worker rather than build a cold encoder on this thread', async () => {
-    pool = createTokenizerPool();
+    pool = createTokenizerPool({ startWorkers: false });
     expect(await pool.inferUsage(claude, 'hello world!', null)).toEqual({ input: 3, total: 3 });
     expect(pool.threads).toBe(1);
+  }, 30_000);
+
+  it('starts its workers with the pool, each building its encoders as it starts', async () => {
+    pool = createTokenizerPool({ size: 2 });
+    expect(pool.threads).toBe(2);
+    await pool.ready();
+    // a cold encoder costs ~0.1-0.3 s to build: ready workers answer a first count much faster
+    const t = performance.now();
+    expect(await pool.inferUsage(claude, 'hello world!', null)).toEqual({ input: 3, total: 3 });
+    expect(await pool.inferUsage(gpt4o, 'hello world', null)).toEqual({ input: 2, total: 2 });
+    expect(performance.now() - t).toBeLessThan(100);
   }, 30_000);
 
   it('counts a 2 MB input in a worker, same as inline, while the event loop keeps ticking', async () => {
@@ -49,7 +60,7 @@ describe('tokenizer pool', () => {
     const expected = inferUsage(gpt4o, input, JSON.stringify(output));
     expect(expected!.input).toBeGreaterThan(300_000);
 
-    pool = createTokenizerPool({ size: 2 });
+    pool = createTokenizerPool({ size: 2, startWorkers: false });
     let last = performance.now();
     let maxGap = 0;
     const tick = setInterval(() => {
@@ -69,7 +80,7 @@ describe('tokenizer pool', () => {
   }, 60_000);
 
   it('spreads concurrent calls over the workers', async () => {
-    pool = createTokenizerPool({ size: 2, inlineBelowChars: 0 });
+    pool = createTokenizerPool({ size: 2, inlineBelowChars: 0, startWorkers: false });
     const results = await Promise.all([1, 2, 3].map(() => pool!.inferUsage(gpt4o, 'hello world', null)));
     expect(results).toEqual([1, 2, 3].map(() => ({ input: 2, total: 2 })));
     expect(pool.threads).toBe(2);
@@ -77,7 +88,7 @@ describe('tokenizer pool', () => {
 
   it('resolves undefined on timeout, drops the stuck worker and keeps serving', async () => {
     const errors: string[] = [];
-    pool = createTokenizerPool({ timeoutMs: 20, onError: (e) => errors.push(e) });
+    pool = createTokenizerPool({ timeoutMs: 20, onError: (e) => errors.push(e), startWorkers: false });
     expect(await pool.inferUsage(gpt4o, text(500_000), 'x')).toBeUndefined();
     expect(errors).toEqual(['token count timed out after 20 ms']);
     expect(pool.threads).toBe(0);
@@ -102,7 +113,7 @@ describe('tokenizer pool', () => {
     const poolUrl = new URL('../../src/workers/tokenizer-pool.ts', import.meta.url).href;
     const script = `
       const { createTokenizerPool } = await import(${JSON.stringify(poolUrl)});
-      const pool = createTokenizerPool({ inlineBelowChars: 0 });
+      const pool = createTokenizerPool({ inlineBelowChars: 0, startWorkers: false });
       const usage = await pool.inferUsage({ tokenizerId: 'claude', tokenizerConfig: null }, 'hello world!', '');
       console.log(JSON.stringify({ usage, threads: pool.threads }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {

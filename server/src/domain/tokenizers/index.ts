@@ -21,7 +21,29 @@ export function encodingOf(tokenizer: TokenizerRef): Encoding | undefined {
   // Langfuse refuses a config without a (known) tokenizerModel; Tally keeps the refusal for a missing
   // one but maps every name to one of two vocabularies instead of tiktoken's model table.
   if (typeof model !== 'string' || model === '') return undefined;
-  return model.startsWith('gpt-4o') || model.startsWith('chatgpt-4o') ? 'o200k_base' : 'cl100k_base';
+  return openaiVocabulary(model);
+}
+
+/**
+ * The vocabulary of an OpenAI model by family: o200k_base for gpt-4o, gpt-4.1, gpt-4.5, gpt-5 and
+ * later (gpt-5.x, gpt-6…, with their -mini/-nano/-pro/-audio… variants), the o-series (o1, o3, o4…),
+ * chatgpt-4o and the other gpt-N-less products of that generation (gpt-image, gpt-realtime, gpt-audio,
+ * gpt-oss, codex-mini, computer-use…); cl100k_base for gpt-4 / gpt-4-turbo / gpt-4-32k, gpt-3.5 and
+ * text-embedding-*, and for any name not recognised (tiktoken's fallback in Langfuse).
+ * `openai/` and `ft:<base>:…` (a fine-tune counts as its base) are looked through.
+ */
+export function openaiVocabulary(model: string): 'o200k_base' | 'cl100k_base' {
+  let name = model.trim().toLowerCase();
+  if (name.startsWith('openai/')) name = name.slice('openai/'.length);
+  if (name.startsWith('ft:')) name = name.slice(3).split(':')[0]!;
+  if (/^(gpt-4o|chatgpt-4o|gpt-4\.[1-9]|o[1-9]\d*(?![\w.])|codex-|computer-use)/.test(name)) return 'o200k_base';
+  if (/^gpt-35(?!\d)/.test(name)) return 'cl100k_base'; // Azure's name for gpt-3.5
+  // gpt-<major> with major >= 5 (gpt-5, gpt-5.4-mini, gpt-6-luna, gpt-10…)
+  const major = /^gpt-(\d+)(?![\d])/.exec(name);
+  if (major) return Number(major[1]) >= 5 ? 'o200k_base' : 'cl100k_base';
+  // gpt-<word> products post-date gpt-4o (gpt-image-1, gpt-realtime, gpt-audio, gpt-oss-20b, gpt-chat-latest…)
+  if (/^gpt-[a-z]/.test(name)) return 'o200k_base';
+  return 'cl100k_base';
 }
 
 /** Whether counting with this tokenizer would run without first building an encoder in this thread. */

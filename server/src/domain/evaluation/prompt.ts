@@ -1,8 +1,10 @@
-// An evaluator's prompt: its `{{variable}}` placeholders and their substitution. A name counts
-// only if it starts with a letter and continues with letters, digits or `_`, with nothing else
-// inside the braces (evaluators contract §2), so `{{ spaced }}` and `{{1x}}` stay literal text.
+// An evaluator's prompt: its `{{variable}}` placeholders and their substitution. A declared
+// variable starts with a letter and continues with letters, digits or `_`, with nothing else
+// inside the braces (evaluators contract §2); substitution also reads `{{ name }}` with inner
+// spaces (§5.9). A placeholder without a value stays as it is.
 
 const PLACEHOLDER = /\{\{([A-Za-z][A-Za-z0-9_]*)\}\}/g;
+const SUBSTITUTED = /\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** the distinct placeholders, in order of first appearance */
 export function promptVariables(prompt: string): string[] {
@@ -16,9 +18,10 @@ export function stringifyVariable(value: unknown): string {
 }
 
 /**
- * The prompt with each placeholder replaced by its value (missing ones by ""). One pass over
- * the template, so a value that itself contains `{{x}}` is never substituted again.
+ * The prompt with each placeholder that has an entry in `values` replaced (null and undefined
+ * by ""); others stay. One pass over the template, so a value that itself contains `{{x}}` is
+ * never substituted again.
  */
 export function compilePrompt(prompt: string, values: Record<string, unknown>): string {
-  return prompt.replace(PLACEHOLDER, (_, name: string) => (Object.hasOwn(values, name) ? stringifyVariable(values[name]) : ''));
+  return prompt.replace(SUBSTITUTED, (whole, name: string) => (Object.hasOwn(values, name) ? stringifyVariable(values[name]) : whole));
 }

@@ -1,0 +1,34 @@
+// The deterministic ids of an evaluation (evaluators contract §5.5, §5.6, §5.11): the same
+// observation gets the same sample value for every rule, the same job for the same rule and
+// assignment, and a re-run writes the same score ids, so nothing is ever duplicated.
+import { createHash } from 'node:crypto';
+
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest();
+
+/** the first 53 bits of SHA-256("langfuse:evaluation-sampling:v1\0" + spanId), in [0, 1) */
+export function samplingValue(observationId: string): number {
+  const h = sha256(`langfuse:evaluation-sampling:v1\0${observationId}`);
+  // 53 bits: the top 21 of the first word and all 32 of the second
+  return ((h.readUInt32BE(0) >>> 11) * 2 ** 32 + h.readUInt32BE(4)) / 2 ** 53;
+}
+
+export const sampled = (sampling: number, observationId: string) => sampling >= 1 || samplingValue(observationId) < sampling;
+
+export const jobId = (ruleId: string, assignmentId: string, traceId: string, observationId: string) =>
+  sha256(JSON.stringify(['observation-eval', ruleId, assignmentId, traceId, observationId])).toString('hex').slice(0, 32);
+
+export const executionTraceId = (job: string) => sha256(job).toString('hex').slice(0, 32);
+
+const SCORE_NAMESPACE = '52b93de0-1d6c-4fb3-9f65-e5173184b1cb';
+
+/** RFC 9562 UUIDv5 (SHA-1 of namespace bytes + name) */
+export function uuidV5(name: string, namespace: string): string {
+  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  const h = createHash('sha1').update(ns).update(name).digest().subarray(0, 16);
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+export const scoreId = (job: string, scoreName: string, occurrence: number) => uuidV5(JSON.stringify(['eval-score', job, scoreName, occurrence]), SCORE_NAMESPACE);

@@ -10,6 +10,8 @@ import { Migration20261122000007FieldEventTimes } from './Migration2026112200000
 import { Migration20261122000008ObservationHourly } from './Migration20261122000008ObservationHourly.ts';
 import { Migration20261122000009MetricsIndexes } from './Migration20261122000009MetricsIndexes.ts';
 import { Migration20261122000010LlmConnections } from './Migration20261122000010LlmConnections.ts';
+import { Migration20261122000011Scores } from './Migration20261122000011Scores.ts';
+import { Migration20261122000012Evaluators } from './Migration20261122000012Evaluators.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -22,4 +24,6 @@ export const migrationsList = [
   { name: 'Migration20261122000008ObservationHourly', class: Migration20261122000008ObservationHourly },
   { name: 'Migration20261122000009MetricsIndexes', class: Migration20261122000009MetricsIndexes },
   { name: 'Migration20261122000010LlmConnections', class: Migration20261122000010LlmConnections },
+  { name: 'Migration20261122000011Scores', class: Migration20261122000011Scores },
+  { name: 'Migration20261122000012Evaluators', class: Migration20261122000012Evaluators },
 ];

@@ -3,9 +3,13 @@ import { run as startupAndModels } from './startup-and-models.ts';
 import { run as ingestion } from './ingestion.ts';
 import { run as memory } from './memory.ts';
 import { run as metrics } from './metrics.ts';
+import { run as tokenizers } from './tokenizers.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
+
+console.log('== token counting per vocabulary, Tally vs js-tiktoken (BENCH_TOKENIZER_MB, default 2) ==');
+for (const line of await tokenizers()) console.log(line);
 
 console.log('== ingestion (BENCH_EVENTS, default 200000) ==');
 for (const line of await ingestion()) console.log(line);

@@ -104,7 +104,7 @@ describe('variables from an observation', () => {
       metadata: { lang: 'en' },
     };
     const v = extractVariables(obs, [
-      { variable: 'query', source: 'input', jsonPath: '$.messages[?(@.role=="user")].content' },
+      { variable: 'query', source: 'input', jsonPath: '$.messages[1].content' },
       { variable: 'roles', source: 'input', jsonPath: '$.messages[*].role' },
       { variable: 'none', source: 'input', jsonPath: '$.nothing' },
       { variable: 'generation', source: 'output', jsonPath: '$.content' },

@@ -4,14 +4,12 @@
 // string `score` converted per the evaluator's output definition.
 import type { LlmCall, LlmParams, LlmToolCall } from '../llm/call.ts';
 import { EXTRACT_TOOL } from '../llm/extract-tool.ts';
+import type { OutputDefinition } from './output-definition.ts';
+
+export type { OutputDefinition };
 
 /** the model parameters a judge call sends when the evaluator does not set them */
 export const JUDGE_DEFAULT_PARAMS: Required<LlmParams> = { temperature: 0, top_p: 1, frequency_penalty: 0, presence_penalty: 0, max_tokens: 1024, n: 1 };
-
-export type OutputDefinition =
-  | { dataType: 'NUMERIC'; score: { description: string; minValue?: number | null; maxValue?: number | null }; reasoning: { description: string } }
-  | { dataType: 'BOOLEAN'; score: { description: string }; reasoning: { description: string } }
-  | { dataType: 'CATEGORICAL'; score: { description: string; categories: string[]; shouldAllowMultipleMatches: boolean }; reasoning: { description: string } };
 
 /** the tool as the judge sees it: EXTRACT_TOOL's schema, with the definition's descriptions on its two properties */
 function judgeTool(def: OutputDefinition | null) {

@@ -1,11 +1,8 @@
 // The values an evaluator's prompt variables take from an observation (evaluators contract
 // §5.8): each mapping entry picks a source field, JSON strings in it are parsed, and a jsonPath
-// (evaluated by jsonpath-plus) selects inside it: one match unwrapped, several as an array, none
-// as undefined; a path that fails to evaluate falls back to the whole value.
-import { JSONPath } from 'jsonpath-plus';
-
-export type MappingSource = 'input' | 'output' | 'metadata' | 'tool_calls';
-export interface VariableMapping { variable: string; source: MappingSource | null; jsonPath?: string | null }
+// selects inside it (json-path.ts: one match unwrapped, several as an array, none as undefined).
+import { extractJsonPath } from './json-path.ts';
+import type { Mapping } from './mapping.ts';
 
 export interface ObservationForEvaluation {
   input: unknown;
@@ -52,22 +49,13 @@ export function toolCallsOf(output: unknown): ToolCallView[] {
   return calls;
 }
 
-function select(value: unknown, path: string): unknown {
-  if (!value || typeof value !== 'object') return value;
-  try {
-    const found = JSONPath({ path, json: value as object, wrap: true }) as unknown[];
-    if (!found.length) return undefined;
-    return found.length === 1 ? found[0] : found;
-  } catch {
-    return value;
-  }
-}
-
-export function extractVariables(obs: ObservationForEvaluation, mapping: VariableMapping[]): Record<string, unknown> {
+/** experiment sources (expected_output, experiment_item_metadata) have no value on an observation */
+export function extractVariables(obs: ObservationForEvaluation, mapping: Mapping[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const m of mapping) {
-    const raw = m.source === 'tool_calls' ? toolCallsOf(deepParse(obs.output)) : m.source ? deepParse(obs[m.source]) : undefined;
-    out[m.variable] = m.jsonPath ? select(raw, m.jsonPath) : raw;
+    const raw = m.source === 'tool_calls' ? toolCallsOf(deepParse(obs.output))
+      : m.source === 'input' || m.source === 'output' || m.source === 'metadata' ? deepParse(obs[m.source]) : undefined;
+    out[m.variable] = m.jsonPath ? extractJsonPath(raw, m.jsonPath) : raw;
   }
   return out;
 }

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -401,4 +401,72 @@ export const playgroundCompletions = <ThrowOnError extends boolean = false>(opti
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * List trace scores (v1), newest first.
+ *
+ * Only scores of a trace, of data type NUMERIC, CATEGORICAL, BOOLEAN or TEXT; each carries its trace's `userId`, `tags` and `environment`.
+ */
+export const scoresList = <ThrowOnError extends boolean = false>(options?: Options<ScoresListData, ThrowOnError>): RequestResult<ScoresListResponses, ScoresListErrors, ThrowOnError> => (options?.client ?? client).get<ScoresListResponses, ScoresListErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/scores',
+    ...options
+});
+
+/**
+ * Create a score, or overwrite the score with the same id.
+ *
+ * The score is written before the answer: it can be read back at once. Langfuse also accepts the
+ * project's public key alone (`Authorization: Bearer pk-...`) here; Tally does not yet (403).
+ *
+ */
+export const scoresCreate = <ThrowOnError extends boolean = false>(options: Options<ScoresCreateData, ThrowOnError>): RequestResult<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError> => (options.client ?? client).post<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/scores',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a score.
+ *
+ * Answers 202 whether or not the score exists, as Langfuse does; the score is gone when the answer arrives.
+ */
+export const scoresDelete = <ThrowOnError extends boolean = false>(options: Options<ScoresDeleteData, ThrowOnError>): RequestResult<ScoresDeleteResponses, ScoresDeleteErrors, ThrowOnError> => (options.client ?? client).delete<ScoresDeleteResponses, ScoresDeleteErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/scores/{scoreId}',
+    ...options
+});
+
+/**
+ * Get one trace score (v1).
+ *
+ * A CORRECTION score, or one without a trace, is not found here (use the v2 route).
+ */
+export const scoresGet = <ThrowOnError extends boolean = false>(options: Options<ScoresGetData, ThrowOnError>): RequestResult<ScoresGetResponses, ScoresGetErrors, ThrowOnError> => (options.client ?? client).get<ScoresGetResponses, ScoresGetErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/scores/{scoreId}',
+    ...options
+});
+
+/**
+ * List scores of every subject and data type (v2), newest first.
+ */
+export const scoresV2List = <ThrowOnError extends boolean = false>(options?: Options<ScoresV2ListData, ThrowOnError>): RequestResult<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError> => (options?.client ?? client).get<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/v2/scores',
+    ...options
+});
+
+/**
+ * Get one score of any subject and data type (v2).
+ */
+export const scoresV2Get = <ThrowOnError extends boolean = false>(options: Options<ScoresV2GetData, ThrowOnError>): RequestResult<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError> => (options.client ?? client).get<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/v2/scores/{scoreId}',
+    ...options
 });

@@ -1309,6 +1309,155 @@ export type DailyMetrics = {
     meta: UtilsMetaResponse;
 };
 
+export type ScoreSource = 'API' | 'EVAL' | 'ANNOTATION';
+
+/**
+ * Exactly one subject: `traceId` (optionally with `observationId`), `sessionId` or `datasetRunId`.
+ * `value` matches `dataType`: NUMERIC a number, BOOLEAN 0 or 1, CATEGORICAL and CORRECTION a string,
+ * TEXT a string of 1 to 500 characters; without `dataType` a string is CATEGORICAL and a number NUMERIC.
+ * Unknown keys are ignored.
+ *
+ */
+export type CreateScoreRequest = {
+    /**
+     * Reusing an id overwrites that score; missing or empty generates a UUID.
+     */
+    id?: string | null;
+    name: string;
+    value: number | string;
+    dataType?: ScoreDataType;
+    traceId?: string | null;
+    observationId?: string | null;
+    sessionId?: string | null;
+    datasetRunId?: string | null;
+    comment?: string | null;
+    /**
+     * Any JSON value except null.
+     */
+    metadata?: unknown;
+    /**
+     * Lower-cased; a `langfuse` prefix is dropped; invalid names become `default`.
+     */
+    environment?: string | null;
+    queueId?: string | null;
+    /**
+     * Required when `source` is ANNOTATION (except CORRECTION scores); not allowed on CORRECTION scores.
+     */
+    configId?: string | null;
+    /**
+     * EVAL is reserved for scores written by evaluators.
+     */
+    source?: 'API' | 'ANNOTATION';
+};
+
+export type CreateScoreResponse = {
+    id: string;
+};
+
+export type ScoreTraceV1 = {
+    userId: string | null;
+    tags: Array<string>;
+    environment: string | null;
+};
+
+export type ScoreTrace = {
+    userId: string | null;
+    tags: Array<string>;
+    environment: string;
+    sessionId: string | null;
+};
+
+/**
+ * A trace score as the v1 routes return it.
+ */
+export type ScoreV1 = {
+    id: string;
+    projectId: string;
+    environment: string;
+    name: string;
+    source: ScoreSource;
+    authorUserId: string | null;
+    comment: string | null;
+    /**
+     * As given at creation (null when none was).
+     */
+    metadata: unknown;
+    configId: string | null;
+    queueId: string | null;
+    /**
+     * The trace of the evaluator run that wrote the score.
+     */
+    executionTraceId: string | null;
+    createdAt: string;
+    updatedAt: string;
+    timestamp: string;
+    traceId: string | null;
+    observationId: string | null;
+    dataType: ScoreDataType;
+    /**
+     * Omitted for TEXT scores; 0 for CATEGORICAL and CORRECTION scores (Tally maps no config values).
+     */
+    value?: number;
+    /**
+     * null for NUMERIC, "True"/"False" for BOOLEAN, the label for CATEGORICAL, the text for TEXT and CORRECTION.
+     */
+    stringValue: string | null;
+    trace: ScoreTraceV1;
+};
+
+/**
+ * A score as the v2 routes return it, of any subject and data type.
+ */
+export type Score = {
+    id: string;
+    projectId: string;
+    environment: string;
+    name: string;
+    source: ScoreSource;
+    authorUserId: string | null;
+    comment: string | null;
+    /**
+     * As given at creation (null when none was).
+     */
+    metadata: unknown;
+    configId: string | null;
+    queueId: string | null;
+    /**
+     * The trace of the evaluator run that wrote the score.
+     */
+    executionTraceId: string | null;
+    createdAt: string;
+    updatedAt: string;
+    timestamp: string;
+    traceId: string | null;
+    observationId: string | null;
+    dataType: ScoreDataType;
+    /**
+     * Omitted for TEXT scores; 0 for CATEGORICAL and CORRECTION scores (Tally maps no config values).
+     */
+    value?: number;
+    /**
+     * null for NUMERIC, "True"/"False" for BOOLEAN, the label for CATEGORICAL, the text for TEXT and CORRECTION.
+     */
+    stringValue: string | null;
+    sessionId: string | null;
+    datasetRunId: string | null;
+    /**
+     * The score's trace, when `fields` includes `trace` (null when it has none, or its trace is not stored).
+     */
+    trace?: ScoreTrace | null;
+};
+
+export type PaginatedScoresV1 = {
+    data: Array<ScoreV1>;
+    meta: UtilsMetaResponse;
+};
+
+export type PaginatedScores = {
+    data: Array<Score>;
+    meta: UtilsMetaResponse;
+};
+
 /**
  * 1-based page number.
  */
@@ -2121,3 +2270,295 @@ export type PlaygroundCompletionsResponses = {
 };
 
 export type PlaygroundCompletionsResponse = PlaygroundCompletionsResponses[keyof PlaygroundCompletionsResponses];
+
+export type ScoresListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+        /**
+         * The user of the score's trace.
+         */
+        userId?: IndexedString;
+        name?: IndexedString;
+        configId?: IndexedString;
+        queueId?: IndexedString;
+        dataType?: ScoreDataType;
+        source?: ScoreSource;
+        /**
+         * The score's trace has every one of these tags.
+         */
+        traceTags?: IndexedString | Array<IndexedString>;
+        environment?: IndexedString | Array<IndexedString>;
+        /**
+         * Inclusive lower bound on the score's timestamp.
+         */
+        fromTimestamp?: string;
+        /**
+         * Exclusive upper bound on the score's timestamp.
+         */
+        toTimestamp?: string;
+        /**
+         * Compared with `operator` to the numeric value (both are needed).
+         */
+        value?: number;
+        operator?: '<' | '>' | '<=' | '>=' | '!=' | '=';
+        /**
+         * Comma-separated score ids.
+         */
+        scoreIds?: string;
+        /**
+         * Langfuse's generic filter list (URL-encoded JSON). Tally accepts only an empty list; use the parameters above.
+         */
+        filter?: string;
+    };
+    url: '/api/public/scores';
+};
+
+export type ScoresListErrors = {
+    /**
+     * Invalid query parameters.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ScoresListError = ScoresListErrors[keyof ScoresListErrors];
+
+export type ScoresListResponses = {
+    /**
+     * One page of trace scores.
+     */
+    200: PaginatedScoresV1;
+};
+
+export type ScoresListResponse = ScoresListResponses[keyof ScoresListResponses];
+
+export type ScoresCreateData = {
+    body: CreateScoreRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/scores';
+};
+
+export type ScoresCreateErrors = {
+    /**
+     * The body does not describe a valid score.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * The path exists but not with this method.
+     */
+    405: Error;
+};
+
+export type ScoresCreateError = ScoresCreateErrors[keyof ScoresCreateErrors];
+
+export type ScoresCreateResponses = {
+    /**
+     * The score's id.
+     */
+    200: CreateScoreResponse;
+};
+
+export type ScoresCreateResponse = ScoresCreateResponses[keyof ScoresCreateResponses];
+
+export type ScoresDeleteData = {
+    body?: never;
+    path: {
+        scoreId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/scores/{scoreId}';
+};
+
+export type ScoresDeleteErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ScoresDeleteError = ScoresDeleteErrors[keyof ScoresDeleteErrors];
+
+export type ScoresDeleteResponses = {
+    /**
+     * The score is deleted.
+     */
+    202: MessageResponse;
+};
+
+export type ScoresDeleteResponse = ScoresDeleteResponses[keyof ScoresDeleteResponses];
+
+export type ScoresGetData = {
+    body?: never;
+    path: {
+        scoreId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/scores/{scoreId}';
+};
+
+export type ScoresGetErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such trace score in the project.
+     */
+    404: Error;
+    /**
+     * The path exists but not with this method.
+     */
+    405: Error;
+};
+
+export type ScoresGetError = ScoresGetErrors[keyof ScoresGetErrors];
+
+export type ScoresGetResponses = {
+    /**
+     * The score.
+     */
+    200: ScoreV1;
+};
+
+export type ScoresGetResponse = ScoresGetResponses[keyof ScoresGetResponses];
+
+export type ScoresV2ListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+        /**
+         * The user of the score's trace (needs `trace` in `fields`).
+         */
+        userId?: IndexedString;
+        name?: IndexedString;
+        configId?: IndexedString;
+        queueId?: IndexedString;
+        dataType?: ScoreDataType;
+        source?: ScoreSource;
+        /**
+         * The score's trace has every one of these tags (needs `trace` in `fields`).
+         */
+        traceTags?: IndexedString | Array<IndexedString>;
+        environment?: IndexedString | Array<IndexedString>;
+        /**
+         * Inclusive lower bound on the score's timestamp.
+         */
+        fromTimestamp?: string;
+        /**
+         * Exclusive upper bound on the score's timestamp.
+         */
+        toTimestamp?: string;
+        /**
+         * Compared with `operator` to the numeric value (both are needed).
+         */
+        value?: number;
+        operator?: '<' | '>' | '<=' | '>=' | '!=' | '=';
+        /**
+         * Comma-separated score ids.
+         */
+        scoreIds?: string;
+        /**
+         * Comma-separated session ids.
+         */
+        sessionId?: string;
+        /**
+         * Comma-separated trace ids.
+         */
+        traceId?: string;
+        /**
+         * Comma-separated dataset run ids.
+         */
+        datasetRunId?: string;
+        /**
+         * Comma-separated observation ids.
+         */
+        observationId?: string;
+        /**
+         * Comma-separated parts of each score to return, of `score` and `trace` (default both; unknown values are dropped). `score` is always needed.
+         */
+        fields?: string;
+        /**
+         * Langfuse's generic filter list (URL-encoded JSON). Tally accepts only an empty list; use the parameters above.
+         */
+        filter?: string;
+    };
+    url: '/api/public/v2/scores';
+};
+
+export type ScoresV2ListErrors = {
+    /**
+     * Invalid query parameters.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ScoresV2ListError = ScoresV2ListErrors[keyof ScoresV2ListErrors];
+
+export type ScoresV2ListResponses = {
+    /**
+     * One page of scores.
+     */
+    200: PaginatedScores;
+};
+
+export type ScoresV2ListResponse = ScoresV2ListResponses[keyof ScoresV2ListResponses];
+
+export type ScoresV2GetData = {
+    body?: never;
+    path: {
+        scoreId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/v2/scores/{scoreId}';
+};
+
+export type ScoresV2GetErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such score in the project.
+     */
+    404: Error;
+};
+
+export type ScoresV2GetError = ScoresV2GetErrors[keyof ScoresV2GetErrors];
+
+export type ScoresV2GetResponses = {
+    /**
+     * The score, with its trace's fields (null when it has no stored trace).
+     */
+    200: Score;
+};
+
+export type ScoresV2GetResponse = ScoresV2GetResponses[keyof ScoresV2GetResponses];

@@ -11,6 +11,7 @@ import { Migration20261122000008ObservationHourly } from './Migration20261122000
 import { Migration20261122000009MetricsIndexes } from './Migration20261122000009MetricsIndexes.ts';
 import { Migration20261122000010LlmConnections } from './Migration20261122000010LlmConnections.ts';
 import { Migration20261122000011Scores } from './Migration20261122000011Scores.ts';
+import { Migration20261122000011Scores } from './Migration20261122000011Scores.ts';
 import { Migration20261122000012Evaluators } from './Migration20261122000012Evaluators.ts';
 
 export const migrationsList = [
@@ -24,6 +25,7 @@ export const migrationsList = [
   { name: 'Migration20261122000008ObservationHourly', class: Migration20261122000008ObservationHourly },
   { name: 'Migration20261122000009MetricsIndexes', class: Migration20261122000009MetricsIndexes },
   { name: 'Migration20261122000010LlmConnections', class: Migration20261122000010LlmConnections },
+  { name: 'Migration20261122000011Scores', class: Migration20261122000011Scores },
   { name: 'Migration20261122000011Scores', class: Migration20261122000011Scores },
   { name: 'Migration20261122000012Evaluators', class: Migration20261122000012Evaluators },
 ];

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { normaliseEnvironment } from './environment.ts';
 import { claimField, eventOrder, type FieldTimes } from './field-times.ts';
 import type { ObservationRecord, ObservationType, ScoreRecord, TraceRecord } from './types.ts';
+import { inferDataType, storedValues } from '../scores/data-type.ts';
 
 const TYPE_OF_EVENT: Record<string, ObservationType> = {
   'span-create': 'SPAN', 'span-update': 'SPAN', 'event-create': 'EVENT',
@@ -102,13 +103,10 @@ export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent
 
 export function toScore(e: TraceEvent): ScoreRecord {
   const b = e.body;
-  const dataType = b.dataType ?? (typeof b.value === 'string' ? 'CATEGORICAL' : 'NUMERIC');
-  const numeric = typeof b.value === 'number' ? b.value : null;
+  const dataType = inferDataType(b.value, b.dataType);
   return {
     id: b.id ?? randomUUID(), timestamp: b.timestamp ? new Date(b.timestamp) : e.timestamp, name: b.name,
-    value: dataType === 'NUMERIC' || dataType === 'BOOLEAN' ? numeric : null,
-    // boolean scores keep their label as Langfuse shows it
-    stringValue: dataType === 'BOOLEAN' ? (numeric === 1 ? 'True' : 'False') : typeof b.value === 'string' ? b.value : null,
+    ...storedValues(b.value, dataType),
     dataType, source: b.source ?? 'API', traceId: b.traceId ?? null, observationId: b.observationId ?? null, sessionId: b.sessionId ?? null,
     datasetRunId: b.datasetRunId ?? null, configId: b.configId ?? null, comment: b.comment ?? null, metadata: b.metadata ?? null,
     environment: normaliseEnvironment(b.environment),

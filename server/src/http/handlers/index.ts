@@ -9,6 +9,7 @@ import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.t
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
 import { opentelemetryExportTraces } from './otel.ts';
+import { scoresCreate, scoresDelete, scoresGet, scoresList, scoresV2Get, scoresV2List } from './scores.ts';
 
 export const handlers: Record<string, OperationHandler> = {
   health_health: health,
@@ -32,4 +33,5 @@ export const handlers: Record<string, OperationHandler> = {
   llmConnections_models: llmConnectionsModels,
   llmConnections_test: llmConnectionsTest,
   playground_completions: playgroundCompletions,
+  scores_create: scoresCreate, scores_list: scoresList, scores_get: scoresGet, scores_delete: scoresDelete, scoresV2_list: scoresV2List, scoresV2_get: scoresV2Get,
 };

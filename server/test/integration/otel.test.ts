@@ -193,12 +193,19 @@ describe('OTel ingestion: bad input is a 400 with a JSON message, never a 500', 
     ['another content type', { 'content-type': 'text/plain' }, 'hello', 'Invalid content type'],
     ['no content type', {}, undefined, 'Invalid content type'],
     ['gzip header on plain bytes', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{"resourceSpans":[]}', 'Failed to decompress request body'],
+    ['an unknown content encoding', { 'content-type': 'application/json', 'content-encoding': 'snappy' }, '{"resourceSpans":[]}', 'Failed to decompress request body'],
+    ['an ingestion version above 4', { 'content-type': 'application/json', 'x-langfuse-ingestion-version': '5' }, '{"resourceSpans":[]}', 'Invalid ingestion version'],
+    ['a non-numeric ingestion version', { 'content-type': 'application/json', 'x-langfuse-ingestion-version': 'v4' }, '{"resourceSpans":[]}', 'Invalid ingestion version'],
   ])('%s', async (_what, headers, body, error) => {
     const res = await raw(PATH, { method: 'POST', headers: headers as Record<string, string>, body: body as BodyInit | undefined });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(res.body).toMatchObject({ error });
     expect(typeof res.body.message).toBe('string');
+  });
+
+  it('takes the ingestion version the SDKs send', async () => {
+    expect((await postJson({ resourceSpans: [] }, { 'x-langfuse-ingestion-version': '4' })).status).toBe(200);
   });
 
   it('401 without credentials', async () => {

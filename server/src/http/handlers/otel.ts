@@ -15,7 +15,7 @@ export const OTEL_TRACES_PATH = '/api/public/otel/v1/traces';
 export const OTEL_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** what the handler receives as its body: the raw bytes and how they are encoded */
-export interface OtelRawBody { contentType: string; payload: Buffer }
+export interface OtelRawBody { contentType: string; payload: Buffer; ingestionVersion?: string }
 
 const send = (res: Response, status: number, body: unknown) => res.status(status).json(body);
 
@@ -27,12 +27,14 @@ export const otelBodyParser = [
   express.raw({ type: () => true, limit: OTEL_BODY_LIMIT_BYTES }),
   (req: Request, _res: Response, next: NextFunction) => {
     const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    req.body = { contentType: String(req.headers['content-type'] ?? ''), payload } satisfies OtelRawBody;
+    const version = req.headers['x-langfuse-ingestion-version'];
+    req.body = { contentType: String(req.headers['content-type'] ?? ''), payload, ...(typeof version === 'string' ? { ingestionVersion: version } : {}) } satisfies OtelRawBody;
     next();
   },
   (err: any, _req: Request, res: Response, next: NextFunction) => {
     if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${OTEL_BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
-    if (err?.status === 400 || err?.status === 415) return send(res, err.status, { message: `The request body could not be decompressed: ${err.type === 'encoding.unsupported' ? 'unsupported Content-Encoding' : 'invalid compressed data'}`, error: 'Failed to decompress request body' });
+    // as Langfuse: an unknown Content-Encoding is a 400 too (body-parser says 415)
+    if (err?.status === 400 || err?.status === 415) return send(res, 400, { message: `The request body could not be decompressed: ${err.type === 'encoding.unsupported' ? 'unsupported Content-Encoding' : 'invalid compressed data'}`, error: 'Failed to decompress request body' });
     next(err);
   },
 ];
@@ -49,6 +51,11 @@ function decode(body: OtelRawBody): { exp: OtlpExport; protobuf: boolean } {
 
 export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<HandlerResult> => {
   const projectId = projectOf(ctx);
+  const version = (ctx.body as OtelRawBody).ingestionVersion;
+  // the SDKs send 4; a newer or unreadable version is refused, as Langfuse does
+  if (version !== undefined && !(/^\s*\d+\s*$/.test(version) && Number(version) <= 4)) {
+    throw new ApiError(400, `Unsupported x-langfuse-ingestion-version ${JSON.stringify(version.slice(0, 20))}: this server takes versions up to 4`, 'Invalid ingestion version');
+  }
   let decoded: { exp: OtlpExport; protobuf: boolean };
   try {
     decoded = decode(ctx.body as OtelRawBody);

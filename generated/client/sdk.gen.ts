@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -135,7 +135,8 @@ export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Op
  * OTLP/HTTP exporters send spans to. The body is an OTLP `ExportTraceServiceRequest`, in
  * protobuf (`application/x-protobuf`) or OTLP/JSON (`application/json`; ids as hex,
  * 64-bit integers as strings or numbers, enums as numbers), and may be sent with
- * `Content-Encoding: gzip` (or deflate, br); at most 32 MB once decompressed.
+ * `Content-Encoding: gzip` (or deflate, br); at most 32 MB once decompressed. A header
+ * `x-langfuse-ingestion-version` above 4 or not a number is a 400, as in Langfuse.
  *
  * Each span becomes a trace and an observation, as contract §6 maps it: the observation's id is
  * the span id (16 lowercase hex characters), its trace id the span's trace id (32), its parent
@@ -155,7 +156,7 @@ export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Op
  * `partialSuccess` with the reasons, and the others are stored. A body that is not an OTLP
  * export is a 400 with a JSON body naming why (`error`: `Invalid content type`,
  * `Failed to parse OTel Protobuf Trace`, `Failed to parse OTel JSON Trace`,
- * `Invalid OTLP trace export`, `Failed to decompress request body`).
+ * `Invalid OTLP trace export`, `Failed to decompress request body`, `Invalid ingestion version`).
  *
  */
 export const opentelemetryExportTraces = <ThrowOnError extends boolean = false>(options: Options<OpentelemetryExportTracesData, ThrowOnError>): RequestResult<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError> => (options.client ?? client).post<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError>({
@@ -360,6 +361,123 @@ export const llmConnectionsModels = <ThrowOnError extends boolean = false>(optio
 export const llmConnectionsTest = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsTestData, ThrowOnError>): RequestResult<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError> => (options.client ?? client).post<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
     url: '/api/public/llm-connections/{id}/test',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the project's evaluators (latest versions), by updatedAt desc then id desc.
+ */
+export const evaluatorsList = <ThrowOnError extends boolean = false>(options?: Options<EvaluatorsListData, ThrowOnError>): RequestResult<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError> => (options?.client ?? client).get<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluators',
+    ...options
+});
+
+/**
+ * Create an evaluator, or add a version to the one of this name (always 200).
+ *
+ * Upsert by name: a new name creates version 1; an existing name of the same type gets a new
+ * version (latest + 1, even when nothing changed) and keeps its id. Rules using the evaluator
+ * run the new version. A supplied `mapping` is checked against the prompt's variables (target
+ * observation); a new version must still be fully mapped by every rule assignment of the
+ * evaluator. Code evaluators are not enabled in Tally (403).
+ *
+ */
+export const evaluatorsCreate = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsCreateData, ThrowOnError>): RequestResult<EvaluatorsCreateResponses, EvaluatorsCreateErrors, ThrowOnError> => (options.client ?? client).post<EvaluatorsCreateResponses, EvaluatorsCreateErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluators',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete an evaluator with all its versions and rule assignments.
+ *
+ * A rule left without assignments is set inactive. Scores stay.
+ */
+export const evaluatorsDelete = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsDeleteData, ThrowOnError>): RequestResult<EvaluatorsDeleteResponses, EvaluatorsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<EvaluatorsDeleteResponses, EvaluatorsDeleteErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluators/{evaluatorId}',
+    ...options
+});
+
+/**
+ * One evaluator at its latest version.
+ */
+export const evaluatorsGet = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsGetData, ThrowOnError>): RequestResult<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError> => (options.client ?? client).get<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluators/{evaluatorId}',
+    ...options
+});
+
+/**
+ * List the project's evaluation rules, by createdAt desc then id desc.
+ */
+export const evaluationRulesList = <ThrowOnError extends boolean = false>(options?: Options<EvaluationRulesListData, ThrowOnError>): RequestResult<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError> => (options?.client ?? client).get<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluation-rules',
+    ...options
+});
+
+/**
+ * Create an evaluation rule for target `observation` (always 200).
+ *
+ * Checks, in order: the body schema; the name (409 `name_conflict`); the active-rule limit
+ * (500, 409 `conflict`); each evaluator reference by name and type (404); an evaluator
+ * attached twice (409); the `type`/`level` filter values (400 `invalid_filter_value`); each
+ * LLM assignment's effective mapping (its own, else the evaluator's default) against the
+ * prompt's variables. Tally does not make a live preflight call to the judge model when the
+ * rule is enabled: an unusable model pauses the rule at run time instead. Target
+ * `experiment` is not supported (400 `invalid_request`).
+ *
+ */
+export const evaluationRulesCreate = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesCreateData, ThrowOnError>): RequestResult<EvaluationRulesCreateResponses, EvaluationRulesCreateErrors, ThrowOnError> => (options.client ?? client).post<EvaluationRulesCreateResponses, EvaluationRulesCreateErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluation-rules',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a rule and its assignments (evaluators and scores stay).
+ */
+export const evaluationRulesDelete = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesDeleteData, ThrowOnError>): RequestResult<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError> => (options.client ?? client).delete<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
+    ...options
+});
+
+/**
+ * One evaluation rule.
+ */
+export const evaluationRulesGet = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesGetData, ThrowOnError>): RequestResult<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError> => (options.client ?? client).get<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
+    ...options
+});
+
+/**
+ * Change a rule; omitted fields keep their values.
+ *
+ * `filter` and `mapping` are accepted only together with `target`. `evaluators` replaces the
+ * whole assignment set; `evaluator` (`{name}`) and `mapping` patch the first assignment. A
+ * rename is not checked for uniqueness (as in Langfuse). A rule left with no assignments is
+ * stored disabled.
+ *
+ */
+export const evaluationRulesUpdate = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesUpdateData, ThrowOnError>): RequestResult<EvaluationRulesUpdateResponses, EvaluationRulesUpdateErrors, ThrowOnError> => (options.client ?? client).patch<EvaluationRulesUpdateResponses, EvaluationRulesUpdateErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
     ...options,
     headers: {
         'Content-Type': 'application/json',

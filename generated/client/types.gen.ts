@@ -1458,6 +1458,315 @@ export type PaginatedScores = {
     meta: UtilsMetaResponse;
 };
 
+export type UnstableErrorCode = 'authentication_failed' | 'access_denied' | 'invalid_request' | 'invalid_query' | 'invalid_body' | 'invalid_filter_value' | 'invalid_json_path' | 'invalid_variable_mapping' | 'missing_variable_mapping' | 'duplicate_variable_mapping' | 'resource_not_found' | 'name_conflict' | 'evaluator_in_use' | 'evaluator_preflight_failed' | 'conflict' | 'unprocessable_content' | 'rate_limited' | 'method_not_allowed' | 'internal_error';
+
+/**
+ * Error body of the unstable endpoints (evaluators, evaluation rules).
+ */
+export type UnstableError = {
+    message: string;
+    code: UnstableErrorCode;
+    details?: {
+        issues?: Array<ValidationIssue>;
+        field?: string;
+        column?: string;
+        invalidValues?: Array<string>;
+        allowedValues?: Array<string>;
+        variable?: string;
+        variables?: Array<string>;
+        value?: string;
+        evaluatorName?: string;
+        provider?: string | null;
+        model?: string | null;
+        retryAfterSeconds?: number;
+        limit?: number;
+        remaining?: number;
+        resetAt?: string;
+    };
+};
+
+export type EvaluatorType = 'llm_as_judge' | 'code';
+
+/**
+ * Where a variable's value comes from (`expected_output` and `experiment_item_metadata` only for target experiment).
+ */
+export type EvaluatorMappingSource = 'input' | 'output' | 'metadata' | 'tool_calls' | 'expected_output' | 'experiment_item_metadata';
+
+export type EvaluatorMapping = {
+    /**
+     * A `{{variable}}` of the evaluator's prompt.
+     */
+    variable: string;
+    source: EvaluatorMappingSource;
+    /**
+     * A JSONPath into the source value, starting with `$`.
+     */
+    jsonPath?: string;
+};
+
+export type EvaluatorObservationMapping = {
+    variable: string;
+    source: 'input' | 'output' | 'metadata' | 'tool_calls';
+    jsonPath?: string;
+};
+
+export type EvaluatorMappingRead = {
+    variable: string;
+    source: EvaluatorMappingSource | null;
+    jsonPath?: string;
+};
+
+export type EvaluatorOutputText = {
+    /**
+     * Trimmed.
+     */
+    description: string;
+};
+
+export type NumericOutputDefinition = {
+    dataType: 'NUMERIC';
+    reasoning: EvaluatorOutputText;
+    score: {
+        description: string;
+        minValue?: number;
+        maxValue?: number;
+    };
+};
+
+export type BooleanOutputDefinition = {
+    dataType: 'BOOLEAN';
+    reasoning: EvaluatorOutputText;
+    score: EvaluatorOutputText;
+};
+
+export type CategoricalOutputDefinition = {
+    dataType: 'CATEGORICAL';
+    reasoning: EvaluatorOutputText;
+    score: {
+        description: string;
+        /**
+         * Trimmed, unique.
+         */
+        categories: Array<string>;
+        shouldAllowMultipleMatches: boolean;
+    };
+};
+
+/**
+ * What the judge returns, by `dataType`.
+ */
+export type EvaluatorOutputDefinition = NumericOutputDefinition | BooleanOutputDefinition | CategoricalOutputDefinition;
+
+export type EvaluatorModelConfig = {
+    /**
+     * The LLM connection's provider name.
+     */
+    provider: string;
+    model: string;
+};
+
+export type LlmAsJudgeEvaluator = {
+    /**
+     * Stable across versions.
+     */
+    id: string;
+    name: string;
+    type: 'llm_as_judge';
+    /**
+     * The latest version.
+     */
+    version: number;
+    prompt: string;
+    /**
+     * The distinct `{{name}}` placeholders of the prompt.
+     */
+    variables: Array<string>;
+    outputDefinition: EvaluatorOutputDefinition;
+    /**
+     * null when the project's default evaluation model is used.
+     */
+    modelConfig: EvaluatorModelConfig | null;
+    /**
+     * The latest version's default mapping, or null.
+     */
+    mapping: Array<EvaluatorMappingRead> | null;
+    evaluationRuleCount: number;
+    createdAt: string;
+    updatedAt: string;
+};
+
+export type CodeEvaluator = {
+    id: string;
+    name: string;
+    type: 'code';
+    version: number;
+    sourceCode: string;
+    sourceCodeLanguage: 'PYTHON' | 'TYPESCRIPT';
+    variables: Array<string>;
+    mapping: Array<EvaluatorMappingRead> | null;
+    evaluationRuleCount: number;
+    createdAt: string;
+    updatedAt: string;
+};
+
+export type Evaluator = LlmAsJudgeEvaluator | CodeEvaluator;
+
+export type PaginatedEvaluators = {
+    data: Array<Evaluator>;
+    meta: UtilsMetaResponse;
+};
+
+/**
+ * `llm_as_judge` (the default when `type` is absent): `prompt`, `outputDefinition`, optional
+ * `modelConfig` and default `mapping`. `code`: `sourceCode` and `sourceCodeLanguage`
+ * (Tally answers 403: code evaluators are not enabled). Unknown keys are ignored.
+ *
+ */
+export type CreateEvaluatorRequest = {
+    name: string;
+    type?: EvaluatorType;
+    prompt?: string;
+    outputDefinition?: EvaluatorOutputDefinition;
+    modelConfig?: EvaluatorModelConfig | null;
+    mapping?: Array<EvaluatorObservationMapping>;
+    sourceCode?: string;
+    sourceCodeLanguage?: 'PYTHON' | 'TYPESCRIPT';
+};
+
+/**
+ * One condition on the observation; `column` decides the filter `type`.
+ */
+export type EvaluationRuleFilter = {
+    column: 'type' | 'level' | 'name' | 'environment' | 'traceName' | 'experimentId' | 'datasetId';
+    type: 'stringOptions';
+    operator: 'any of' | 'none of';
+    value: Array<string>;
+} | {
+    column: 'version' | 'userId' | 'sessionId';
+    type: 'string';
+    operator: '=' | 'contains' | 'does not contain' | 'starts with' | 'ends with';
+    value: string;
+} | {
+    column: 'tags' | 'calledToolNames';
+    type: 'arrayOptions';
+    operator: 'any of' | 'none of' | 'all of';
+    value: Array<string>;
+} | {
+    column: 'metadata';
+    type: 'stringObject';
+    key: string;
+    operator: '=' | 'contains' | 'does not contain' | 'starts with' | 'ends with';
+    value: string;
+} | {
+    column: 'isRootObservation';
+    type: 'boolean';
+    operator: '=' | '<>';
+    value: boolean;
+} | {
+    column: 'parentObservationId';
+    type: 'null';
+    operator: 'is null' | 'is not null';
+    value: '';
+} | {
+    column: 'toolCalls';
+    type: 'number';
+    operator: '=' | '>' | '<' | '>=' | '<=';
+    value: number;
+};
+
+export type EvaluatorReference = {
+    name: string;
+    type?: EvaluatorType;
+};
+
+export type EvaluatorReferenceRead = {
+    name: string;
+    type: EvaluatorType;
+    id: string;
+};
+
+export type EvaluationRuleAssignmentInput = {
+    evaluator: EvaluatorReference;
+    /**
+     * Omitted: the assignment inherits the evaluator's default mapping.
+     */
+    mapping?: Array<EvaluatorMapping>;
+};
+
+export type EvaluationRuleStatus = 'active' | 'inactive' | 'paused';
+
+export type EvaluationRulePausedReason = 'LLM_CONNECTION_AUTH_INVALID' | 'LLM_CONNECTION_BILLING_EXHAUSTED' | 'LLM_CONNECTION_ENDPOINT_UNREACHABLE' | 'LLM_CONNECTION_MISSING' | 'DEFAULT_EVAL_MODEL_MISSING' | 'EVAL_MODEL_CONFIG_INVALID' | 'EVAL_MODEL_UNAVAILABLE' | 'PROVIDER_ACCOUNT_NOT_READY';
+
+export type EvaluationRule = {
+    id: string;
+    name: string;
+    /**
+     * Deprecated alias of `evaluators[0].evaluator`.
+     */
+    evaluator: EvaluatorReferenceRead | null;
+    evaluators: Array<{
+        evaluator: EvaluatorReferenceRead;
+        /**
+         * The assignment's own mapping; null when it inherits the evaluator's default.
+         */
+        mapping: Array<EvaluatorMappingRead> | null;
+    }>;
+    enabled: boolean;
+    status: EvaluationRuleStatus;
+    pausedReason: EvaluationRulePausedReason | null;
+    pausedMessage: string | null;
+    sampling: number;
+    target: 'observation' | 'experiment';
+    filter: Array<EvaluationRuleFilter>;
+    /**
+     * Deprecated; the effective mapping of the first assignment, or [].
+     */
+    mapping: Array<EvaluatorMappingRead>;
+    createdAt: string;
+    updatedAt: string;
+};
+
+export type PaginatedEvaluationRules = {
+    data: Array<EvaluationRule>;
+    meta: UtilsMetaResponse;
+};
+
+/**
+ * Exactly one of `evaluator` (with the deprecated `mapping`) or `evaluators`. Unknown keys are ignored.
+ */
+export type CreateEvaluationRuleRequest = {
+    name: string;
+    enabled: boolean;
+    sampling?: number;
+    /**
+     * `experiment` is not supported by Tally (400).
+     */
+    target: 'observation' | 'experiment';
+    filter?: Array<EvaluationRuleFilter>;
+    evaluator?: EvaluatorReference;
+    mapping?: Array<EvaluatorMapping>;
+    evaluators?: Array<EvaluationRuleAssignmentInput>;
+};
+
+/**
+ * Every field optional, at least one required. `filter` and `mapping` only together with
+ * `target`. `evaluators` replaces the whole assignment set; `evaluator` (`{name}`, the type
+ * is kept) and `mapping` patch the first assignment.
+ *
+ */
+export type UpdateEvaluationRuleRequest = {
+    name?: string;
+    enabled?: boolean;
+    sampling?: number;
+    target?: 'observation' | 'experiment';
+    filter?: Array<EvaluationRuleFilter>;
+    evaluator?: {
+        name: string;
+    };
+    mapping?: Array<EvaluatorMapping>;
+    evaluators?: Array<EvaluationRuleAssignmentInput>;
+};
+
 /**
  * 1-based page number.
  */
@@ -2218,6 +2527,343 @@ export type LlmConnectionsTestResponses = {
 };
 
 export type LlmConnectionsTestResponse = LlmConnectionsTestResponses[keyof LlmConnectionsTestResponses];
+
+export type EvaluatorsListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/unstable/evaluators';
+};
+
+export type EvaluatorsListErrors = {
+    /**
+     * Invalid pagination.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+};
+
+export type EvaluatorsListError = EvaluatorsListErrors[keyof EvaluatorsListErrors];
+
+export type EvaluatorsListResponses = {
+    /**
+     * One page of evaluators.
+     */
+    200: PaginatedEvaluators;
+};
+
+export type EvaluatorsListResponse = EvaluatorsListResponses[keyof EvaluatorsListResponses];
+
+export type EvaluatorsCreateData = {
+    body: CreateEvaluatorRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/unstable/evaluators';
+};
+
+export type EvaluatorsCreateErrors = {
+    /**
+     * The body breaks a schema rule (`invalid_body`), a mapping rule (`invalid_variable_mapping`, `missing_variable_mapping`, `duplicate_variable_mapping`, `invalid_json_path`) or a storage rule (`invalid_request`).
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * Code evaluators are not enabled in Tally.
+     */
+    403: UnstableError;
+    /**
+     * The name belongs to an evaluator of the other type (`name_conflict`), or a concurrent POST added a version first (`conflict`).
+     */
+    409: UnstableError;
+};
+
+export type EvaluatorsCreateError = EvaluatorsCreateErrors[keyof EvaluatorsCreateErrors];
+
+export type EvaluatorsCreateResponses = {
+    /**
+     * The evaluator at its new latest version.
+     */
+    200: Evaluator;
+};
+
+export type EvaluatorsCreateResponse = EvaluatorsCreateResponses[keyof EvaluatorsCreateResponses];
+
+export type EvaluatorsDeleteData = {
+    body?: never;
+    path: {
+        evaluatorId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/unstable/evaluators/{evaluatorId}';
+};
+
+export type EvaluatorsDeleteErrors = {
+    /**
+     * The id is longer than 600 characters.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No evaluator with this id in the project.
+     */
+    404: UnstableError;
+};
+
+export type EvaluatorsDeleteError = EvaluatorsDeleteErrors[keyof EvaluatorsDeleteErrors];
+
+export type EvaluatorsDeleteResponses = {
+    /**
+     * Deleted.
+     */
+    200: MessageResponse;
+};
+
+export type EvaluatorsDeleteResponse = EvaluatorsDeleteResponses[keyof EvaluatorsDeleteResponses];
+
+export type EvaluatorsGetData = {
+    body?: never;
+    path: {
+        evaluatorId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/unstable/evaluators/{evaluatorId}';
+};
+
+export type EvaluatorsGetErrors = {
+    /**
+     * The id is longer than 600 characters.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No evaluator with this id in the project.
+     */
+    404: UnstableError;
+    /**
+     * PATCH and PUT are not offered (POST the evaluator by name to add a version).
+     */
+    405: UnstableError;
+};
+
+export type EvaluatorsGetError = EvaluatorsGetErrors[keyof EvaluatorsGetErrors];
+
+export type EvaluatorsGetResponses = {
+    /**
+     * The evaluator.
+     */
+    200: Evaluator;
+};
+
+export type EvaluatorsGetResponse = EvaluatorsGetResponses[keyof EvaluatorsGetResponses];
+
+export type EvaluationRulesListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/unstable/evaluation-rules';
+};
+
+export type EvaluationRulesListErrors = {
+    /**
+     * Invalid pagination.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+};
+
+export type EvaluationRulesListError = EvaluationRulesListErrors[keyof EvaluationRulesListErrors];
+
+export type EvaluationRulesListResponses = {
+    /**
+     * One page of rules.
+     */
+    200: PaginatedEvaluationRules;
+};
+
+export type EvaluationRulesListResponse = EvaluationRulesListResponses[keyof EvaluationRulesListResponses];
+
+export type EvaluationRulesCreateData = {
+    body: CreateEvaluationRuleRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/unstable/evaluation-rules';
+};
+
+export type EvaluationRulesCreateErrors = {
+    /**
+     * A schema, filter or mapping rule is broken, or the target is `experiment`.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No evaluator of this name and type in the project.
+     */
+    404: UnstableError;
+    /**
+     * The name is taken (`name_conflict`), the active-rule limit is reached, or an evaluator is attached twice (`conflict`).
+     */
+    409: UnstableError;
+};
+
+export type EvaluationRulesCreateError = EvaluationRulesCreateErrors[keyof EvaluationRulesCreateErrors];
+
+export type EvaluationRulesCreateResponses = {
+    /**
+     * The rule. An assignment without its own mapping reads `mapping: null` (it inherits).
+     */
+    200: EvaluationRule;
+};
+
+export type EvaluationRulesCreateResponse = EvaluationRulesCreateResponses[keyof EvaluationRulesCreateResponses];
+
+export type EvaluationRulesDeleteData = {
+    body?: never;
+    path: {
+        evaluationRuleId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}';
+};
+
+export type EvaluationRulesDeleteErrors = {
+    /**
+     * The id is longer than 600 characters.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No rule with this id in the project.
+     */
+    404: UnstableError;
+};
+
+export type EvaluationRulesDeleteError = EvaluationRulesDeleteErrors[keyof EvaluationRulesDeleteErrors];
+
+export type EvaluationRulesDeleteResponses = {
+    /**
+     * Deleted.
+     */
+    200: MessageResponse;
+};
+
+export type EvaluationRulesDeleteResponse = EvaluationRulesDeleteResponses[keyof EvaluationRulesDeleteResponses];
+
+export type EvaluationRulesGetData = {
+    body?: never;
+    path: {
+        evaluationRuleId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}';
+};
+
+export type EvaluationRulesGetErrors = {
+    /**
+     * The id is longer than 600 characters.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No rule with this id in the project.
+     */
+    404: UnstableError;
+};
+
+export type EvaluationRulesGetError = EvaluationRulesGetErrors[keyof EvaluationRulesGetErrors];
+
+export type EvaluationRulesGetResponses = {
+    /**
+     * The rule.
+     */
+    200: EvaluationRule;
+};
+
+export type EvaluationRulesGetResponse = EvaluationRulesGetResponses[keyof EvaluationRulesGetResponses];
+
+export type EvaluationRulesUpdateData = {
+    body: UpdateEvaluationRuleRequest;
+    path: {
+        evaluationRuleId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}';
+};
+
+export type EvaluationRulesUpdateErrors = {
+    /**
+     * The body is empty or breaks a rule of POST.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No rule with this id in the project.
+     */
+    404: UnstableError;
+    /**
+     * Enabling it would exceed the active-rule limit, or an evaluator is attached twice.
+     */
+    409: UnstableError;
+    /**
+     * Not produced by Tally (no live preflight); listed for Langfuse compatibility.
+     */
+    422: UnstableError;
+};
+
+export type EvaluationRulesUpdateError = EvaluationRulesUpdateErrors[keyof EvaluationRulesUpdateErrors];
+
+export type EvaluationRulesUpdateResponses = {
+    /**
+     * The rule after the change.
+     */
+    200: EvaluationRule;
+};
+
+export type EvaluationRulesUpdateResponse = EvaluationRulesUpdateResponses[keyof EvaluationRulesUpdateResponses];
 
 export type PlaygroundCompletionsData = {
     body: PlaygroundCompletionRequest;

@@ -7,7 +7,7 @@ import type { Database } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import { AuthzError, authenticate } from './auth.ts';
-import { ApiError, invalidData } from './errors.ts';
+import { ApiError, invalidData, toUnstableBody, unstableError } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { findTooDeep } from './json-depth.ts';
@@ -72,6 +72,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     const gone = new AbortController();
     res.on('close', () => { if (!res.writableFinished) gone.abort(); });
     const ingestionStyle = (c.operation as any)['x-tally-error-style'] === 'ingestion';
+    const unstableStyle = (c.operation as any)['x-tally-error-style'] === 'unstable';
     const envelopeOnly = (c.operation as any)['x-tally-validate'] === 'envelope';
     // the handler decodes and checks the body itself (the OTLP endpoint's raw bytes)
     const rawBody = (c.operation as any)['x-tally-validate'] === 'none';
@@ -89,6 +90,11 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         const issues = issuesFromAjv(v.errors ?? []);
         // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does
         if (ingestionStyle) throw new ApiError(400, 'Invalid request data', undefined, { errors: issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+        // the unstable endpoints tell query (path parameters included) from body problems
+        if (unstableStyle) {
+          const inBody = (v.errors ?? []).every((e) => e.instancePath.startsWith('/requestBody'));
+          throw unstableError(400, inBody ? 'invalid_body' : 'invalid_query', inBody ? 'Invalid request body' : 'Invalid query parameters', { issues });
+        }
         throw invalidData(issues);
       }
       // query values always (a few strings); the body only when its raw text has a suspect escape
@@ -107,6 +113,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         ({ status, body } = { status: 500, body: { message: 'Internal Server Error', error: 'An unknown error occurred' } });
       }
       if (ingestionStyle && status === 401) body = { error: 'UnauthorizedError', message: (body as { message: string }).message };
+      if (unstableStyle) body = toUnstableBody(status, body as { message: string });
     }
     if (stream) return sendEvents(res, headers, stream, rlog);
     if (opts.validateResponses && !Buffer.isBuffer(body)) {
@@ -123,8 +130,10 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   api.registerSecurityHandler('BasicAuth', () => true); // the wrapper authenticates, before validation
   api.register('notFound', (c: Context, _req: Request, res: Response) =>
     send(res, 404, { message: `No route for ${String(c.request.method).toUpperCase()} ${c.request.path}`, error: 'NotFoundError' }));
-  api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) =>
-    send(res, 405, { message: 'Method not allowed', error: 'MethodNotAllowedError' }));
+  api.register('methodNotAllowed', (c: Context, _req: Request, res: Response) =>
+    send(res, 405, String(c.request.path).startsWith('/api/public/unstable/')
+      ? { message: 'Method not allowed', code: 'method_not_allowed' }
+      : { message: 'Method not allowed', error: 'MethodNotAllowedError' }));
 
   const app = express();
   app.disable('x-powered-by');

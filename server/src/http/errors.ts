@@ -15,3 +15,17 @@ export const invalidRequest = (message: string) => new ApiError(400, message, 'I
 export const invalidData = (issues: Issue[]) => new ApiError(400, 'Invalid request data', issues);
 export const notFound = (message: string) => new ApiError(404, message, 'LangfuseNotFoundError');
 export const unauthorized = (message: string) => new ApiError(401, message);
+
+/** an error of the unstable endpoints' envelope `{message, code, details?}` (evaluators contract §0) */
+export const unstableError = (status: number, code: string, message: string, details?: Record<string, unknown>) =>
+  new ApiError(status, message, undefined, details === undefined ? { code } : { code, details });
+
+const UNSTABLE_CODE_BY_STATUS: Record<number, string> = { 400: 'invalid_request', 401: 'authentication_failed', 403: 'access_denied', 404: 'resource_not_found', 405: 'method_not_allowed', 409: 'conflict' };
+
+/** any error body in the unstable envelope: one that has a `code` is kept, others get the code of their status */
+export function toUnstableBody(status: number, body: { message: string; error?: unknown; code?: string; details?: unknown }) {
+  if (typeof body.code === 'string') return body;
+  if (Array.isArray(body.error)) return { message: 'Invalid request data', code: 'invalid_request', details: { issues: body.error } };
+  if (status >= 500) return { message: 'Internal Server Error', code: 'internal_error' };
+  return { message: body.message, code: UNSTABLE_CODE_BY_STATUS[status] ?? 'invalid_request' };
+}

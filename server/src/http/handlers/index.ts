@@ -9,6 +9,8 @@ import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.t
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
 import { opentelemetryExportTraces } from './otel.ts';
+import { evaluatorsCreate, evaluatorsDelete, evaluatorsGet, evaluatorsList } from './evaluators.ts';
+import { evaluationRulesCreate, evaluationRulesDelete, evaluationRulesGet, evaluationRulesList, evaluationRulesUpdate } from './evaluation-rules.ts';
 import { scoresCreate, scoresDelete, scoresGet, scoresList, scoresV2Get, scoresV2List } from './scores.ts';
 
 export const handlers: Record<string, OperationHandler> = {
@@ -33,5 +35,7 @@ export const handlers: Record<string, OperationHandler> = {
   llmConnections_models: llmConnectionsModels,
   llmConnections_test: llmConnectionsTest,
   playground_completions: playgroundCompletions,
+  evaluators_list: evaluatorsList, evaluators_create: evaluatorsCreate, evaluators_get: evaluatorsGet, evaluators_delete: evaluatorsDelete,
+  evaluationRules_list: evaluationRulesList, evaluationRules_create: evaluationRulesCreate, evaluationRules_get: evaluationRulesGet, evaluationRules_update: evaluationRulesUpdate, evaluationRules_delete: evaluationRulesDelete,
   scores_create: scoresCreate, scores_list: scoresList, scores_get: scoresGet, scores_delete: scoresDelete, scoresV2_list: scoresV2List, scoresV2_get: scoresV2Get,
 };

@@ -1,0 +1,31 @@
+// The wire record of an evaluator (evaluators contract §2, strict, discriminated by `type`).
+import { CODE_EVALUATOR_VARIABLES, type Mapping } from '../../domain/evaluation/mapping.ts';
+import { promptVariables } from '../../domain/evaluation/prompt.ts';
+import type { StoredEvaluator } from '../../store/evaluators.ts';
+
+/** a read mapping: `jsonPath` only when set */
+export const readMapping = (mapping: Mapping[]) =>
+  mapping.map((m) => (m.jsonPath === undefined ? { variable: m.variable, source: m.source } : { variable: m.variable, source: m.source, jsonPath: m.jsonPath }));
+
+export function presentEvaluator(e: StoredEvaluator) {
+  const common = {
+    id: e.id,
+    name: e.name,
+    version: e.version,
+    mapping: e.mapping === null ? null : readMapping(e.mapping),
+    evaluationRuleCount: e.evaluationRuleCount,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  };
+  if (e.type === 'code') {
+    return { ...common, type: 'code' as const, variables: CODE_EVALUATOR_VARIABLES, sourceCode: e.sourceCode ?? '', sourceCodeLanguage: e.sourceCodeLanguage ?? 'PYTHON' };
+  }
+  return {
+    ...common,
+    type: 'llm_as_judge' as const,
+    prompt: e.prompt ?? '',
+    variables: promptVariables(e.prompt ?? ''),
+    outputDefinition: e.outputDefinition,
+    modelConfig: e.modelConfig,
+  };
+}

@@ -152,6 +152,25 @@ describe('OTel ingestion: plain OTLP exporters with gen_ai.* attributes', () => 
   });
 });
 
+describe('OTel ingestion: tokenizer inference', () => {
+  it('a generation span without usage is tokenised and priced like the same generation on the batch endpoint', async () => {
+    const model = unique('otel-tok');
+    const res = await raw('/api/public/models', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ modelName: model, matchPattern: `(?i)^(${model})$`, unit: 'TOKENS', inputPrice: 1, outputPrice: 1, tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o', tokensPerMessage: 3, tokensPerName: 1 } }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const input = [{ role: 'user', content: 'hello world' }];
+    const spans = await recordSpans((t) => t.startSpan('chat', { attributes: { 'langfuse.observation.type': 'generation', 'langfuse.observation.model.name': model, 'langfuse.observation.input': JSON.stringify(input), 'langfuse.observation.output': 'hello' } }).end());
+    await exportWith(new JsonExporter({ url: url(), headers: { authorization: auth() } }), spans);
+    const otel = await observation(spans[0]!.spanContext().spanId);
+    expect(otel.body).toMatchObject({ usageDetails: { input: 9, output: 1, total: 10 }, costStatus: 'inferred' });
+    const batchId = unique('batch-gen');
+    await batchGeneration({ id: batchId, traceId: unique('batch-trace'), model, input, output: 'hello' });
+    expect(costView(otel.body)).toEqual(costView((await observation(batchId)).body));
+  });
+});
+
 describe('OTel ingestion: idempotence and ordering', () => {
   it('a re-sent export changes nothing', async () => {
     const traceId = hex(16), spanId = hex(8);

@@ -111,6 +111,14 @@ describe('OTel span mapping (contract §6)', () => {
     expect(obs.body).toMatchObject({ model: 'gpt-4o-2024-08-06', usageDetails: { input: 90, output: 40, input_cached_tokens: 30 }, costDetails: { total: 0.0012 }, modelParameters: { temperature: 0.5 } });
   });
 
+  it("OpenLLMetry's indexed gen_ai.prompt.N / gen_ai.completion.N messages become input and output", () => {
+    const { obs } = mapOne([s('gen_ai.request.model', 'm'), s('gen_ai.prompt.1.role', 'user'), s('gen_ai.prompt.1.content', 'hi'), s('gen_ai.prompt.0.role', 'system'), s('gen_ai.prompt.0.content', 'be brief'),
+      s('gen_ai.completion.0.role', 'assistant'), s('gen_ai.completion.0.content', 'hello')]);
+    expect(obs.body.input).toEqual([{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }]);
+    expect(obs.body.output).toEqual([{ role: 'assistant', content: 'hello' }]);
+    expect('input' in mapOne([s('gen_ai.request.model', 'm')]).obs.body).toBe(false);
+  });
+
   it('environment from the resource; deterministic event ids that change with the content', () => {
     const a = mapOne([s('gen_ai.request.model', 'm')], {}, 'x', [s('deployment.environment.name', 'staging')]);
     const b = mapOne([s('gen_ai.request.model', 'm')], {}, 'x', [s('deployment.environment.name', 'staging')]);

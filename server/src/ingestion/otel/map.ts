@@ -104,6 +104,21 @@ export function observationType(a: Attributes): string {
   return 'span';
 }
 
+/** OpenLLMetry's indexed messages (`gen_ai.prompt.0.role`, `gen_ai.prompt.0.content`, …) → [{role, content}, …] */
+function indexedMessages(a: Attributes, prefix: string): unknown[] | undefined {
+  const out: Record<string, unknown>[] = [];
+  const re = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d+)\\.(.+)$`);
+  for (const [k, v] of Object.entries(a)) {
+    const m = re.exec(k);
+    if (!m) continue;
+    const i = Number(m[1]);
+    if (i > 10_000) continue;
+    (out[i] ??= {})[m[2]!] = parsedJson(v);
+  }
+  const list = out.filter(Boolean);
+  return list.length ? list : undefined;
+}
+
 const INPUT_KEYS = ['langfuse.observation.input', 'gen_ai.input.messages', 'input.value', 'gen_ai.prompt', 'ai.prompt.messages', 'ai.prompt'];
 const OUTPUT_KEYS = ['langfuse.observation.output', 'gen_ai.output.messages', 'output.value', 'gen_ai.completion', 'ai.response.text', 'ai.response.object'];
 const LEVELS = new Set(['DEBUG', 'DEFAULT', 'WARNING', 'ERROR']);
@@ -184,8 +199,10 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
   if (version !== undefined) obs.version = version;
   const input = firstOf(a, INPUT_KEYS);
   if (input !== undefined) obs.input = parsedJson(input);
+  else if ((obs.input = indexedMessages(a, 'gen_ai.prompt')) === undefined) delete obs.input;
   const output = firstOf(a, OUTPUT_KEYS);
   if (output !== undefined) obs.output = parsedJson(output);
+  else if ((obs.output = indexedMessages(a, 'gen_ai.completion')) === undefined) delete obs.output;
   const level = str(a['langfuse.observation.level'])?.toUpperCase();
   if (level && LEVELS.has(level)) obs.level = level;
   else if (span.status?.code === STATUS_ERROR) obs.level = 'ERROR';

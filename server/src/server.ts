@@ -16,6 +16,8 @@ import { startEventIdPruning } from './services/event-id-pruning.ts';
 import { createModelCatalog } from './services/model-catalog.ts';
 import { resolveKeyring } from './services/encryption-keys.ts';
 import { createTokenizerPool } from './workers/tokenizer-pool.ts';
+import { EvaluationWorker } from './jobs/evaluation-worker.ts';
+import { EvaluationRulesCache } from './services/evaluation-rules-cache.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -58,11 +60,17 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const createdKeys = await ensureInitialProject(db.em(), config, log);
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
-  const services: Services = { version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts, llmTimeoutMs: config.llmTimeoutMs };
+  let worker: EvaluationWorker | null = null;
+  const services: Services = {
+    version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts, llmTimeoutMs: config.llmTimeoutMs,
+    evaluation: { rules: new EvaluationRulesCache(), jobsEnqueued: () => worker?.wake() },
+  };
+  if (config.evalConcurrency > 0) worker = new EvaluationWorker(db, services, log, { concurrency: config.evalConcurrency, retryBaseMs: config.evalRetryBaseMs });
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds, ingestionStylePaths());
   const { port } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
+  worker?.start();
   return {
     url: `http://127.0.0.1:${port}`,
     db,
@@ -71,6 +79,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
     async close() {
       await stopPruning();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker?.stop();
       server.closeAllConnections?.();
       await tokenizers.close();
       await db.close();

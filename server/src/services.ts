@@ -1,6 +1,7 @@
 // Long-lived collaborators handed to every handler.
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { AllowList } from './domain/llm/egress.ts';
+import type { EvaluationRulesCache } from './services/evaluation-rules-cache.ts';
 import type { ModelCatalog } from './services/model-catalog.ts';
 import type { TokenizerPool } from './workers/tokenizer-pool.ts';
 
@@ -14,4 +15,6 @@ export interface Services {
   egress: AllowList;
   /** the longest one LLM provider call may take (TALLY_LLM_TIMEOUT_MS) */
   llmTimeoutMs: number;
+  /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
+  evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void };
 }

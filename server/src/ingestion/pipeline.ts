@@ -14,6 +14,7 @@ import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
+import { enqueueEvaluations } from './evaluation-enqueue.ts';
 import { priceObservation } from './price.ts';
 
 export interface BatchResult {
@@ -78,7 +79,9 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
   for (let attempt = 1; ; attempt++) {
     try {
       warnings.clear();
-      await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
+      const jobs = await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
+      // committed: a worker of this process can claim them now rather than at its next poll
+      if (jobs > 0) services.evaluation?.jobsEnqueued();
       break;
     } catch (e) {
       if (isLockTimeout(e)) {
@@ -97,7 +100,8 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
   return { warnings: new Map([...warnings].map(([e, w]) => [e.id, w])) };
 }
 
-async function applyProject(tx: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date) {
+/** the number of evaluation jobs the batch enqueued */
+async function applyProject(tx: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date): Promise<number> {
   const db = kysely(tx);
   // ids are known before knowing which events are replays: loading a little extra is
   // cheaper than a second round trip
@@ -155,8 +159,12 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   // the metrics roll-up follows the rows in the same statement: what they held out, what they hold now in
   priced.sort(byId);
   await upsertObservations(db, projectId, priced, priced.flatMap((o) => existing.observations.get(o.id) ?? []));
+  // evaluation jobs commit with the observations they judge, or not at all
+  const rules = services.evaluation ? await services.evaluation.rules.get(tx, projectId) : [];
+  const jobs = await enqueueEvaluations(db, projectId, rules, priced);
   // one row per score id: of two events for the same score in a batch the later one wins (one
   // upsert cannot write a row twice)
   const scores = new Map(processingOrder(fresh.filter((e) => e.type === 'score-create')).map(toScore).map((sc) => [sc.id, sc]));
   await upsertScores(db, projectId, [...scores.values()].sort(byId));
+  return jobs;
 }

@@ -11,8 +11,8 @@ import { Migration20261122000008ObservationHourly } from './Migration20261122000
 import { Migration20261122000009MetricsIndexes } from './Migration20261122000009MetricsIndexes.ts';
 import { Migration20261122000010LlmConnections } from './Migration20261122000010LlmConnections.ts';
 import { Migration20261122000011Scores } from './Migration20261122000011Scores.ts';
-import { Migration20261122000011Scores } from './Migration20261122000011Scores.ts';
 import { Migration20261122000012Evaluators } from './Migration20261122000012Evaluators.ts';
+import { Migration20261122000013EvaluationJobs } from './Migration20261122000013EvaluationJobs.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -26,6 +26,6 @@ export const migrationsList = [
   { name: 'Migration20261122000009MetricsIndexes', class: Migration20261122000009MetricsIndexes },
   { name: 'Migration20261122000010LlmConnections', class: Migration20261122000010LlmConnections },
   { name: 'Migration20261122000011Scores', class: Migration20261122000011Scores },
-  { name: 'Migration20261122000011Scores', class: Migration20261122000011Scores },
   { name: 'Migration20261122000012Evaluators', class: Migration20261122000012Evaluators },
+  { name: 'Migration20261122000013EvaluationJobs', class: Migration20261122000013EvaluationJobs },
 ];

@@ -1,0 +1,180 @@
+// The evaluation workers of one server process: claim due jobs from the database queue (several
+// processes on one PostgreSQL share it; SKIP LOCKED keeps them apart), run at most
+// `concurrency` at once, and settle each job: COMPLETED with its score, DELAYED for a retryable
+// provider failure (at most MAX_ATTEMPTS within MAX_AGE_MS), ERROR, or CANCELLED when what it
+// was for is gone. A provider failure that no retry can fix pauses the evaluator (contract §5.14).
+import type { Database } from '../db/orm.ts';
+import { executionTraceId, scoreId } from '../domain/evaluation/ids.ts';
+import { compilePrompt } from '../domain/evaluation/prompt.ts';
+import { isInternalEnvironment } from '../domain/evaluation/rule-match.ts';
+import { extractVariables } from '../domain/evaluation/variables.ts';
+import { LlmError, type LlmErrorKind } from '../domain/llm/call.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services.ts';
+import { JudgeAnswerError, runJudge } from '../services/judge.ts';
+import { ConnectionSecretsUnreadable } from '../services/llm-gateway.ts';
+import { claimJobs, finishJob, type JobOutcome, type StoredJob } from '../store/evaluation-jobs.ts';
+import { enabledRulesFor } from '../store/evaluation-rules.ts';
+import { blockEvaluator } from '../store/evaluators.ts';
+import { getConnectionByProvider } from '../store/llm-connections.ts';
+import { getObservation } from '../store/observations.ts';
+import { kysely } from '../store/sql.ts';
+
+export const MAX_ATTEMPTS = 4;
+export const MAX_AGE_MS = 2 * 3_600_000;
+const POLL_MS = 500;
+// a job not settled within its lease (a crashed or stuck worker) becomes claimable again
+const LEASE_MARGIN_MS = 60_000;
+
+/** provider failures that pause the evaluator: retrying cannot fix them, the user must */
+const BLOCK_REASONS: Partial<Record<LlmErrorKind, string>> = {
+  auth_invalid: 'LLM_CONNECTION_AUTH_INVALID',
+  billing_exhausted: 'LLM_CONNECTION_BILLING_EXHAUSTED',
+  model_unavailable: 'EVAL_MODEL_UNAVAILABLE',
+  unreachable: 'LLM_CONNECTION_ENDPOINT_UNREACHABLE',
+};
+
+export interface EvaluationWorkerOptions {
+  concurrency: number;
+  /** the first retry's delay; each further one doubles it (with jitter) */
+  retryBaseMs: number;
+}
+
+export class EvaluationWorker {
+  private running = 0;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+  private readonly idle = new Set<() => void>();
+  private readonly db: Database;
+  private readonly services: Services;
+  private readonly log: Logger;
+  private readonly opts: EvaluationWorkerOptions;
+
+  constructor(db: Database, services: Services, log: Logger, opts: EvaluationWorkerOptions) {
+    this.db = db;
+    this.services = services;
+    this.log = log;
+    this.opts = opts;
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** jobs were committed: look now rather than at the next poll */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  /** stops claiming, and resolves when the jobs in hand are settled */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.running > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), ms);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    let claimed = 0;
+    try {
+      const free = this.opts.concurrency - this.running;
+      if (free > 0) {
+        const jobs = await claimJobs(this.db.em(), free, new Date(Date.now() + this.services.llmTimeoutMs + LEASE_MARGIN_MS));
+        claimed = jobs.length;
+        for (const job of jobs) {
+          this.running++;
+          void this.run(job).finally(() => {
+            this.running--;
+            if (this.running === 0) for (const done of this.idle) done();
+            this.wake();
+          });
+        }
+      }
+    } catch (e) {
+      this.log.error({ err: e }, 'evaluation jobs could not be claimed');
+    } finally {
+      this.polling = false;
+      // a full claim may have left more due jobs behind: look again at once
+      this.schedule(claimed > 0 && this.running < this.opts.concurrency ? 0 : POLL_MS);
+    }
+  }
+
+  private retryDelay(attempt: number): number {
+    return this.opts.retryBaseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+  }
+
+  private async settle(job: StoredJob, outcome: JobOutcome): Promise<void> {
+    if (!(await finishJob(this.db.em(), job, outcome))) this.log.info({ job: job.id }, 'evaluation job was enqueued again while it ran; its newer run stands');
+  }
+
+  /** retry when attempts and age allow, else record the error */
+  private retryOrFail(job: StoredJob, message: string): JobOutcome {
+    const age = Date.now() - (job.firstAttemptAt ?? job.createdAt).getTime();
+    if (job.attempts < MAX_ATTEMPTS && age < MAX_AGE_MS) return { status: 'DELAYED', error: message, runAfter: new Date(Date.now() + this.retryDelay(job.attempts)) };
+    return { status: 'ERROR', error: message };
+  }
+
+  private async block(job: StoredJob, reason: string, message: string): Promise<void> {
+    await blockEvaluator(this.db.em(), job.projectId, job.evaluatorId, reason, message);
+    this.services.evaluation?.rules.invalidate(job.projectId);
+  }
+
+  private async run(job: StoredJob): Promise<void> {
+    const em = this.db.em();
+    try {
+      const rule = (await enabledRulesFor(em, job.projectId)).find((r) => r.id === job.ruleId);
+      const a = rule?.assignments.find((x) => x.assignmentId === job.assignmentId);
+      if (!rule || !a) return await this.settle(job, { status: 'CANCELLED', error: 'The rule, its evaluator or the assignment is gone or no longer enabled' });
+      if (a.blocked) return await this.settle(job, { status: 'CANCELLED', error: `The evaluator is paused: ${a.blocked.reason}` });
+      if (a.evaluatorType !== 'llm_as_judge') return await this.settle(job, { status: 'ERROR', error: 'Code evaluators are not supported by Tally' });
+      const obs = await getObservation(kysely(em), job.projectId, job.observationId);
+      if (!obs) return await this.settle(job, { status: 'CANCELLED', error: 'The observation is gone' });
+      if (isInternalEnvironment(obs.environment)) return await this.settle(job, { status: 'CANCELLED', error: `Observations in environment ${obs.environment} are not evaluated` });
+      if (!a.modelConfig) {
+        const message = 'The evaluator has no model, and Tally has no project default evaluation model: set modelConfig on the evaluator';
+        await this.block(job, 'DEFAULT_EVAL_MODEL_MISSING', message);
+        return await this.settle(job, { status: 'ERROR', error: message });
+      }
+      const connection = await getConnectionByProvider(em, job.projectId, a.modelConfig.provider);
+      if (!connection) {
+        const message = `No LLM connection with provider "${a.modelConfig.provider}" in this project`;
+        await this.block(job, 'LLM_CONNECTION_MISSING', message);
+        return await this.settle(job, { status: 'ERROR', error: message });
+      }
+      const prompt = compilePrompt(a.prompt ?? '', extractVariables(obs, a.mapping));
+      const traceId = executionTraceId(job.id);
+      const verdict = await runJudge(em, this.services, job.projectId, {
+        connection, model: a.modelConfig.model, prompt, outputDefinition: a.outputDefinition, evaluatorName: a.evaluatorName, executionTraceId: traceId,
+        target: { traceId: job.traceId, observationId: job.observationId, environment: obs.environment }, scoreName: a.evaluatorName,
+        scoreId: (name, i) => scoreId(job.id, name, i),
+        metadata: {
+          job_execution_id: job.id, job_configuration_id: rule.id, evaluation_rule_id: rule.id, evaluation_rule_assignment_id: a.assignmentId,
+          evaluator_id: a.evaluatorId, evaluator_version_id: a.evaluatorVersionId, target_trace_id: job.traceId, target_observation_id: job.observationId,
+        },
+      });
+      await this.settle(job, { status: 'COMPLETED', scoreId: verdict.scores[0]?.id ?? null, executionTraceId: traceId });
+    } catch (e) {
+      if (e instanceof LlmError) {
+        const reason = BLOCK_REASONS[e.kind];
+        if (reason) {
+          await this.block(job, reason, e.message);
+          return await this.settle(job, { status: 'ERROR', error: e.message });
+        }
+        // behaviour §7.2: 408, 409, 429 and >= 500 are rescheduled; so is a timeout (the issue's "429, 5xx, timeout")
+        if (e.retryable || e.kind === 'timeout') return await this.settle(job, this.retryOrFail(job, e.message));
+        return await this.settle(job, { status: 'ERROR', error: e.message });
+      }
+      if (e instanceof JudgeAnswerError || e instanceof ConnectionSecretsUnreadable) return await this.settle(job, { status: 'ERROR', error: e.message });
+      this.log.error({ err: e, job: job.id }, 'evaluation job failed');
+      await this.settle(job, this.retryOrFail(job, 'An internal error occurred')).catch((err) => this.log.error({ err }, 'evaluation job could not be settled'));
+    }
+  }
+}

@@ -3,27 +3,32 @@
 // same columns, into a bare table (primary key only).
 //
 // Phase 1 sends generation-create events with usage provided (half as a chat-completions usage
-// object, half as flat usageDetails), phase 2 a ~2% share with no usage but input/output text on
-// a tokenizer model, so the server tokenises them. Every batch is 100 generations plus the
+// object, half as flat usageDetails), phase 2 BENCH_TOKENISED_EVENTS (default 10,000) with no usage
+// but input/output text on a tokenizer model (o200k_base, cl100k_base and the legacy Claude
+// vocabulary), so the server tokenises them in its worker threads. Its token throughput is compared
+// with the inline counting rate (same events, same code, this process, no worker hop) × the
+// server's tokenizer threads, measured in the same run. Every batch is 100 generations plus the
 // trace-create of its own trace. Knobs: BENCH_EVENTS (default 200000), BENCH_CONCURRENCY
 // (POSTs in flight, default 4), BENCH_CPU_PROF=<dir> (writes a --cpu-prof profile of the server).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child } from './lib.ts';
+import { defaultTokenizerThreads } from '../server/src/config.ts';
+import { inferUsage, type TokenizerRef } from '../server/src/domain/tokenizers/index.ts';
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_ingestion';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-ingest', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-ingest-secret' };
 const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
 const BATCH = 100; // generations per batch (each batch also carries one trace-create)
-const TOKENISE_SHARE = 0.02;
+const TOKENISED_EVENTS = 10_000;
 
 // managed models by name; weights sum to 1. Tokenised events use the tokenizer models only.
 const USAGE_MODELS: [string, number][] = [
   ['gpt-4o', 0.2], ['gpt-4o-mini', 0.2], ['claude-sonnet-4-5', 0.15], ['claude-3-5-haiku', 0.1],
   ['gemini-2.5-pro', 0.15], ['gemini-2.0-flash', 0.1], ['o3-mini', 0.1],
 ];
-const TOKENISED_MODELS = ['gpt-4o', 'claude-sonnet-4-5'];
+const TOKENISED_MODELS = ['gpt-4o', 'gpt-4', 'claude-sonnet-4-5'];
 const TIERED = 'gemini-2.5-pro'; // 20% of its events go above 200,000 input tokens
 const REASONING = new Set(['o3-mini', 'gemini-2.5-pro']);
 
@@ -58,7 +63,7 @@ const WORDS = (
 ).split(' ');
 
 interface Row { id: string; traceId: string; name: string; start: string; end: string; model: string; usage: Record<string, number> }
-interface Batch { body: string; events: number; rows: Row[] }
+interface Batch { body: string; events: number; rows: Row[]; texts: { model: string; input: string; output: string }[] }
 
 function buildBatches(count: number, tokenised: boolean, runId: string, first: number, rnd: () => number, t0: number): Batch[] {
   const pick = (): string => {
@@ -76,6 +81,7 @@ function buildBatches(count: number, tokenised: boolean, runId: string, first: n
     const ts = new Date(t0 + i * 10).toISOString();
     const events: unknown[] = [{ id: `${runId}-evt-trace-${b}`, timestamp: ts, type: 'trace-create', body: { id: traceId, name: 'bench-request', userId: `user-${b % 97}`, sessionId: `session-${b % 1009}`, tags: ['bench'], release: 'v1' } }];
     const rows: Row[] = [];
+    const texts: Batch['texts'] = [];
     for (let k = 0; k < n; k++, i++) {
       const model = pick();
       const start = new Date(t0 + i * 10), end = new Date(start.getTime() + 200 + Math.floor(rnd() * 3000));
@@ -87,6 +93,7 @@ function buildBatches(count: number, tokenised: boolean, runId: string, first: n
       if (tokenised) {
         body.input = text(150 + Math.floor(rnd() * 300));
         body.output = text(50 + Math.floor(rnd() * 150));
+        texts.push({ model, input: body.input as string, output: body.output as string });
       } else {
         const big = model === TIERED && rnd() < 0.2;
         const input = big ? 200_001 + Math.floor(rnd() * 200_000) : 50 + Math.floor(rnd() * 5000);
@@ -108,7 +115,7 @@ function buildBatches(count: number, tokenised: boolean, runId: string, first: n
       events.push({ id: `${runId}-evt-gen-${i}`, timestamp: start.toISOString(), type: 'generation-create', body });
       rows.push({ id: body.id as string, traceId, name: 'chat-completion', start: start.toISOString(), end: end.toISOString(), model, usage });
     }
-    batches.push({ body: JSON.stringify({ batch: events }), events: n, rows });
+    batches.push({ body: JSON.stringify({ batch: events }), events: n, rows, texts });
   }
   return batches;
 }
@@ -165,7 +172,10 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
   const total = opts.events ?? Number(process.env.BENCH_EVENTS ?? 200_000);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
   if (!(total >= BATCH) || !(concurrency >= 1)) throw new Error(`bad BENCH_EVENTS (${total}) or BENCH_CONCURRENCY (${concurrency})`);
-  const tokenisedCount = Math.round((total * TOKENISE_SHARE) / BATCH) * BATCH || BATCH;
+  const tokenisedWanted = Number(process.env.BENCH_TOKENISED_EVENTS ?? TOKENISED_EVENTS);
+  const tokenisedCount = Math.min(Math.round(tokenisedWanted / BATCH) * BATCH || BATCH, total - BATCH);
+  if (!(tokenisedCount >= BATCH)) throw new Error(`BENCH_EVENTS (${total}) leaves no room for a usage phase and ${tokenisedWanted} tokenised events`);
+  const tokenizerThreads = process.env.TALLY_TOKENIZER_THREADS ? Number(process.env.TALLY_TOKENIZER_THREADS) : defaultTokenizerThreads();
   const usageCount = total - tokenisedCount;
 
   try {
@@ -191,11 +201,15 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
 
     // the models the events name must be managed models of this server
     const names = new Set<string>();
+    const tokenizerOf = new Map<string, TokenizerRef>();
     for (let page = 1; ; page++) {
       const r = await fetch(`${base}/models?limit=100&page=${page}`, { headers: { authorization: auth } });
       if (r.status !== 200) throw new Error(`GET /models answered ${r.status}`);
-      const j = (await r.json()) as { data: { modelName: string }[]; meta: { totalPages: number } };
-      for (const m of j.data) names.add(m.modelName);
+      const j = (await r.json()) as { data: { modelName: string; tokenizerId: string | null; tokenizerConfig: unknown }[]; meta: { totalPages: number } };
+      for (const m of j.data) {
+        names.add(m.modelName);
+        tokenizerOf.set(m.modelName, { tokenizerId: m.tokenizerId, tokenizerConfig: m.tokenizerConfig });
+      }
       if (page >= j.meta.totalPages) break;
     }
     const missing = [...USAGE_MODELS.map(([m]) => m), ...TOKENISED_MODELS].filter((m) => !names.has(m));
@@ -216,6 +230,7 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const memUsage = memory(child.proc.pid!);
     const tok = await send(url, tokenBatches, concurrency);
     const mem = memory(child.proc.pid!);
+    const cpuTok = cpuSeconds([child.proc.pid!]);
     const all = [...usage.latencies, ...tok.latencies].sort((a, b) => a - b);
     const allMs = usage.ms + tok.ms;
 
@@ -226,6 +241,9 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
               count(*) filter (where usage_pricing_tier_name like 'Large%'),
               count(*) filter (where id like '%-gen-%' and input is not null and input_usage > 0 and output_usage > 0)
          from observations where type = 'GENERATION'`,
+    ).split('|').map(Number);
+    const [tokTokens, tokIn, tokOut] = q(
+      `select coalesce(sum(input_usage + output_usage), 0), coalesce(sum(input_usage), 0), coalesce(sum(output_usage), 0) from observations where type = 'GENERATION' and input is not null`,
     ).split('|').map(Number);
     const sample = q(`select model || ' ' || input_usage || '/' || output_usage || ' $' || round(total_cost, 6) from observations where type = 'GENERATION' order by random() limit 3`).split('\n');
     const statuses = q(`select string_agg(cost_status || '=' || n, ' ') from (select cost_status, count(*) n from observations group by 1 order by 1) s`);
@@ -241,6 +259,18 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     await child.stop();
     child = null;
 
+    // inline counting rate: the same events' input/output counted here, one thread, no worker hop
+    // (the encoders are warm after the first pass; the best of two is taken, as the server's
+    // workers are warm after their first events). Its counts must equal what the server stored.
+    const inline = [0, 1].map(() => {
+      let tokens = 0;
+      const t = performance.now();
+      for (const b of tokenBatches) for (const e of b.texts) { const u = inferUsage(tokenizerOf.get(e.model)!, e.input, e.output); tokens += (u?.input ?? 0) + (u?.output ?? 0); }
+      return { tokens, ms: performance.now() - t };
+    });
+    const inlineBest = inline.reduce((a, b) => (b.ms < a.ms ? b : a));
+    if (inlineBest.tokens !== tokTokens) problems.push(`server stored ${tokTokens} tokenised tokens, inline count gives ${inlineBest.tokens}`);
+
     // baseline: COPY the very rows Tally stored (every column of observations) into a bare
     // table with the same columns and no keys or indexes
     psql(dbUrl, 'create table copy_baseline (like observations)');
@@ -253,7 +283,10 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const tallyRate = rate(total, allMs), copyRate = rate(total, copyMs), usageRate = rate(usage.events, usage.ms);
     lines.push(`POST /api/public/ingestion, PostgreSQL, ${num(total)} generation-create events in ${usageBatches.length + tokenBatches.length} batches of ${BATCH} (+1 trace-create each), ${concurrency} in flight, ${(bytes / 1e6).toFixed(1)} MB of JSON:`);
     lines.push(`  usage provided   ${num(usage.events).padStart(9)} events  ${(usage.ms / 1000).toFixed(1)} s  ${num(usageRate).padStart(7)} events/s   (target >= 10,000)`);
-    lines.push(`  tokenised        ${num(tok.events).padStart(9)} events  ${(tok.ms / 1000).toFixed(1)} s  ${num(rate(tok.events, tok.ms)).padStart(7)} events/s   (no usage, input/output text on ${TOKENISED_MODELS.join('/')}; slowest batch ${fmt(tok.latencies.at(-1)!)})`);
+    lines.push(`  tokenised        ${num(tok.events).padStart(9)} events  ${(tok.ms / 1000).toFixed(1)} s  ${num(rate(tok.events, tok.ms)).padStart(7)} events/s   (no usage, input/output text on ${TOKENISED_MODELS.join('/')}; slowest batch ${fmt(tok.latencies.at(-1)!)}, p50 ${fmt(percentile(tok.latencies, 50))})`);
+    const tokRate = rate(tokTokens, tok.ms), inlineRate = rate(inlineBest.tokens, inlineBest.ms);
+    lines.push(`  tokenised tokens ${num(tokTokens).padStart(9)} tokens (${num(tokIn)} in, ${num(tokOut)} out)  ${num(tokRate).padStart(9)} tokens/s;  inline counting ${num(inlineRate)} tokens/s (first pass ${num(rate(inline[0]!.tokens, inline[0]!.ms))}) × ${tokenizerThreads} worker thread(s) = ${num(inlineRate * tokenizerThreads)}`);
+    lines.push(`  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (target >= 70%; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`);
     lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
     lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);
     lines.push(`  CPU per event    server ${(1e6 * (cpuAfter.server - cpuBefore.server) / usage.events).toFixed(0)} µs, PostgreSQL backends ${(1e6 * (cpuAfter.pg - cpuBefore.pg) / usage.events).toFixed(0)} µs  (usage phase, from /proc; 2 cores shared with the load generator)`);

@@ -39,9 +39,13 @@ export interface TokenizerPool {
   close(): Promise<void>;
 }
 
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 1024 };
+
 interface Slot {
   worker: Worker;
   pending: Map<number, (usage: InferredUsage | undefined) => void>;
+  /** requests of this tick, posted together (an ingestion batch asks for up to 2 counts per event at once) */
+  queue: WorkerRequest[];
 }
 
 export function createTokenizerPool(options: TokenizerPoolOptions = {}): TokenizerPool {
@@ -56,12 +60,17 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
   function spawn(): Slot {
     // Inherit the parent's flags except --input-type, which makes a file-based worker refuse to start.
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
-    const worker = new Worker(new URL('./tokenizer-worker.ts', import.meta.url), { execArgv });
-    const slot: Slot = { worker, pending: new Map() };
-    worker.on('message', (res: WorkerResponse) => {
-      const done = slot.pending.get(res.id);
-      if (res.error) onError(`tokenizer worker failed: ${res.error}`);
-      done?.(res.error ? undefined : res.usage);
+    // A small young generation: the requests' strings die young, and V8's default (sized for the
+    // whole process) let a busy worker's heap grow by 100-200 MB before collecting them. The old
+    // generation keeps room for one very large value (a body holds at most a few MB of text).
+    const worker = new Worker(new URL('./tokenizer-worker.ts', import.meta.url), { execArgv, resourceLimits: WORKER_HEAP });
+    const slot: Slot = { worker, pending: new Map(), queue: [] };
+    worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {
+      for (const res of Array.isArray(message) ? message : [message]) {
+        const done = slot.pending.get(res.id);
+        if (res.error) onError(`tokenizer worker failed: ${res.error}`);
+        done?.(res.error ? undefined : res.usage);
+      }
     });
     worker.on('error', (err) => {
       onError(`tokenizer worker crashed: ${err.message}`);
@@ -102,8 +111,16 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
         slot.pending.delete(request.id);
         resolve(usage);
       });
-      slot.worker.postMessage(request);
+      // one message per slot and tick: a message costs a structured clone and a wake-up on both
+      // threads, which for the ~1-3 KB values of typical events is more than the count itself
+      if (slot.queue.push(request) === 1) queueMicrotask(() => flush(slot));
     });
+  }
+
+  function flush(slot: Slot): void {
+    const requests = slot.queue.splice(0);
+    if (requests.length === 0 || !slots.includes(slot)) return;
+    slot.worker.postMessage(requests.length === 1 ? requests[0] : requests);
   }
 
   if (options.startWorkers ?? true) while (slots.length < size) spawn();

@@ -17,16 +17,17 @@ if (!port) throw new Error('tokenizer-worker.ts must run as a worker thread');
 // so no event waits for one: messages that arrive meanwhile queue until this returns.
 for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
 
-port.on('message', (req: WorkerRequest) => {
-  let res: WorkerResponse;
+function handle(req: WorkerRequest): WorkerResponse {
   try {
-    if (req.kind === 'warmup') {
-      res = { id: req.id }; // the encoders were built at start: answering means they are ready
-    } else {
-      res = { id: req.id, usage: inferUsage(req.tokenizer, req.input, req.output) };
-    }
+    // the encoders were built at start: answering a warmup means they are ready
+    if (req.kind === 'warmup') return { id: req.id };
+    return { id: req.id, usage: inferUsage(req.tokenizer, req.input, req.output) };
   } catch (err) {
-    res = { id: req.id, error: err instanceof Error ? err.message : String(err) };
+    return { id: req.id, error: err instanceof Error ? err.message : String(err) };
   }
-  port.postMessage(res);
+}
+
+// The pool posts the requests of one tick together (an array) and gets the answers together.
+port.on('message', (message: WorkerRequest | WorkerRequest[]) => {
+  port.postMessage(Array.isArray(message) ? message.map(handle) : handle(message));
 });

@@ -2030,6 +2030,10 @@ export type OpentelemetryExportTracesData = {
          * `gzip` (as OTLP exporters send with compression on), `deflate` or `br`; absent for an uncompressed body.
          */
         'Content-Encoding'?: 'gzip' | 'deflate' | 'br' | 'identity';
+        /**
+         * Sent by the Langfuse SDKs (4). A version above 4, or one that is not a number, is a 400.
+         */
+        'x-langfuse-ingestion-version'?: string;
     };
     path?: never;
     query?: never;

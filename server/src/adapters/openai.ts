@@ -38,12 +38,14 @@ const isReasoningModel = (model: string) => /^(openai\/)?(o\d|gpt-5)/i.test(mode
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
+/** `stream: false` is sent explicitly, as the brief's gateway request (§4.4) has it; the streaming call overrides it */
 export function chatCompletionsBody(call: LlmCall): Record<string, unknown> {
   const { max_tokens, ...params } = call.params;
   return defined({
     model: call.model,
     messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
     ...params,
+    stream: false,
     ...(max_tokens === undefined ? {} : isReasoningModel(call.model) ? { max_completion_tokens: max_tokens } : { max_tokens }),
     tools: call.tools?.map((t) => ({ type: 'function', function: defined({ name: t.name, description: t.description, parameters: t.parameters }) })),
     tool_choice: call.toolChoice ? { type: 'function', function: { name: call.toolChoice.name } } : undefined,

@@ -61,7 +61,7 @@ describe('playground completions', () => {
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(sent.headers['x-team']).toBe('evals');
-    expect(sent.body).toEqual({ model: 'gpt-4o-mini', messages, temperature: 0.5, max_tokens: 20, service_tier: 'flex' });
+    expect(sent.body).toEqual({ model: 'gpt-4o-mini', messages, temperature: 0.5, max_tokens: 20, stream: false, service_tier: 'flex' });
 
     // the trace and its generation, as any reader of the API sees them
     const trace = await raw(`/api/public/traces/${r.body.traceId}`);

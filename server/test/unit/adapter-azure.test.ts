@@ -103,6 +103,7 @@ describe('azure adapter', () => {
       temperature: 0.2,
       top_p: 0.9,
       max_tokens: 256,
+      stream: false,
       tools: [{ type: 'function', function: { name: 'extract', description: 'Extract the score', parameters: call.tools![0]!.parameters } }],
       tool_choice: { type: 'function', function: { name: 'extract' } },
       service_tier: 'default',

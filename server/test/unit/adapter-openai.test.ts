@@ -131,7 +131,7 @@ describe('openai adapter: Chat Completions', () => {
       service_tier: 'flex',
       thinkingBudget: 128,
     });
-    expect(r.body.stream ?? false).toBe(false);
+    expect(r.body.stream).toBe(false);
 
     expect(result).toEqual({
       text: null,
@@ -145,7 +145,7 @@ describe('openai adapter: Chat Completions', () => {
     answer = (_r, res) => json(res, 200, { ...CHAT_ANSWER, choices: [{ index: 0, message: { role: 'assistant', content: 'plain text' }, finish_reason: 'stop' }] });
     const result = await callOpenAi(connection(), { model: 'o4-mini', messages: [{ role: 'user', content: 'hi' }], params: { max_tokens: 100 }, timeoutMs: 5_000 }, loopback);
     const body = received[0]!.body;
-    expect(Object.keys(body).sort()).toEqual(['max_completion_tokens', 'messages', 'model']);
+    expect(Object.keys(body).sort()).toEqual(['max_completion_tokens', 'messages', 'model', 'stream']);
     expect(body.max_completion_tokens).toBe(100);
     expect(result.text).toBe('plain text');
     expect(result.toolCalls).toEqual([]);

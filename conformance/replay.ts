@@ -2,7 +2,7 @@
 // status + body + response-schema checks, then cleanup. Knows nothing about any one
 // endpoint: everything it does comes from the spec and its x-conformance hints.
 import { createBackend } from '../server/src/http/openapi.ts';
-import { cases, loadSpec, operations, type Case, type Json, type Operation, type Step } from './spec.ts';
+import { cases, deref, loadSpec, operations, type Case, type Json, type Operation, type Step } from './spec.ts';
 import { diff, formatDifferences } from './diff.ts';
 import type { Gateway } from './gateway.ts';
 
@@ -50,8 +50,22 @@ async function call(target: Target, op: Operation, opts: { method?: string; para
   return { status: res.status, body };
 }
 
+type GatewayExpect = NonNullable<NonNullable<Case['x']['gateway']>['expect']>;
+
+/** an expectation that names a webhook example: its headers and body come from the spec's webhooks */
+function resolveWebhook(spec: Json, expect: GatewayExpect): GatewayExpect {
+  if (!expect.webhook) return expect;
+  const op = spec.webhooks?.[expect.webhook]?.post;
+  if (!op) throw new Error(`x-conformance names an unknown webhook ${expect.webhook}`);
+  const example = deref(spec, op.requestBody?.content?.['application/json']?.examples?.[expect.example ?? ''])?.value;
+  if (example === undefined) throw new Error(`webhook ${expect.webhook} has no request example ${expect.example}`);
+  const headers: Record<string, string> = {};
+  for (const p of (op.parameters ?? []).map((x: Json) => deref(spec, x))) if (p.in === 'header' && p.example !== undefined) headers[p.name] = String(p.example);
+  return { ...expect, headers: { ...headers, ...expect.headers }, body: example };
+}
+
 /** the one request the gateway should have received, checked against the case's `expect` */
-function gatewayProblems(expect: NonNullable<NonNullable<Case['x']['gateway']>['expect']>, gateway: Gateway): string[] {
+function gatewayProblems(expect: GatewayExpect, gateway: Gateway): string[] {
   if (gateway.received.length !== 1) return [`gateway: expected 1 request, received ${gateway.received.length}`];
   const got = gateway.received[0]!;
   const problems: string[] = [];
@@ -97,7 +111,7 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
       if (c.x.gateway && gateway) { gateway.reply = c.x.gateway.reply; gateway.received.length = 0; }
       const res = await call(target, c.op, { method: c.x.method, params, body, auth: c.x.auth });
       vars.response = res.body;
-      if (c.x.gateway?.expect && gateway) problems.push(...gatewayProblems(c.x.gateway.expect, gateway));
+      if (c.x.gateway?.expect && gateway) problems.push(...gatewayProblems(resolveWebhook(spec, c.x.gateway.expect), gateway));
       if (res.status !== c.status) problems.push(`status: expected ${c.status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
       else {
         const schemaCheck = c.x.method ? { valid: true, errors: [] } : api.validateResponse(res.body, c.op.operationId, res.status);

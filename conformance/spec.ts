@@ -21,7 +21,8 @@ export interface Conformance {
   /** the case calls a provider: the fake gateway answers `reply` and must have received `expect` */
   gateway?: {
     reply: { status: number; body: Json; headers?: Record<string, string> };
-    expect?: { method: string; path: string; headers?: Record<string, string>; body?: Json };
+    /** `webhook` + `example`: the headers and body are the spec's webhook request example (its header parameters' examples) */
+    expect?: { method: string; path: string; headers?: Record<string, string>; body?: Json; webhook?: string; example?: string };
   };
 }
 

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
+import type { EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesExecutionsData, EvaluationRulesExecutionsErrors, EvaluationRulesExecutionsResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluationsLlmAsAJudgeData, EvaluationsLlmAsAJudgeErrors, EvaluationsLlmAsAJudgeResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -519,6 +519,55 @@ export const playgroundCompletions = <ThrowOnError extends boolean = false>(opti
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Run one LLM-as-a-judge evaluation now (a Tally addition).
+ *
+ * For trying an evaluator's prompt and for scripts. The prompt's `{{variables}}` are filled
+ * from `variables` (strings as they are, other values as JSON; a placeholder without a value
+ * stays), and the judge is called through the project's connection named `provider` with
+ * exactly the request the `llmJudgeRequest` webhook documents: one user message, the six
+ * model parameters (those not set in `modelParams` take their defaults: temperature 0,
+ * top_p 1, frequency_penalty 0, presence_penalty 0, max_tokens 1024, n 1), `stream: false`
+ * and the forced `extract` tool.
+ *
+ * The call is recorded as a trace `Execute evaluator: <scoreName>` in environment
+ * `langfuse-llm-as-a-judge` with one generation, priced like any ingested one. With a
+ * `target`, the verdict is also written as score(s) named `scoreName`, source `EVAL`, the
+ * reasoning as comment (a CATEGORICAL definition allowing several matches writes one score
+ * per category).
+ *
+ * Failures: a provider failure answers as the playground does (`LlmCallError`, 502/429/504/400);
+ * an answer without a usable `extract` call (no call, a score that does not fit the output
+ * definition) answers 422 `JudgeAnswerError`, and nothing is scored.
+ *
+ */
+export const evaluationsLlmAsAJudge = <ThrowOnError extends boolean = false>(options: Options<EvaluationsLlmAsAJudgeData, ThrowOnError>): RequestResult<EvaluationsLlmAsAJudgeResponses, EvaluationsLlmAsAJudgeErrors, ThrowOnError> => (options.client ?? client).post<EvaluationsLlmAsAJudgeResponses, EvaluationsLlmAsAJudgeErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/evaluations/llm-as-a-judge',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The rule's evaluation jobs, newest first (a Tally addition).
+ *
+ * One job per matching observation and evaluator, with its status: `PENDING` (queued),
+ * `RUNNING`, `DELAYED` (a retryable provider failure, tried again at `runAfter`; at most 4
+ * attempts within 2 hours), `COMPLETED` (with the first score's id and the judge's trace id),
+ * `ERROR` (with the reason: a provider failure, an answer that did not fit, a paused
+ * evaluator), `CANCELLED` (the rule, evaluator or observation went away, or the observation
+ * is in an internal environment). So a user can see why a score is missing.
+ *
+ */
+export const evaluationRulesExecutions = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesExecutionsData, ThrowOnError>): RequestResult<EvaluationRulesExecutionsResponses, EvaluationRulesExecutionsErrors, ThrowOnError> => (options.client ?? client).get<EvaluationRulesExecutionsResponses, EvaluationRulesExecutionsErrors, ThrowOnError>({
+    security: [{ scheme: 'basic', type: 'http' }],
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}/executions',
+    ...options
 });
 
 /**

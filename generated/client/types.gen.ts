@@ -4,6 +4,8 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:3000' | (string & {});
 };
 
+export type Webhooks = WebhookLlmJudgeRequestWebhookRequest;
+
 export type MessageResponse = {
     message: string;
 };
@@ -1456,6 +1458,115 @@ export type PaginatedScoresV1 = {
 export type PaginatedScores = {
     data: Array<Score>;
     meta: UtilsMetaResponse;
+};
+
+export type LlmAsAJudgeRequest = {
+    /**
+     * The `provider` name of one of the project's connections.
+     */
+    provider: IndexedString;
+    model: string;
+    /**
+     * The evaluation prompt with `{{variable}}` placeholders.
+     */
+    prompt: string;
+    /**
+     * Values of the placeholders.
+     */
+    variables?: {
+        [key: string]: unknown;
+    };
+    modelParams?: LlmCallParams;
+    providerOptions?: {
+        [key: string]: unknown;
+    };
+    outputDefinition?: EvaluatorOutputDefinition;
+    target?: {
+        traceId: IndexedString;
+        observationId?: IndexedString;
+    };
+    scoreName?: string;
+};
+
+export type JudgedScore = {
+    dataType: 'NUMERIC' | 'BOOLEAN' | 'CATEGORICAL';
+    /**
+     * A number for NUMERIC, 1 or 0 for BOOLEAN, the category for CATEGORICAL.
+     */
+    value: number | string;
+    /**
+     * The score written (with a `target`).
+     */
+    scoreId: string | null;
+};
+
+export type LlmAsAJudgeResult = {
+    /**
+     * The first score value (the only one, unless several categories matched).
+     */
+    score: number | string;
+    dataType: 'NUMERIC' | 'BOOLEAN' | 'CATEGORICAL';
+    reasoning: string;
+    scores: Array<JudgedScore>;
+    scoreId: string | null;
+    /**
+     * The judge's trace (environment `langfuse-llm-as-a-judge`).
+     */
+    executionTraceId: string;
+    model: string;
+    /**
+     * The judge call's usage buckets.
+     */
+    usage: {
+        [key: string]: number;
+    };
+    costDetails: {
+        [key: string]: number;
+    };
+    cost: number | null;
+    costStatus: CostStatus;
+    warnings: Array<string>;
+};
+
+export type EvaluationJob = {
+    id: string;
+    status: 'PENDING' | 'RUNNING' | 'DELAYED' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
+    observationId: string;
+    traceId: string;
+    evaluatorId: string;
+    attempts: number;
+    runAfter: string;
+    error: string | null;
+    scoreId: string | null;
+    executionTraceId: string | null;
+    createdAt: string;
+    updatedAt: string;
+};
+
+export type PaginatedEvaluationJobs = {
+    data: Array<EvaluationJob>;
+    meta: UtilsMetaResponse;
+};
+
+/**
+ * The body of the judge's call to a chat-completions gateway (brief §4.4).
+ */
+export type JudgeGatewayRequest = {
+    model: string;
+    temperature: number;
+    top_p: number;
+    frequency_penalty: number;
+    presence_penalty: number;
+    max_tokens: number;
+    n: number;
+    stream: false;
+    tools: Array<{
+        [key: string]: unknown;
+    }>;
+    tool_choice: {
+        [key: string]: unknown;
+    };
+    messages: Array<LlmMessage>;
 };
 
 export type UnstableErrorCode = 'authentication_failed' | 'access_denied' | 'invalid_request' | 'invalid_query' | 'invalid_body' | 'invalid_filter_value' | 'invalid_json_path' | 'invalid_variable_mapping' | 'missing_variable_mapping' | 'duplicate_variable_mapping' | 'resource_not_found' | 'name_conflict' | 'evaluator_in_use' | 'evaluator_preflight_failed' | 'conflict' | 'unprocessable_content' | 'rate_limited' | 'method_not_allowed' | 'internal_error';
@@ -2921,6 +3032,103 @@ export type PlaygroundCompletionsResponses = {
 
 export type PlaygroundCompletionsResponse = PlaygroundCompletionsResponses[keyof PlaygroundCompletionsResponses];
 
+export type EvaluationsLlmAsAJudgeData = {
+    body: LlmAsAJudgeRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/evaluations/llm-as-a-judge';
+};
+
+export type EvaluationsLlmAsAJudgeErrors = {
+    /**
+     * The body is invalid.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No connection with that `provider`.
+     */
+    404: Error;
+    /**
+     * The judge answered without a usable `extract` call.
+     */
+    422: Error;
+    /**
+     * The provider rate-limited the call.
+     */
+    429: LlmCallError;
+    /**
+     * The provider refused or failed the call.
+     */
+    502: LlmCallError;
+    /**
+     * The connection's secrets cannot be decrypted.
+     */
+    503: Error;
+    /**
+     * The provider did not answer within `TALLY_LLM_TIMEOUT_MS`.
+     */
+    504: LlmCallError;
+};
+
+export type EvaluationsLlmAsAJudgeError = EvaluationsLlmAsAJudgeErrors[keyof EvaluationsLlmAsAJudgeErrors];
+
+export type EvaluationsLlmAsAJudgeResponses = {
+    /**
+     * The verdict, and the judge call's usage and cost.
+     */
+    200: LlmAsAJudgeResult;
+};
+
+export type EvaluationsLlmAsAJudgeResponse = EvaluationsLlmAsAJudgeResponses[keyof EvaluationsLlmAsAJudgeResponses];
+
+export type EvaluationRulesExecutionsData = {
+    body?: never;
+    path: {
+        evaluationRuleId: IndexedString;
+    };
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}/executions';
+};
+
+export type EvaluationRulesExecutionsErrors = {
+    /**
+     * Invalid pagination.
+     */
+    400: UnstableError;
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No rule with this id in the project.
+     */
+    404: UnstableError;
+};
+
+export type EvaluationRulesExecutionsError = EvaluationRulesExecutionsErrors[keyof EvaluationRulesExecutionsErrors];
+
+export type EvaluationRulesExecutionsResponses = {
+    /**
+     * One page of jobs.
+     */
+    200: PaginatedEvaluationJobs;
+};
+
+export type EvaluationRulesExecutionsResponse = EvaluationRulesExecutionsResponses[keyof EvaluationRulesExecutionsResponses];
+
 export type ScoresListData = {
     body?: never;
     path?: never;
@@ -3212,3 +3420,12 @@ export type ScoresV2GetResponses = {
 };
 
 export type ScoresV2GetResponse = ScoresV2GetResponses[keyof ScoresV2GetResponses];
+
+export type WebhookLlmJudgeRequestWebhookPayload = JudgeGatewayRequest;
+
+export type WebhookLlmJudgeRequestWebhookRequest = {
+    body: WebhookLlmJudgeRequestWebhookPayload;
+    key: 'llmJudgeRequest';
+    path?: never;
+    query?: never;
+};

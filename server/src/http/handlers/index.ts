@@ -5,6 +5,7 @@ import { health } from './health.ts';
 import { ingestionBatch } from './ingestion.ts';
 import { llmConnectionsDelete, llmConnectionsList, llmConnectionsModels, llmConnectionsTest, llmConnectionsUpsert } from './llm-connections.ts';
 import { playgroundCompletions } from './playground.ts';
+import { evaluationRulesExecutions, evaluationsLlmAsAJudge } from './evaluations.ts';
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
@@ -35,6 +36,8 @@ export const handlers: Record<string, OperationHandler> = {
   llmConnections_models: llmConnectionsModels,
   llmConnections_test: llmConnectionsTest,
   playground_completions: playgroundCompletions,
+  evaluations_llmAsAJudge: evaluationsLlmAsAJudge,
+  evaluationRules_executions: evaluationRulesExecutions,
   evaluators_list: evaluatorsList, evaluators_create: evaluatorsCreate, evaluators_get: evaluatorsGet, evaluators_delete: evaluatorsDelete,
   evaluationRules_list: evaluationRulesList, evaluationRules_create: evaluationRulesCreate, evaluationRules_get: evaluationRulesGet, evaluationRules_update: evaluationRulesUpdate, evaluationRules_delete: evaluationRulesDelete,
   scores_create: scoresCreate, scores_list: scoresList, scores_get: scoresGet, scores_delete: scoresDelete, scoresV2_list: scoresV2List, scoresV2_get: scoresV2Get,

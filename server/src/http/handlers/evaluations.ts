@@ -1,0 +1,71 @@
+// POST /api/public/evaluations/llm-as-a-judge (one evaluation now) and
+// GET /api/public/unstable/evaluation-rules/{id}/executions (a rule's jobs).
+import { randomBytes } from 'node:crypto';
+import type { LlmAsAJudgeRequest, LlmAsAJudgeResult } from '../../../../generated/client/types.gen.ts';
+import { scoreId } from '../../domain/evaluation/ids.ts';
+import type { OutputDefinition } from '../../domain/evaluation/judge.ts';
+import { compilePrompt } from '../../domain/evaluation/prompt.ts';
+import { LlmError } from '../../domain/llm/call.ts';
+import { JudgeAnswerError, runJudge } from '../../services/judge.ts';
+import { ConnectionSecretsUnreadable } from '../../services/llm-gateway.ts';
+import { listRuleJobs } from '../../store/evaluation-jobs.ts';
+import { getRule } from '../../store/evaluation-rules.ts';
+import { getConnectionByProvider } from '../../store/llm-connections.ts';
+import { getObservation } from '../../store/observations.ts';
+import { kysely } from '../../store/sql.ts';
+import { getTrace } from '../../store/traces.ts';
+import { ApiError, notFound, unstableError } from '../errors.ts';
+import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
+import { llmErrorBody, llmErrorStatus } from '../llm-call-error.ts';
+import { unreadableSecrets } from './playground.ts';
+import { RULE_NOT_FOUND } from './evaluation-rules.ts';
+
+export const evaluationsLlmAsAJudge: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const req = ctx.body as LlmAsAJudgeRequest;
+  const connection = await getConnectionByProvider(ctx.em, projectId, req.provider);
+  if (!connection) throw notFound(`No LLM connection with provider "${req.provider}" in this project`);
+  const scoreName = req.scoreName ?? 'llm-as-a-judge';
+  let target: { traceId: string; observationId: string | null; environment: string } | undefined;
+  if (req.target) {
+    // the scores take the target's environment, as a rule's scores do
+    const obs = req.target.observationId ? await getObservation(kysely(ctx.em), projectId, req.target.observationId) : null;
+    const trace = obs ? null : await getTrace(kysely(ctx.em), projectId, req.target.traceId);
+    target = { traceId: req.target.traceId, observationId: req.target.observationId ?? null, environment: obs?.environment ?? trace?.environment ?? 'default' };
+  }
+  // a random execution: nothing to make idempotent, so the score ids are fresh too
+  const execution = randomBytes(16).toString('hex');
+  try {
+    const v = await runJudge(ctx.em, ctx.services, projectId, {
+      connection, model: req.model, prompt: compilePrompt(req.prompt, req.variables ?? {}), params: req.modelParams, providerOptions: req.providerOptions,
+      outputDefinition: (req.outputDefinition as OutputDefinition | undefined) ?? null, evaluatorName: scoreName, executionTraceId: execution, target, scoreName,
+      scoreId: (name, i) => scoreId(execution, name, i), metadata: { evaluation: 'api', target_trace_id: target?.traceId ?? null, target_observation_id: target?.observationId ?? null },
+      signal: ctx.signal,
+    });
+    const body: LlmAsAJudgeResult = {
+      score: v.scores[0]!.value, dataType: v.scores[0]!.dataType, reasoning: v.reasoning,
+      scores: v.scores.map((s) => ({ dataType: s.dataType, value: s.value, scoreId: s.id })), scoreId: v.scores[0]!.id,
+      executionTraceId: v.executionTraceId, model: v.model, usage: v.usageDetails, costDetails: v.costDetails, cost: v.totalCost,
+      costStatus: v.costStatus as LlmAsAJudgeResult['costStatus'], warnings: v.warnings,
+    };
+    return { status: 200, body };
+  } catch (e) {
+    if (e instanceof LlmError) return { status: llmErrorStatus(e), body: llmErrorBody(e) };
+    if (e instanceof JudgeAnswerError) throw new ApiError(422, e.message, 'JudgeAnswerError');
+    if (e instanceof ConnectionSecretsUnreadable) throw unreadableSecrets(e);
+    throw e;
+  }
+};
+
+export const evaluationRulesExecutions: OperationHandler = async (ctx) => {
+  const projectId = projectOf(ctx);
+  if (!(await getRule(ctx.em, projectId, ctx.params.evaluationRuleId!))) throw unstableError(404, 'resource_not_found', RULE_NOT_FOUND);
+  const { page, limit } = pagination(ctx.query);
+  const { jobs, total } = await listRuleJobs(ctx.em, projectId, ctx.params.evaluationRuleId!, page, limit);
+  const data = jobs.map((j) => ({
+    id: j.id, status: j.status, observationId: j.observationId, traceId: j.traceId, evaluatorId: j.evaluatorId, attempts: j.attempts,
+    runAfter: j.runAfter.toISOString(), error: j.error, scoreId: j.scoreId, executionTraceId: j.executionTraceId,
+    createdAt: j.createdAt.toISOString(), updatedAt: j.updatedAt.toISOString(),
+  }));
+  return { status: 200, body: paginated(data, page, limit, total) };
+};

@@ -11,7 +11,7 @@
 // trace-create of its own trace. Knobs: BENCH_EVENTS (default 200000), BENCH_CONCURRENCY
 // (POSTs in flight, default 4), BENCH_CPU_PROF=<dir> (writes a --cpu-prof profile of the server).
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child } from './lib.ts';
 import { defaultTokenizerThreads } from '../server/src/config.ts';
 import { inferUsage, type TokenizerRef } from '../server/src/domain/tokenizers/index.ts';
@@ -157,6 +157,21 @@ function cpuSeconds(pids: number[]): number {
   return ticks / 100;
 }
 
+/** user+system CPU seconds per thread of a process, by thread id and name */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        out.set(`${name}#${tid}`, (Number(f[11]) + Number(f[12])) / 100);
+      } catch { /* gone */ }
+    }
+  } catch { /* gone */ }
+  return out;
+}
+
 /** the server's connections to the bench database (pool connections live as long as the server) */
 function pgBackendPids(url: string): number[] {
   const out = psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
@@ -228,7 +243,11 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const usage = await send(url, usageBatches, concurrency);
     const cpuAfter = { server: cpuSeconds([child.proc.pid!]), pg: cpuSeconds(pgBackendPids(dbUrl)) };
     const memUsage = memory(child.proc.pid!);
+    const threadsBefore = threadCpu(child.proc.pid!);
+    const pgBefore = cpuSeconds(pgBackendPids(dbUrl));
     const tok = await send(url, tokenBatches, concurrency);
+    const pgTok = cpuSeconds(pgBackendPids(dbUrl)) - pgBefore;
+    const threadsTok = [...threadCpu(child.proc.pid!)].map(([k, v]) => [k.replace(/#\d+$/, ''), v - (threadsBefore.get(k) ?? 0)] as const).filter(([, v]) => v >= 0.2).sort((a, b) => b[1] - a[1]);
     const mem = memory(child.proc.pid!);
     const cpuTok = cpuSeconds([child.proc.pid!]);
     const all = [...usage.latencies, ...tok.latencies].sort((a, b) => a - b);
@@ -287,6 +306,7 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const tokRate = rate(tokTokens, tok.ms), inlineRate = rate(inlineBest.tokens, inlineBest.ms);
     lines.push(`  tokenised tokens ${num(tokTokens).padStart(9)} tokens (${num(tokIn)} in, ${num(tokOut)} out)  ${num(tokRate).padStart(9)} tokens/s;  inline counting ${num(inlineRate)} tokens/s (first pass ${num(rate(inline[0]!.tokens, inline[0]!.ms))}) × ${tokenizerThreads} worker thread(s) = ${num(inlineRate * tokenizerThreads)}`);
     lines.push(`  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (target >= 70%; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`);
+    lines.push(`                   CPU in the tokenised phase by server thread: ${threadsTok.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}; PostgreSQL backends ${pgTok.toFixed(1)} s`);
     lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
     lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);
     lines.push(`  CPU per event    server ${(1e6 * (cpuAfter.server - cpuBefore.server) / usage.events).toFixed(0)} µs, PostgreSQL backends ${(1e6 * (cpuAfter.pg - cpuBefore.pg) / usage.events).toFixed(0)} µs  (usage phase, from /proc; 2 cores shared with the load generator)`);

@@ -104,3 +104,11 @@ export function filterTypeIssues(filters: RuleFilter[], target: RuleTarget): Iss
   });
   return issues;
 }
+
+/** the filter fields that are stored (unknown keys dropped, as on every unstable body) */
+export function cleanFilters(filters: RuleFilter[]): RuleFilter[] {
+  return filters.map((f) => {
+    const out: RuleFilter = { column: f.column, type: f.type, operator: f.operator, value: f.value };
+    return f.type === 'stringObject' ? { column: f.column, type: f.type, key: f.key, operator: f.operator, value: f.value } : out;
+  });
+}

@@ -3,7 +3,7 @@
 import { checkMapping, normaliseMapping, OBSERVATION_SOURCES, storageMappingProblem, type Mapping } from '../../domain/evaluation/mapping.ts';
 import type { Issue } from '../../domain/evaluation/output-definition.ts';
 import { promptVariables } from '../../domain/evaluation/prompt.ts';
-import { filterTypeIssues, filterValueProblem, type RuleFilter } from '../../domain/evaluation/rule-filters.ts';
+import { cleanFilters, filterTypeIssues, filterValueProblem, type RuleFilter } from '../../domain/evaluation/rule-filters.ts';
 import { ACTIVE_RULE_LIMIT, countActiveRules, deleteRule, getRule, isActiveLimit, listRules, ruleIdNamed, saveRule, type StoredRule } from '../../store/evaluation-rules.ts';
 import { evaluatorsNamed, type StoredEvaluator } from '../../store/evaluators.ts';
 import { unstableError } from '../errors.ts';
@@ -118,7 +118,7 @@ export const evaluationRulesCreate: OperationHandler = async (ctx) => {
   if (requested.some((r) => r.ref.type === 'code' && r.mapping !== null)) issues.push({ code: 'custom', path: ['mapping'], message: CODE_MAPPING });
   if (issues.length) throw invalidBody(issues);
   if (body.target === 'experiment') throw unstableError(400, 'invalid_request', EXPERIMENT_NOT_SUPPORTED, { field: 'target', value: 'experiment' });
-  const filters: RuleFilter[] = body.filter ?? [];
+  const filters: RuleFilter[] = cleanFilters(body.filter ?? []);
   const shape = bodyShapeIssues(filters, has(body, 'evaluators')
     ? requested.map((r, i) => ({ at: ['evaluators', i, 'mapping'], mapping: r.mapping }))
     : [{ at: ['mapping'], mapping: requested[0]?.mapping ?? null }]);
@@ -153,7 +153,7 @@ export const evaluationRulesUpdate: OperationHandler = async (ctx) => {
   if (!current || !['observation', 'experiment'].includes(current.target)) throw notFound();
   if (body.target === 'experiment') throw unstableError(400, 'invalid_request', EXPERIMENT_NOT_SUPPORTED, { field: 'target', value: 'experiment' });
 
-  const filters: RuleFilter[] = body.filter ?? current.filters;
+  const filters: RuleFilter[] = body.filter ? cleanFilters(body.filter) : current.filters;
   const bodyMapping = mappingOf(body.mapping);
   const entries: Requested[] | null = has(body, 'evaluators') ? body.evaluators.map((e: any) => ({ ref: { name: e.evaluator.name, type: e.evaluator.type }, mapping: mappingOf(e.mapping) })) : null;
   const shape = bodyShapeIssues(has(body, 'filter') ? filters : undefined, entries

@@ -105,6 +105,9 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
       const timer = setTimeout(() => {
         onError(`token count timed out after ${timeoutMs} ms`);
         retire(slot);
+        // a started pool keeps its threads started: the replacement builds its encoders now, not
+        // on the next event (not after a crash: a worker that cannot start would loop)
+        if (eager && !closed) spawn();
       }, timeoutMs);
       slot.pending.set(request.id, (usage) => {
         clearTimeout(timer);
@@ -123,7 +126,8 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     slot.worker.postMessage(requests.length === 1 ? requests[0] : requests);
   }
 
-  if (options.startWorkers ?? true) while (slots.length < size) spawn();
+  const eager = options.startWorkers ?? true;
+  if (eager) while (slots.length < size) spawn();
 
   return {
     inferUsage(tokenizer, input, output) {

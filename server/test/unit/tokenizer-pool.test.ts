@@ -98,6 +98,14 @@ describe('tokenizer pool', () => {
     expect(await pool.inferUsage(gpt4o, text(20_000), null)).toEqual(inferUsage(gpt4o, text(20_000), null));
   }, 60_000);
 
+  it('replaces a worker dropped on timeout at once when the pool starts its workers', async () => {
+    const errors: string[] = [];
+    pool = createTokenizerPool({ size: 1, timeoutMs: 20, onError: (e) => errors.push(e) });
+    expect(await pool.inferUsage(gpt4o, text(500_000), 'x')).toBeUndefined();
+    expect(errors).toEqual(['token count timed out after 20 ms']);
+    expect(pool.threads).toBe(1);
+  }, 60_000);
+
   it('close() terminates the workers and settles pending calls with undefined', async () => {
     pool = createTokenizerPool({ inlineBelowChars: 0 });
     await pool.warmup();
@@ -113,7 +121,8 @@ describe('tokenizer pool', () => {
     const poolUrl = new URL('../../src/workers/tokenizer-pool.ts', import.meta.url).href;
     const script = `
       const { createTokenizerPool } = await import(${JSON.stringify(poolUrl)});
-      const pool = createTokenizerPool({ inlineBelowChars: 0, startWorkers: false });
+      const pool = createTokenizerPool({ inlineBelowChars: 0 }); // workers started with the pool
+      await pool.ready();
       const usage = await pool.inferUsage({ tokenizerId: 'claude', tokenizerConfig: null }, 'hello world!', '');
       console.log(JSON.stringify({ usage, threads: pool.threads }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -121,6 +130,6 @@ describe('tokenizer pool', () => {
       timeout: 20_000,
       encoding: 'utf8',
     });
-    expect(JSON.parse(out)).toEqual({ usage: { input: 3, output: 0, total: 3 }, threads: 1 });
+    expect(JSON.parse(out)).toEqual({ usage: { input: 3, output: 0, total: 3 }, threads: 2 });
   }, 30_000);
 });

@@ -12,7 +12,8 @@ import { issuesFromAjv } from './validation-issues.ts';
 
 const LEGACY_OBSERVATION_TYPES = new Set(['observation-create', 'observation-update']);
 
-export interface AcceptedEvent { id: string; type: string; timestamp: Date; body: Record<string, any> }
+/** `internal`: written by Tally itself (record-llm-call.ts), never set from a request */
+export interface AcceptedEvent { id: string; type: string; timestamp: Date; body: Record<string, any>; internal?: boolean }
 export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: string; issues: Issue[] };
 
 export function createEventValidator(definition: Document = loadSpec()) {

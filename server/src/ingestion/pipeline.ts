@@ -35,7 +35,7 @@ function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, strin
     ...legacyDroppedWarnings(legacy.dropped),
   ];
   if (w.length) warnings.set(e, w);
-  return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost };
+  return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost, internal: e.internal };
 }
 
 function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {

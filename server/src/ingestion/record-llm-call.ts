@@ -65,9 +65,9 @@ export async function recordLlmCall(em: SqlEntityManager, services: Services, pr
   for (const e of [trace, ...(r.extraEvents ?? [])]) {
     const check = validateEvent(e);
     if (!check.ok) throw new Error(`a recorded event does not validate: ${JSON.stringify(check.issues)}`);
-    events.push(check.event);
+    events.push({ ...check.event, internal: true });
   }
-  events.splice(1, 0, gen.event);
+  events.splice(1, 0, { ...gen.event, internal: true });
   const applied = await applyBatch(em, services, projectId, events);
   warnings.push(...(applied.warnings.get(gen.event.id) ?? []));
   const observation = await getObservation(kysely(em), projectId, observationId);

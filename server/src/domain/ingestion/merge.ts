@@ -30,6 +30,8 @@ export interface ObservationEvent {
   /** this event's usage/cost, already normalised (undefined: the event carried none) */
   providedUsage?: Record<string, number>;
   providedCost?: Record<string, number>;
+  /** written by Tally itself (not a sender): may use the reserved langfuse-* environments */
+  internal?: boolean;
 }
 
 const date = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
@@ -72,7 +74,7 @@ export function applyObservationEvent(existing: ObservationRecord | undefined, e
   if (eventType && !update && claimField(rec.fieldTimes, 'type', order)) rec.type = eventType;
 
   overlay<ObservationRecord>(rec, b, order, {
-    traceId: true, parentObservationId: true, name: true, environment: normaliseEnvironment, level: true, statusMessage: true,
+    traceId: true, parentObservationId: true, name: true, environment: (v: unknown) => normaliseEnvironment(v, ev.internal), level: true, statusMessage: true,
     version: true, startTime: toDate, endTime: toDate, completionStartTime: toDate, model: true, modelParameters: true,
     input: true, output: true, metadata: true, promptName: true, promptVersion: true,
   });
@@ -84,7 +86,7 @@ export function applyObservationEvent(existing: ObservationRecord | undefined, e
   return rec;
 }
 
-export interface TraceEvent { timestamp: Date; body: Record<string, any> }
+export interface TraceEvent { timestamp: Date; body: Record<string, any>; internal?: boolean }
 
 export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent, now: Date): TraceRecord {
   const t: TraceRecord = existing
@@ -95,7 +97,7 @@ export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent
   // trace-create is the only trace event (an upsert): no update to order after it
   overlay<TraceRecord>(t, e.body, eventOrder(e.timestamp, false), {
     timestamp: toDate, name: true, userId: true, sessionId: true, release: true, version: true, externalId: true,
-    environment: normaliseEnvironment, tags: (v: string[]) => [...new Set(v)].sort(), public: true, input: true, output: true, metadata: true,
+    environment: (v: unknown) => normaliseEnvironment(v, e.internal), tags: (v: string[]) => [...new Set(v)].sort(), public: true, input: true, output: true, metadata: true,
   });
   t.updatedAt = now;
   return t;

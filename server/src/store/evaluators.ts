@@ -174,3 +174,15 @@ export async function unblockEvaluator(em: SqlEntityManager, projectId: string, 
     where project_id = ${projectId} and id = ${evaluatorId}`.execute(kysely(em));
   return Number(r.numAffectedRows ?? 0) > 0;
 }
+
+/**
+ * A connection was written: evaluators whose model goes through it and that were paused for a
+ * reason the connection can fix (auth, billing, reachability, a missing connection, the model)
+ * run again; if it still fails, the next job pauses them again. The number unblocked.
+ */
+export async function unblockEvaluatorsOfProvider(em: SqlEntityManager, projectId: string, provider: string): Promise<number> {
+  const r = await sql`update evaluators e set blocked_reason = null, blocked_message = null, blocked_at = null
+    where e.project_id = ${projectId} and e.blocked_reason is not null
+      and exists (select 1 from evaluator_versions v where v.evaluator_id = e.id and v.version = e.latest_version and v.model_config ->> 'provider' = ${provider})`.execute(kysely(em));
+  return Number(r.numAffectedRows ?? 0);
+}

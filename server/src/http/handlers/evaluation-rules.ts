@@ -76,10 +76,13 @@ const activeLimit = () => unstableError(409, 'conflict', `This project already h
 
 async function save(ctx: HandlerContext, projectId: string, id: string | null, rule: { name: string; filters: RuleFilter[]; sampling: number; enabled: boolean; assignments: Resolved[] }) {
   try {
-    return await saveRule(ctx.em, projectId, id, {
+    const saved = await saveRule(ctx.em, projectId, id, {
       name: rule.name, target: 'observation', filters: rule.filters, sampling: rule.sampling, state: rule.enabled ? 'ACTIVE' : 'INACTIVE',
       assignments: rule.assignments.map((a) => ({ evaluatorId: a.evaluator.id, mapping: a.mapping })),
     });
+    // this process's ingestion matches the new rule from its next batch (others within the cache's TTL)
+    ctx.services.evaluation?.rules.invalidate(projectId);
+    return saved;
   } catch (e) {
     if (isActiveLimit(e)) throw activeLimit();
     throw e;
@@ -100,6 +103,7 @@ export const evaluationRulesGet: OperationHandler = async (ctx) => {
 
 export const evaluationRulesDelete: OperationHandler = async (ctx) => {
   if (!(await deleteRule(ctx.em, projectOf(ctx), ctx.params.evaluationRuleId!))) throw notFound();
+  ctx.services.evaluation?.rules.invalidate(projectOf(ctx));
   return { status: 200, body: { message: 'Evaluation rule successfully deleted' } };
 };
 

@@ -30,6 +30,7 @@ export const evaluatorsGet: OperationHandler = async (ctx) => {
 
 export const evaluatorsDelete: OperationHandler = async (ctx) => {
   if (!(await deleteEvaluator(ctx.em, projectOf(ctx), ctx.params.evaluatorId!))) throw unstableError(404, 'resource_not_found', EVALUATOR_NOT_FOUND);
+  ctx.services.evaluation?.rules.invalidate(projectOf(ctx));
   return { status: 200, body: { message: 'Evaluator successfully deleted' } };
 };
 
@@ -96,5 +97,7 @@ export const evaluatorsCreate: OperationHandler = async (ctx) => {
     name, type, prompt, outputDefinition, modelConfig: body.modelConfig ? { provider: body.modelConfig.provider, model: body.modelConfig.model } : null, mapping,
   });
   if (!saved) throw unstableError(409, 'conflict', 'Evaluator was updated concurrently. Retry the request.');
+  // rules run the new version (and no longer see it paused) from ingestion's next batch
+  ctx.services.evaluation?.rules.invalidate(projectId);
   return { status: 200, body: presentEvaluator(saved) };
 };

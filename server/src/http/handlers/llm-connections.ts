@@ -6,6 +6,7 @@ import { deleteConnection, getConnection, listConnections, upsertConnection } fr
 import { LlmError } from '../../domain/llm/call.ts';
 import { EXTRACT_TOOL, extractArguments, PROBE_MESSAGE } from '../../domain/llm/extract-tool.ts';
 import { callThroughConnection, ConnectionSecretsUnreadable } from '../../services/llm-gateway.ts';
+import { unblockEvaluatorsOfProvider } from '../../store/evaluators.ts';
 import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';
 import { unreadableSecrets } from './playground.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
@@ -48,6 +49,8 @@ export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
     extraHeaderKeys: headerKeys,
     config: body.config,
   });
+  // evaluators paused on this connection's failures get another chance with the new settings
+  if (await unblockEvaluatorsOfProvider(ctx.em, projectId, body.provider)) ctx.services.evaluation?.rules.invalidate(projectId);
   return { status: created ? 201 : 200, body: presentConnection(connection) };
 };
 

@@ -584,8 +584,10 @@ export const scoresList = <ThrowOnError extends boolean = false>(options?: Optio
 /**
  * Create a score, or overwrite the score with the same id.
  *
- * The score is written before the answer: it can be read back at once. Langfuse also accepts the
- * project's public key alone (`Authorization: Bearer pk-...`) here; Tally does not yet (403).
+ * The score is written before the answer: it can be read back at once. Besides Basic auth, this
+ * operation (and only this one) takes the project's public key alone as `Authorization: Bearer
+ * pk-...`, as Langfuse does, so a browser can send user feedback without holding the secret key;
+ * an unknown public key answers 401 `Invalid public key…`.
  *
  */
 export const scoresCreate = <ThrowOnError extends boolean = false>(options: Options<ScoresCreateData, ThrowOnError>): RequestResult<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError> => (options.client ?? client).post<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError>({

@@ -79,7 +79,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     try {
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
-      const projectId = secured ? await authenticate(req.headers.authorization, em, rlog) : null;
+      const projectId = secured ? await authenticate(req.headers.authorization, em, rlog, { bearerPublicKey: (c.operation as any)['x-tally-bearer-public-key'] === true }) : null;
       // before schema validation: nothing below walks a value of unbounded depth
       const tooDeep = envelopeOnly || rawBody ? null : findTooDeep(c.request.requestBody);
       if (tooDeep) throw invalidData([tooDeep]);

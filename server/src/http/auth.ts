@@ -4,7 +4,7 @@
 // (401), so keys pasted from two projects never write into the wrong one unnoticed.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Logger } from '../logger.ts';
-import { hashSecret, projectForSecret } from '../store/projects.ts';
+import { hashSecret, projectForPublicKey, projectForSecret } from '../store/projects.ts';
 import { unauthorized } from './errors.ts';
 
 const CACHE_TTL_MS = 30_000;
@@ -21,10 +21,19 @@ export function parseBasic(header: string): { publicKey: string; secretKey: stri
   return { publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) };
 }
 
-export async function authenticate(header: string | undefined, em: SqlEntityManager, log: Logger): Promise<string> {
+/**
+ * `bearerPublicKey`: the operation also takes the project's public key alone as a Bearer token
+ * (Langfuse's `scores` access level: score creation only, for browsers that must not hold the secret).
+ */
+export async function authenticate(header: string | undefined, em: SqlEntityManager, log: Logger, opts: { bearerPublicKey?: boolean } = {}): Promise<string> {
   if (!header) throw unauthorized('No authorization header');
   if (!header.startsWith('Basic ')) {
-    if (header.startsWith('Bearer ')) throw new AuthzError();
+    if (header.startsWith('Bearer ')) {
+      if (!opts.bearerPublicKey) throw new AuthzError();
+      const projectId = await projectForPublicKey(em, header.slice(7).trim());
+      if (!projectId) throw unauthorized("Invalid public key. Confirm that you've configured the correct host.");
+      return projectId;
+    }
     throw unauthorized('Invalid authorization header');
   }
   const creds = parseBasic(header);

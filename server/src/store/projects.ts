@@ -50,6 +50,12 @@ export async function projectForSecret(em: SqlEntityManager, secretKey: string):
   return key ? { projectId: key.projectId, publicKey: key.publicKey } : null;
 }
 
+/** The project a public key belongs to, or null (Bearer public-key auth of score creation). */
+export async function projectForPublicKey(em: SqlEntityManager, publicKey: string): Promise<string | null> {
+  const key = await em.findOne(ApiKey, { publicKey }, { fields: ['projectId'] });
+  return key ? key.projectId : null;
+}
+
 export async function projectCount(em: SqlEntityManager): Promise<number> {
   return em.count(Project, {});
 }

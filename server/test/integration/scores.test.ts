@@ -85,10 +85,18 @@ describe('POST /api/public/scores', () => {
     expect((await post({ name, value: 'c', dataType: 'CORRECTION', traceId: trace, source: 'ANNOTATION' })).status).toBe(200);
   });
 
-  it('needs credentials; a Bearer public key is refused for now (403)', async () => {
+  it('needs credentials; a Bearer public key may create a score (in its own project) and do nothing else', async () => {
     expect(await post({ name, value: 1, traceId: trace }, { project: null })).toMatchObject({ status: 401, body: { message: 'No authorization header' } });
-    const bearer = await post({ name, value: 1, traceId: trace }, { project: null, headers: { authorization: `Bearer ${inject('projectA').publicKey}` } });
-    expect(bearer.status).toBe(403);
+    const bearerHeaders = { authorization: `Bearer ${inject('projectB').publicKey}` };
+    const bearer = await post({ name, value: 1, traceId: trace }, { project: null, headers: bearerHeaders });
+    expect(bearer.status, JSON.stringify(bearer.body)).toBe(200);
+    // it landed in project B, the public key's project, not A
+    expect((await raw(`/api/public/scores/${bearer.body.id}`, { project: 'projectB' })).status).toBe(200);
+    expect((await raw(`/api/public/scores/${bearer.body.id}`)).status).toBe(404);
+    expect(await post({ name, value: 1, traceId: trace }, { project: null, headers: { authorization: 'Bearer pk-lf-nobody' } })).toMatchObject({ status: 401, body: { message: "Invalid public key. Confirm that you've configured the correct host." } });
+    // everywhere else a public key alone is not enough
+    expect((await raw('/api/public/scores', { project: null, headers: bearerHeaders })).status).toBe(403);
+    expect((await raw('/api/public/models', { project: null, headers: bearerHeaders })).status).toBe(403);
   });
 
   it('answers 405 for an unlisted method', async () => {

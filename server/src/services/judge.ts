@@ -81,8 +81,9 @@ export async function runJudge(em: SqlEntityManager, services: Services, project
     scores.push({ ...s, id });
   }
   const o = recorded.observation;
+  // null, not the stored calculatedTotalCost's 0, when nothing was priced (as the explain endpoint says it)
   return {
     scores, reasoning: answer.reasoning, executionTraceId: j.executionTraceId, model: j.model,
-    usageDetails: o.usageDetails, costDetails: o.costDetails, totalCost: o.totalCost, costStatus: o.costStatus, warnings: recorded.warnings,
+    usageDetails: o.usageDetails, costDetails: o.costDetails, totalCost: o.costDetails.total ?? null, costStatus: o.costStatus, warnings: recorded.warnings,
   };
 }

@@ -72,6 +72,6 @@ async function recordCall(ctx: HandlerContext, projectId: string, connection: St
   return {
     traceId, observationId: observation.id, provider: connection.provider, model: req.model, responseModel: result.model,
     text: result.text, toolCalls: result.toolCalls, usageDetails: observation.usageDetails, costDetails: observation.costDetails,
-    totalCost: observation.totalCost, costStatus: observation.costStatus, warnings, latencyMs: result.latencyMs,
+    totalCost: observation.costDetails.total ?? null, costStatus: observation.costStatus, warnings, latencyMs: result.latencyMs,
   };
 }

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encoder, OPENAI_VOCABULARIES } from '../../src/domain/tokenizers/encoders.ts';
+import { CLAUDE, encoder, OPENAI_VOCABULARIES } from '../../src/domain/tokenizers/encoders.ts';
 import { corpus, pieces } from '../fixtures/tokenizer-corpus.ts';
 
 const require = createRequire(import.meta.url);
@@ -80,5 +80,37 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('OpenAI counts identical t
     }
     expect({ mismatches, first }).toEqual({ mismatches: 0, first: [] });
     expect(tokens).toBeGreaterThan(2_000_000);
+  }, 300_000);
+});
+
+// The legacy Claude vocabulary: the package's own WASM encoder (what its countTokens() uses, NFKC
+// first, its special tokens allowed) against Tally's remembered-piece count.
+describe('Claude counts identical to @anthropic-ai/tokenizer', () => {
+  const pkg = require('@anthropic-ai/tokenizer') as { getTokenizer(): { encode(text: string, allowedSpecial: 'all'): ArrayLike<number> } };
+  const tok = pkg.getTokenizer();
+  const exact = (text: string) => tok.encode(text.normalize('NFKC'), 'all').length;
+  const claudeJson = require('@anthropic-ai/tokenizer/dist/cjs/claude.json') as { pat_str: string; special_tokens: Record<string, number> };
+
+  it("uses the package's split pattern and special tokens", () => {
+    expect(CLAUDE.pattern).toBe(claudeJson.pat_str);
+    expect([...CLAUDE.specials].sort()).toEqual(Object.keys(claudeJson.special_tokens).sort());
+  });
+
+  it('counts real text, stress text and special tokens exactly as the package does', () => {
+    for (const text of realText()) expect(encoder('claude').count(text)).toBe(exact(text));
+    for (let seed = 1; seed <= 200; seed++) {
+      const text = stressText(seed) + '<EOT><META>x<META_START>y<META_END><SOS><EO';
+      expect(encoder('claude').count(text)).toBe(exact(text));
+    }
+    expect(encoder('claude').count('<META_START>')).toBe(1);
+  });
+
+  it(`counts a ${CORPUS_CHARS / 1e6} M-character generated corpus exactly as the package does, piece by piece`, () => {
+    const text = corpus(CORPUS_CHARS, 13);
+    const enc = encoder('claude');
+    let mismatches = 0;
+    const first: string[] = [];
+    for (const piece of pieces(text)) if (enc.count(piece) !== exact(piece) && ++mismatches <= 3) first.push(JSON.stringify(piece.slice(0, 300)));
+    expect({ mismatches, first }).toEqual({ mismatches: 0, first: [] });
   }, 300_000);
 });

@@ -43,6 +43,12 @@ export const OPENAI_VOCABULARIES = {
   },
 } as const;
 
+/** @anthropic-ai/tokenizer 0.0.4's claude.json `pat_str` and special tokens (a test checks them against the package). */
+export const CLAUDE = {
+  pattern: "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+  specials: ['<EOT>', '<META>', '<META_START>', '<META_END>', '<SOS>'],
+} as const;
+
 export function encoder(encoding: Encoding): Encoder {
   let enc = cache.get(encoding);
   if (!enc) {
@@ -59,12 +65,16 @@ export function isEncoderLoaded(encoding: Encoding): boolean {
 function build(encoding: Encoding): Encoder {
   if (encoding === 'claude') {
     // countTokens() of the package builds (and frees) a WASM encoder on every call (~50-100 ms);
-    // getTokenizer() gives the same encoder to keep. Same normalisation and special-token rule.
+    // getTokenizer() gives the same encoder to keep. Same normalisation and special-token rule
+    // (NFKC first, its special tokens allowed); the pieces of its pattern are remembered like the
+    // OpenAI ones (a test compares with the package's own encoder on a 10+ MB corpus).
     const { getTokenizer } = require('@anthropic-ai/tokenizer') as {
       getTokenizer(): { encode(text: string, allowedSpecial: 'all'): ArrayLike<number> };
     };
     const tok = getTokenizer();
-    return { count: (text) => tok.encode(text.normalize('NFKC'), 'all').length };
+    const countPlain = pieceCountCache(new RegExp(CLAUDE.pattern, 'gu'), (piece) => tok.encode(piece, 'all').length);
+    const count = splitSpecials(CLAUDE.specials, countPlain);
+    return { count: (text) => count(text.normalize('NFKC')) };
   }
   return { count: openaiCounter(encoding) };
 }
@@ -95,10 +105,18 @@ function openaiCounter(encoding: 'o200k_base' | 'cl100k_base'): (text: string) =
   // Nothing special inside a segment: the text between special tokens is all plain text.
   const plain = { disallowedSpecial: new Set<string>() };
   const countPlain = pieceCountCache(new RegExp(pattern, 'gu'), (piece) => tok.countTokens(piece, plain));
+  return splitSpecials(specials, countPlain);
+}
+
+/** special tokens count one each; the text between them is counted as plain text */
+function splitSpecials(specials: readonly string[], countPlain: (segment: string) => number): (text: string) => number {
   const escape = (s: string) => s.replace(/[\\^$*+?.()|[\]{}]/g, '\\$&');
   const special = new RegExp(specials.map(escape).join('|'), 'g');
+  // the prefix all special tokens share ("<|", "<"): text without it has none of them
+  let marker = specials[0]!;
+  for (const s of specials) while (!s.startsWith(marker)) marker = marker.slice(0, -1);
   return (text) => {
-    if (!text.includes('<|')) return countPlain(text);
+    if (!text.includes(marker)) return countPlain(text);
     let total = 0, start = 0;
     for (const m of text.matchAll(special)) {
       total += countPlain(text.slice(start, m.index)) + 1;

@@ -56,11 +56,9 @@ describe('OpenAI vocabulary by model family', () => {
     else expect(want, `${name} has a tokenizer but no known vocabulary`).not.toBeNull();
   });
 
-  // Known gap outside the tokenizer code: families/openai.ts gives every gpt-* model except gpt-4o*
-  // the tokenizerModel "gpt-4" (Langfuse's defaults), so managed gpt-4.1, gpt-4.5, gpt-5.x, gpt-6…
-  // are still counted with cl100k_base. Naming the model itself there (tokenizerModel: its base name)
-  // makes this pass; it.fails turns red then, to be switched to it().
-  it.fails('managed models with a tokenizer count with their family vocabulary (needs families/openai.ts to name the model)', () => {
+  // families/openai.ts names each chat model as its own tokenizerModel (Langfuse's list says
+  // "gpt-4" for every gpt-* but gpt-4o*, which counted gpt-4.1 and gpt-5 with cl100k_base)
+  it('managed models with a tokenizer count with their family vocabulary', () => {
     const wrong = managed
       .filter((e) => e.tokenizerId === 'openai')
       .filter((e) => encodingOf({ tokenizerId: e.tokenizerId, tokenizerConfig: e.tokenizerConfig }) !== expected(e.modelName))

@@ -39,13 +39,17 @@ function probeForPrefix(prefix: string): string {
   return /[-.:]$/.test(prefix) ? `${prefix}probe` : prefix;
 }
 
-/** Langfuse's choices: tiktoken only knows a few model names, so relatives borrow one. */
+/**
+ * Each chat model names itself as its tokenizerModel, so the vocabulary follows its family
+ * (domain/tokenizers openaiVocabulary: o200k_base for gpt-4o, 4.1, 4.5, 5 and later; cl100k_base
+ * for gpt-4 and 3.5). Langfuse's list gives every gpt-* but gpt-4o* "gpt-4", which counts gpt-4.1
+ * and gpt-5 with the wrong vocabulary (18 instead of 13 tokens on mixed-script text).
+ */
 function tokenizer(name: string): Pick<FamilyEntry, 'tokenizerId' | 'tokenizerConfig'> {
   const chat = (tokenizerModel: string, tokensPerMessage = 3, tokensPerName = 1): TokenizerConfig => ({ tokenizerModel, tokensPerMessage, tokensPerName });
-  if (/^(gpt-4o|chatgpt-4o)/.test(name)) return { tokenizerId: 'openai', tokenizerConfig: chat('gpt-4o') };
   // the 0301 snapshot framed chat messages differently
-  if (name === 'gpt-3.5-turbo-0301') return { tokenizerId: 'openai', tokenizerConfig: chat('gpt-4', 4, -1) };
-  if (name.startsWith('gpt-')) return { tokenizerId: 'openai', tokenizerConfig: chat('gpt-4') };
+  if (name === 'gpt-3.5-turbo-0301') return { tokenizerId: 'openai', tokenizerConfig: chat('gpt-3.5-turbo', 4, -1) };
+  if (/^(gpt-|chatgpt-)/.test(name)) return { tokenizerId: 'openai', tokenizerConfig: chat(name) };
   if (name.startsWith('text-embedding-')) return { tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'text-embedding-ada-002' } };
   return { tokenizerId: null, tokenizerConfig: null };
 }

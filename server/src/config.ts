@@ -91,7 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const llmTimeoutMs = Number(env.TALLY_LLM_TIMEOUT_MS ?? 120_000);
   if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs < 100 || llmTimeoutMs > 3_600_000) problems.push(`TALLY_LLM_TIMEOUT_MS must be a whole number of milliseconds 100..3600000, got "${env.TALLY_LLM_TIMEOUT_MS}"`);
 
-  const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 4);
+  const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 8);
   if (!Number.isInteger(evalConcurrency) || evalConcurrency < 0 || evalConcurrency > 64) problems.push(`TALLY_EVAL_CONCURRENCY must be a whole number 0..64, got "${env.TALLY_EVAL_CONCURRENCY}"`);
   const evalRetryBaseMs = Number(env.TALLY_EVAL_RETRY_BASE_MS ?? 15_000);
   if (!Number.isInteger(evalRetryBaseMs) || evalRetryBaseMs < 10 || evalRetryBaseMs > 3_600_000) problems.push(`TALLY_EVAL_RETRY_BASE_MS must be a whole number of milliseconds 10..3600000, got "${env.TALLY_EVAL_RETRY_BASE_MS}"`);

@@ -19,6 +19,9 @@ import { createTokenizerPool } from './workers/tokenizer-pool.ts';
 import { EvaluationWorker } from './jobs/evaluation-worker.ts';
 import { EvaluationRulesCache } from './services/evaluation-rules-cache.ts';
 
+/** how long after the last ingestion batch the evaluation workers count ingestion as under way */
+const INGESTION_QUIET_MS = 300;
+
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 export interface RunningServer {
@@ -61,11 +64,17 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   let worker: EvaluationWorker | null = null;
+  let lastBatchAt = -Infinity;
   const services: Services = {
     version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts, llmTimeoutMs: config.llmTimeoutMs,
-    evaluation: { rules: new EvaluationRulesCache(), jobsEnqueued: () => worker?.wake() },
+    evaluation: { rules: new EvaluationRulesCache(), jobsEnqueued: () => worker?.wake(), batchApplied: () => { lastBatchAt = performance.now(); } },
   };
-  if (config.evalConcurrency > 0) worker = new EvaluationWorker(db, services, log, { concurrency: config.evalConcurrency, retryBaseMs: config.evalRetryBaseMs });
+  if (config.evalConcurrency > 0) {
+    worker = new EvaluationWorker(db, services, log, {
+      concurrency: config.evalConcurrency, retryBaseMs: config.evalRetryBaseMs,
+      ingestionBusy: () => performance.now() - lastBatchAt < INGESTION_QUIET_MS,
+    });
+  }
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds, ingestionStylePaths());
   const { port } = server.address() as AddressInfo;

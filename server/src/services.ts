@@ -16,5 +16,5 @@ export interface Services {
   /** the longest one LLM provider call may take (TALLY_LLM_TIMEOUT_MS) */
   llmTimeoutMs: number;
   /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
-  evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void };
+  evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
 }

@@ -81,6 +81,8 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
       warnings.clear();
       const jobs = await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
       // committed: a worker of this process can claim them now rather than at its next poll
+      // senders' batches only: the judge's own records must not count as ingestion under way
+      if (!events.some((e) => e.internal)) services.evaluation?.batchApplied();
       if (jobs > 0) services.evaluation?.jobsEnqueued();
       break;
     } catch (e) {

@@ -36,6 +36,13 @@ const BLOCK_REASONS: Partial<Record<LlmErrorKind, string>> = {
 
 export interface EvaluationWorkerOptions {
   concurrency: number;
+  /**
+   * True while ingestion is under way in this process: the worker then starts at most one job
+   * per POLL_MS, so judging (a full trace and generation written per job, on the same cores)
+   * takes next to nothing of ingestion's throughput yet never stops; it catches up at full
+   * concurrency when ingestion pauses.
+   */
+  ingestionBusy?: () => boolean;
   /** the first retry's delay; each further one doubles it (with jitter) */
   retryBaseMs: number;
 }
@@ -85,7 +92,7 @@ export class EvaluationWorker {
     this.polling = true;
     let claimed = 0;
     try {
-      const free = this.opts.concurrency - this.running;
+      const free = (this.opts.ingestionBusy?.() ? 1 : this.opts.concurrency) - this.running;
       if (free > 0) {
         const jobs = await claimJobs(this.db.em(), free, new Date(Date.now() + this.services.llmTimeoutMs + LEASE_MARGIN_MS));
         claimed = jobs.length;
@@ -94,7 +101,7 @@ export class EvaluationWorker {
           void this.run(job).finally(() => {
             this.running--;
             if (this.running === 0) for (const done of this.idle) done();
-            this.wake();
+            if (!this.opts.ingestionBusy?.()) this.wake();
           });
         }
       }
@@ -102,8 +109,8 @@ export class EvaluationWorker {
       this.log.error({ err: e }, 'evaluation jobs could not be claimed');
     } finally {
       this.polling = false;
-      // a full claim may have left more due jobs behind: look again at once
-      this.schedule(claimed > 0 && this.running < this.opts.concurrency ? 0 : POLL_MS);
+      // a full claim may have left more due jobs behind: look again at once (not while ingestion is busy)
+      this.schedule(this.opts.ingestionBusy?.() ? POLL_MS : claimed > 0 && this.running < this.opts.concurrency ? 0 : POLL_MS);
     }
   }
 
@@ -130,7 +137,9 @@ export class EvaluationWorker {
   private async run(job: StoredJob): Promise<void> {
     const em = this.db.em();
     try {
-      const rule = (await enabledRulesFor(em, job.projectId)).find((r) => r.id === job.ruleId);
+      // the cached rules (invalidated by every rule, evaluator and connection write of this process, 2 s otherwise)
+      const rules = this.services.evaluation ? await this.services.evaluation.rules.get(em, job.projectId) : await enabledRulesFor(em, job.projectId);
+      const rule = rules.find((r) => r.id === job.ruleId);
       const a = rule?.assignments.find((x) => x.assignmentId === job.assignmentId);
       if (!rule || !a) return await this.settle(job, { status: 'CANCELLED', error: 'The rule, its evaluator or the assignment is gone or no longer enabled' });
       if (a.blocked) return await this.settle(job, { status: 'CANCELLED', error: `The evaluator is paused: ${a.blocked.reason}` });

@@ -4,6 +4,7 @@ import { run as ingestion } from './ingestion.ts';
 import { run as memory } from './memory.ts';
 import { run as metrics } from './metrics.ts';
 import { run as tokenizers } from './tokenizers.ts';
+import { run as evaluation } from './evaluation.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
@@ -19,3 +20,6 @@ for (const line of await memory()) console.log(line);
 
 console.log('== metrics queries on 1,000,000 observations (BENCH_METRICS_ROWS, BENCH_METRICS_RUNS) ==');
 for (const line of await metrics()) console.log(line);
+
+console.log('== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==');
+for (const line of await evaluation()) console.log(line);

@@ -1,23 +1,17 @@
 // The anthropic adapter against the fake provider on loopback: what it sends, how it reads the
 // answer (plain and streamed), how failures are classified. Nothing here leaves 127.0.0.1.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicBody, callAnthropic } from '../../src/adapters/anthropic.ts';
-import { LlmError, type LlmCall } from '../../src/domain/llm/call.ts';
+import type { LlmCall } from '../../src/domain/llm/call.ts';
 import { parseAllowList } from '../../src/domain/llm/egress.ts';
-import { json, never, sse, startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { catchLlm, describeProviderFailures, useFakeProvider } from '../support/adapter-failures.ts';
+import { json, sse } from '../support/fake-provider.ts';
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProvider();
 
 const KEY = 'sk-ant-api03-test0123456789abcdefSECRETKEY';
 const loopback = parseAllowList('127.0.0.1');
-const connection = () => ({ baseUrl: fake.url, secretKey: KEY, extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' }, config: null });
+const connection = (origin = fake.url) => ({ baseUrl: origin, secretKey: KEY, extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' }, config: null });
 
 const SCHEMA = { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] };
 const call: LlmCall = {
@@ -58,16 +52,6 @@ const ANSWER = {
   stop_reason: 'tool_use',
   stop_sequence: null,
   usage: USAGE,
-};
-
-const catchLlm = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LlmError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
 };
 
 describe('anthropic adapter: request and answer', () => {
@@ -188,67 +172,22 @@ describe('anthropic adapter: streaming', () => {
   });
 });
 
-describe('anthropic adapter: failures', () => {
-  it('401 is auth_invalid, and the key is redacted even when the provider echoes it', async () => {
-    fake.answer = (_r, res) =>
-      json(res, 401, { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${KEY} (…${KEY.slice(-8)})` }, request_id: 'req_1' });
-    const e = await catchLlm(callAnthropic(connection(), call, loopback));
-    expect(e.kind).toBe('auth_invalid');
-    expect(e.status).toBe(401);
-    expect(e.message).toContain('invalid x-api-key');
-    expect(e.message).not.toContain(KEY);
-    expect(e.message).not.toContain(KEY.slice(-8));
-    expect(e.message).toContain('***');
-    expect(fake.received).toHaveLength(1); // maxRetries 0
-  });
-
-  it('429 is rate_limited; a low credit balance is billing_exhausted', async () => {
-    fake.answer = (_r, res) => json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } });
-    const e = await catchLlm(callAnthropic(connection(), call, loopback));
-    expect(e.kind).toBe('rate_limited');
-    expect(e.status).toBe(429);
-    expect(e.retryable).toBe(true);
-    expect(fake.received).toHaveLength(1);
-
-    fake.answer = (_r, res) => json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } });
-    expect((await catchLlm(callAnthropic(connection(), call, loopback))).kind).toBe('billing_exhausted');
-  });
-
-  it('a provider that never answers is a timeout', async () => {
-    fake.answer = never;
-    const started = Date.now();
-    const e = await catchLlm(callAnthropic(connection(), { ...call, timeoutMs: 300 }, loopback));
-    expect(e.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(fake.received).toHaveLength(1);
-  });
-
-  it('an aborted signal is a timeout', async () => {
-    fake.answer = never;
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const e = await catchLlm(callAnthropic(connection(), { ...call, signal: controller.signal }, loopback));
-    expect(e.kind).toBe('timeout');
-  });
-
-  it('an allow list without the address is egress_refused, and nothing reaches the provider', async () => {
-    fake.answer = (_r, res) => json(res, 200, ANSWER);
-    const e = await catchLlm(callAnthropic(connection(), call, parseAllowList('')));
-    expect(e.kind).toBe('egress_refused');
-    expect(e.message).toMatch(/loopback/);
-    expect(fake.received).toHaveLength(0);
-
-    const e2 = await catchLlm(callAnthropic({ ...connection(), baseUrl: fake.url.replace('127.0.0.1', 'localhost') }, call, parseAllowList('10.0.0.0/8')));
-    expect(e2.kind).toBe('egress_refused');
-    expect(fake.received).toHaveLength(0);
-  });
-
-  it('a closed port is unreachable', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const e = await catchLlm(callAnthropic({ ...connection(), baseUrl: `http://127.0.0.1:${port}` }, call, loopback));
-    expect(e.kind).toBe('unreachable');
-  });
+describeProviderFailures({
+  name: 'anthropic',
+  fake,
+  adapter: callAnthropic,
+  connection,
+  calls: [call],
+  secret: KEY,
+  authMessage: 'invalid x-api-key',
+  rateLimitMessage: 'Number of request tokens has exceeded your per-minute rate limit',
+  errorBody: (status, message) => ({ type: 'error', error: { type: status === 401 ? 'authentication_error' : 'rate_limit_error', message }, ...(status === 401 ? { request_id: 'req_1' } : {}) }),
+  okBody: () => ANSWER,
+  abortSignal: true,
+  more: {
+    async rateLimited() {
+      fake.answer = (_r, res) => json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } });
+      expect((await catchLlm(callAnthropic(connection(), call, loopback))).kind).toBe('billing_exhausted');
+    },
+  },
 });

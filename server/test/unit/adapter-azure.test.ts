@@ -1,20 +1,14 @@
 // The azure adapter against the shared fake provider on loopback: the deployment URL and
 // api-version, the api-key header, the Chat Completions body, strict provider options, streaming
 // and failures. Nothing here leaves 127.0.0.1.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { azureBaseUrl, callAzure } from '../../src/adapters/azure.ts';
-import { LlmError, type LlmCall } from '../../src/domain/llm/call.ts';
+import type { LlmCall } from '../../src/domain/llm/call.ts';
 import { parseAllowList } from '../../src/domain/llm/egress.ts';
-import { json, never, sse, startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { catchLlm, describeProviderFailures, useFakeProvider } from '../support/adapter-failures.ts';
+import { json, sse } from '../support/fake-provider.ts';
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProvider();
 
 const KEY = '3f1c9a7be2d64c0f8a5e1b2c3d4e5f60';
 const loopback = parseAllowList('127.0.0.1');
@@ -71,16 +65,6 @@ const AZURE_ANSWER = {
   prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }],
   system_fingerprint: 'fp_b705f0c291',
   usage: USAGE,
-};
-
-const catchLlm = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LlmError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
 };
 
 describe('azure adapter', () => {
@@ -163,42 +147,18 @@ describe('azure adapter', () => {
     expect(result).toEqual({ text: 'Score: 5', toolCalls: [], usage: USAGE, model: 'gpt-4o-mini-2024-07-18' });
   });
 
-  it('401 is auth_invalid with the key redacted even when echoed; 429 is rate_limited', async () => {
-    fake.answer = (_r, res) => json(res, 401, { error: { code: '401', message: `Access denied due to invalid subscription key ${KEY} or wrong API endpoint.` } });
-    const e = await catchLlm(callAzure(connection(), call, loopback));
-    expect(e.kind).toBe('auth_invalid');
-    expect(e.status).toBe(401);
-    expect(e.message).not.toContain(KEY);
-    expect(e.message).not.toContain(KEY.slice(-8));
-    expect(fake.received).toHaveLength(1);
+});
 
-    fake.answer = (_r, res) => json(res, 429, { error: { code: '429', message: 'Requests to the ChatCompletions_Create Operation have exceeded call rate limit.' } }, { 'retry-after': '1' });
-    const e2 = await catchLlm(callAzure(connection(), call, loopback));
-    expect(e2.kind).toBe('rate_limited');
-    expect(fake.received).toHaveLength(2); // maxRetries 0
-  });
-
-  it('a provider that never answers is a timeout', async () => {
-    fake.answer = never;
-    const started = Date.now();
-    const e = await catchLlm(callAzure(connection(), { ...call, timeoutMs: 300 }, loopback));
-    expect(e.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(3_000);
-  });
-
-  it('an allow list without the address is egress_refused, and nothing reaches the provider', async () => {
-    fake.answer = (_r, res) => json(res, 200, AZURE_ANSWER);
-    const e = await catchLlm(callAzure(connection(), call, parseAllowList('')));
-    expect(e.kind).toBe('egress_refused');
-    expect(fake.received).toHaveLength(0);
-  });
-
-  it('a closed port is unreachable', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const e = await catchLlm(callAzure(connection(`http://127.0.0.1:${port}/openai`), call, loopback));
-    expect(e.kind).toBe('unreachable');
-  });
+describeProviderFailures({
+  name: 'azure',
+  fake,
+  adapter: callAzure,
+  connection: (origin = fake.url) => connection(`${origin}/openai`),
+  calls: [call],
+  secret: KEY,
+  authMessage: 'Access denied due to invalid subscription key',
+  rateLimitMessage: 'Requests to the ChatCompletions_Create Operation have exceeded call rate limit.',
+  errorBody: (status, message) => ({ error: { code: String(status), message } }),
+  errorHeaders: (status): Record<string, string> => (status === 429 ? { 'retry-after': '1' } : {}),
+  okBody: () => AZURE_ANSWER,
 });

@@ -3,23 +3,18 @@
 // ConverseStream in AWS event-stream framing), how failures are classified. Every test gives the
 // client explicit credentials, region and endpoint, so nothing is read from ~/.aws or IMDS and
 // nothing leaves 127.0.0.1.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { fromUtf8, toUtf8 } from '@smithy/core/serde';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callBedrock } from '../../src/adapters/bedrock.ts';
-import { LlmError, type LlmCall } from '../../src/domain/llm/call.ts';
+import type { LlmCall } from '../../src/domain/llm/call.ts';
 import { parseAllowList } from '../../src/domain/llm/egress.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS } from '../../src/domain/llm-connections/validate.ts';
-import { json, never, startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { catchLlm, describeProviderFailures, useFakeProvider } from '../support/adapter-failures.ts';
+import { json } from '../support/fake-provider.ts';
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProvider();
 
 const ACCESS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
 const SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
@@ -67,16 +62,6 @@ const CONVERSE_ANSWER = {
 
 const awsError = (res: http.ServerResponse, status: number, type: string, message: string) =>
   json(res, status, { message }, { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'a1b2c3d4-0000-4000-8000-000000000000' });
-
-const catchLlm = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LlmError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-};
 
 describe('bedrock adapter: Converse', () => {
   it('signs with SigV4 and sends the path, custom headers and Converse body', async () => {
@@ -188,16 +173,7 @@ describe('bedrock adapter: failures', () => {
     expect(e2.message).toContain('***');
   });
 
-  it('401 is auth_invalid; 429 ThrottlingException is rate_limited; unknown model is model_unavailable', async () => {
-    fake.answer = (_r, res) => awsError(res, 401, 'UnauthorizedException', 'unauthorized');
-    expect((await catchLlm(callBedrock(connection(), call, loopback))).kind).toBe('auth_invalid');
-
-    fake.answer = (_r, res) => awsError(res, 429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
-    const e = await catchLlm(callBedrock(connection(), call, loopback));
-    expect(e.kind).toBe('rate_limited');
-    expect(e.status).toBe(429);
-    expect(e.retryable).toBe(true);
-
+  it('unknown model is model_unavailable; 503 is a retryable provider_error', async () => {
     fake.answer = (_r, res) => awsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
     expect((await catchLlm(callBedrock(connection(), call, loopback))).kind).toBe('model_unavailable');
 
@@ -208,46 +184,7 @@ describe('bedrock adapter: failures', () => {
     const e5 = await catchLlm(callBedrock(connection(), call, loopback));
     expect(e5.kind).toBe('provider_error');
     expect(e5.retryable).toBe(true);
-    expect(fake.received).toHaveLength(5);
-  });
-
-  it('a provider that never answers is a timeout', async () => {
-    fake.answer = never;
-    const started = Date.now();
-    const e = await catchLlm(callBedrock(connection(), { ...call, timeoutMs: 300 }, loopback));
-    expect(e.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(fake.received).toHaveLength(1);
-  });
-
-  it('an abort signal ends the call as a timeout', async () => {
-    fake.answer = never;
-    const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 100);
-    const e = await catchLlm(callBedrock(connection(), { ...call, signal: ctl.signal }, loopback));
-    expect(e.kind).toBe('timeout');
-  });
-
-  it('an allow list without the address is egress_refused, and nothing reaches the provider', async () => {
-    fake.answer = (_r, res) => json(res, 200, CONVERSE_ANSWER);
-    const e = await catchLlm(callBedrock(connection(), call, parseAllowList('')));
-    expect(e.kind).toBe('egress_refused');
-    expect(e.message).toMatch(/loopback/);
-    expect(fake.received).toHaveLength(0);
-
-    // a host name is checked on the address it resolves to, at connect time
-    const e2 = await catchLlm(callBedrock(connection(sigv4Key, fake.url.replace('127.0.0.1', 'localhost')), call, parseAllowList('10.0.0.0/8')));
-    expect(e2.kind).toBe('egress_refused');
-    expect(fake.received).toHaveLength(0);
-  });
-
-  it('a closed port is unreachable', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const e = await catchLlm(callBedrock(connection(sigv4Key, `http://127.0.0.1:${port}`), call, loopback));
-    expect(e.kind).toBe('unreachable');
+    expect(fake.received).toHaveLength(3);
   });
 
   it('malformed credentials or a missing region are invalid_request, without echoing the secret', async () => {
@@ -258,4 +195,23 @@ describe('bedrock adapter: failures', () => {
     expect(e2.kind).toBe('invalid_request');
     expect(fake.received).toHaveLength(0);
   });
+});
+
+describeProviderFailures({
+  name: 'bedrock',
+  fake,
+  adapter: callBedrock,
+  connection: (origin = fake.url) => connection(sigv4Key, origin),
+  calls: [call],
+  secret: SECRET_ACCESS_KEY,
+  alsoRedacted: [ACCESS_KEY_ID, 'gw-token-value-42'],
+  authMessage: 'unauthorized',
+  rateLimitMessage: 'Too many requests, please wait before trying again.',
+  errorBody: (_status, message) => ({ message }),
+  errorHeaders: (status) => ({
+    'x-amzn-errortype': `${status === 401 ? 'UnauthorizedException' : 'ThrottlingException'}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'x-amzn-requestid': 'a1b2c3d4-0000-4000-8000-000000000000',
+  }),
+  okBody: () => CONVERSE_ANSWER,
+  abortSignal: true,
 });

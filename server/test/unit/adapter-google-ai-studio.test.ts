@@ -1,24 +1,18 @@
 // The google-ai-studio adapter against the fake provider on loopback: what it sends, how it reads
 // the answer (plain and streamed), the thinking translation, how failures are classified. Nothing
 // here leaves 127.0.0.1.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callGoogleAiStudio, geminiThinkingConfig } from '../../src/adapters/google-ai-studio.ts';
 import { LlmError, type LlmCall } from '../../src/domain/llm/call.ts';
 import { parseAllowList } from '../../src/domain/llm/egress.ts';
-import { json, never, sse, startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { catchLlm, describeProviderFailures, useFakeProvider } from '../support/adapter-failures.ts';
+import { json, sse } from '../support/fake-provider.ts';
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProvider();
 
 const KEY = 'AIzaSyTEST0123456789abcdefSECRETKEYxx';
 const loopback = parseAllowList('127.0.0.1');
-const connection = () => ({ baseUrl: fake.url, secretKey: KEY, extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' }, config: null });
+const connection = (origin = fake.url) => ({ baseUrl: origin, secretKey: KEY, extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' }, config: null });
 
 const SCHEMA = { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] };
 const call: LlmCall = {
@@ -63,16 +57,6 @@ const ANSWER = {
   usageMetadata: USAGE,
   modelVersion: 'gemini-2.5-flash-001',
   responseId: 'oFYjabcdEF',
-};
-
-const catchLlm = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LlmError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
 };
 
 describe('google-ai-studio adapter: request and answer', () => {
@@ -201,67 +185,23 @@ describe('google-ai-studio adapter: streaming', () => {
   });
 });
 
-describe('google-ai-studio adapter: failures', () => {
-  it('401 is auth_invalid, and the key is redacted even when the provider echoes it', async () => {
-    fake.answer = (_r, res) => json(res, 401, { error: { code: 401, message: `Request had invalid authentication credentials: ${KEY} (…${KEY.slice(-8)})`, status: 'UNAUTHENTICATED' } });
-    const e = await catchLlm(callGoogleAiStudio(connection(), call, loopback));
-    expect(e.kind).toBe('auth_invalid');
-    expect(e.status).toBe(401);
-    expect(e.message).toContain('invalid authentication credentials');
-    expect(e.message).not.toContain(KEY);
-    expect(e.message).not.toContain(KEY.slice(-8));
-    expect(e.message).toContain('***');
-    expect(fake.received).toHaveLength(1); // no retries
-
-    // AI Studio's usual answer to a bad key
-    fake.answer = (_r, res) => json(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
-    expect((await catchLlm(callGoogleAiStudio(connection(), call, loopback))).kind).toBe('auth_invalid');
-  });
-
-  it('429 is rate_limited', async () => {
-    fake.answer = (_r, res) => json(res, 429, { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } });
-    const e = await catchLlm(callGoogleAiStudio(connection(), call, loopback));
-    expect(e.kind).toBe('rate_limited');
-    expect(e.status).toBe(429);
-    expect(e.retryable).toBe(true);
-    expect(fake.received).toHaveLength(1);
-  });
-
-  it('a provider that never answers is a timeout', async () => {
-    fake.answer = never;
-    const started = Date.now();
-    const e = await catchLlm(callGoogleAiStudio(connection(), { ...call, timeoutMs: 300 }, loopback));
-    expect(e.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(fake.received).toHaveLength(1);
-  });
-
-  it('an aborted signal is a timeout', async () => {
-    fake.answer = never;
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const e = await catchLlm(callGoogleAiStudio(connection(), { ...call, signal: controller.signal }, loopback));
-    expect(e.kind).toBe('timeout');
-  });
-
-  it('an allow list without the address is egress_refused, and nothing reaches the provider', async () => {
-    fake.answer = (_r, res) => json(res, 200, ANSWER);
-    const e = await catchLlm(callGoogleAiStudio(connection(), call, parseAllowList('')));
-    expect(e.kind).toBe('egress_refused');
-    expect(e.message).toMatch(/loopback/);
-    expect(fake.received).toHaveLength(0);
-
-    const e2 = await catchLlm(callGoogleAiStudio({ ...connection(), baseUrl: fake.url.replace('127.0.0.1', 'localhost') }, call, parseAllowList('10.0.0.0/8')));
-    expect(e2.kind).toBe('egress_refused');
-    expect(fake.received).toHaveLength(0);
-  });
-
-  it('a closed port is unreachable', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const e = await catchLlm(callGoogleAiStudio({ ...connection(), baseUrl: `http://127.0.0.1:${port}` }, call, loopback));
-    expect(e.kind).toBe('unreachable');
-  });
+describeProviderFailures({
+  name: 'google-ai-studio',
+  fake,
+  adapter: callGoogleAiStudio,
+  connection,
+  calls: [call],
+  secret: KEY,
+  authMessage: 'Request had invalid authentication credentials',
+  rateLimitMessage: 'Resource has been exhausted (e.g. check quota).',
+  errorBody: (status, message) => ({ error: { code: status, message, status: status === 401 ? 'UNAUTHENTICATED' : 'RESOURCE_EXHAUSTED' } }),
+  okBody: () => ANSWER,
+  abortSignal: true,
+  more: {
+    async auth() {
+      // AI Studio's usual answer to a bad key
+      fake.answer = (_r, res) => json(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
+      expect((await catchLlm(callGoogleAiStudio(connection(), call, loopback))).kind).toBe('auth_invalid');
+    },
+  },
 });

@@ -3,15 +3,14 @@
 // for Claude, how answers are read, token caching, and how failures are classified. Nothing here
 // leaves 127.0.0.1.
 import { generateKeyPairSync, verify } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clearGoogleTokenCache } from '../../src/adapters/google-auth.ts';
 import { geminiThinkingConfig } from '../../src/adapters/google-ai-studio.ts';
 import { callGoogleVertexAi } from '../../src/adapters/google-vertex-ai.ts';
-import { LlmError, type LlmCall, type LlmConnectionTarget } from '../../src/domain/llm/call.ts';
+import type { LlmCall, LlmConnectionTarget } from '../../src/domain/llm/call.ts';
 import { parseAllowList } from '../../src/domain/llm/egress.ts';
-import { json, never, sse, startFakeProvider, type Answer, type FakeProvider, type Received } from '../support/fake-provider.ts';
+import { catchLlm, closedPortOrigin, describeProviderFailures, useFakeProvider } from '../support/adapter-failures.ts';
+import { json, never, sse, type Answer, type Received } from '../support/fake-provider.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -19,17 +18,14 @@ const TOKEN = 'ya29.test-access-token-SECRET-0123456789';
 const GATEWAY = 'gw-token-value-42';
 const loopback = parseAllowList('127.0.0.1');
 
-let fake: FakeProvider;
+const fake = useFakeProvider();
 let tokenAnswer: Answer;
 let modelAnswer: Answer;
 
-beforeAll(async () => {
-  fake = await startFakeProvider();
+beforeAll(() => {
   fake.answer = (r, res) => (r.path === '/token' ? tokenAnswer(r, res) : modelAnswer(r, res));
 });
-afterAll(() => fake.close());
 beforeEach(() => {
-  fake.reset();
   clearGoogleTokenCache();
   tokenAnswer = (_r, res) => json(res, 200, { access_token: TOKEN, expires_in: 3599, token_type: 'Bearer' });
   modelAnswer = (_r, res) => json(res, 500, { error: { message: 'no model answer set' } });
@@ -76,16 +72,6 @@ const claudeAnswer = (content: unknown[]) => ({ id: 'msg_1', type: 'message', ro
 
 const modelRequests = () => fake.received.filter((r) => r.path !== '/token');
 const tokenRequests = () => fake.received.filter((r) => r.path === '/token');
-
-async function catchLlm(p: Promise<unknown>): Promise<LlmError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(LlmError);
-    return e as LlmError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 function checkAssertion(r: Received) {
   expect(r.method).toBe('POST');
@@ -246,41 +232,9 @@ describe('Claude on Vertex', () => {
     expect(fake.received).toHaveLength(0);
   });
 
-  it('a 429 is rate_limited (retryable)', async () => {
-    modelAnswer = (_r, res) => json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Too many requests' } });
-    const e = await catchLlm(callGoogleVertexAi(connection(), claude, loopback));
-    expect(e.kind).toBe('rate_limited');
-    expect(e.status).toBe(429);
-    expect(e.retryable).toBe(true);
-  });
 });
 
 describe('failures', () => {
-  it('401 is auth_invalid with the token and header values redacted', async () => {
-    modelAnswer = (_r, res) => json(res, 401, { error: { code: 401, message: `Request had invalid authentication credentials: ${TOKEN} via ${GATEWAY}`, status: 'UNAUTHENTICATED' } });
-    const e = await catchLlm(callGoogleVertexAi(connection(), gemini, loopback));
-    expect(e.kind).toBe('auth_invalid');
-    expect(e.status).toBe(401);
-    expect(e.message).toContain('***');
-    expect(e.message).not.toContain(TOKEN);
-    expect(e.message).not.toContain(TOKEN.slice(-8));
-    expect(e.message).not.toContain(GATEWAY);
-  });
-
-  it('401 from Claude is auth_invalid, redacted', async () => {
-    modelAnswer = (_r, res) => json(res, 401, { error: { message: `bad token ${TOKEN}` } });
-    const e = await catchLlm(callGoogleVertexAi(connection(), claude, loopback));
-    expect(e.kind).toBe('auth_invalid');
-    expect(e.message).not.toContain(TOKEN);
-  });
-
-  it('429 from Gemini is rate_limited', async () => {
-    modelAnswer = (_r, res) => json(res, 429, { error: { code: 429, message: 'Resource exhausted', status: 'RESOURCE_EXHAUSTED' } });
-    const e = await catchLlm(callGoogleVertexAi(connection(), gemini, loopback));
-    expect(e.kind).toBe('rate_limited');
-    expect(e.retryable).toBe(true);
-  });
-
   it('invalid_grant at the token endpoint is auth_invalid, and no model request is made', async () => {
     tokenAnswer = (_r, res) => json(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
     const e = await catchLlm(callGoogleVertexAi(connection(), gemini, loopback));
@@ -297,34 +251,10 @@ describe('failures', () => {
     expect(fake.received).toHaveLength(0);
   });
 
-  it('a provider that never answers is a timeout', async () => {
-    modelAnswer = never;
-    const e = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, timeoutMs: 300 }, loopback));
-    expect(e.kind).toBe('timeout');
-    const e2 = await catchLlm(callGoogleVertexAi(connection(), { ...claude, timeoutMs: 300 }, loopback));
-    expect(e2.kind).toBe('timeout');
-  });
-
   it('a token endpoint that never answers is a timeout', async () => {
     tokenAnswer = never;
     const e = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, timeoutMs: 300 }, loopback));
     expect(e.kind).toBe('timeout');
-  });
-
-  it('an abort signal ends the call as a timeout', async () => {
-    modelAnswer = never;
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    const e = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, signal: ac.signal }, loopback));
-    expect(e.kind).toBe('timeout');
-  });
-
-  it('an allow list without the address is egress_refused, and nothing is received (neither token nor model request)', async () => {
-    for (const c of [gemini, claude]) {
-      const e = await catchLlm(callGoogleVertexAi(connection(), c, parseAllowList('')));
-      expect(e.kind).toBe('egress_refused');
-    }
-    expect(fake.received).toHaveLength(0);
   });
 
   it('with a cached token, the model request itself is refused by the egress policy', async () => {
@@ -338,17 +268,35 @@ describe('failures', () => {
     expect(fake.received).toHaveLength(0);
   });
 
-  it('a closed port is unreachable (model endpoint and token endpoint)', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const e = await catchLlm(callGoogleVertexAi(connection({ baseUrl: `http://127.0.0.1:${port}` }), gemini, loopback));
-    expect(e.kind).toBe('unreachable');
-    const e2 = await catchLlm(callGoogleVertexAi(connection({ baseUrl: `http://127.0.0.1:${port}` }), claude, loopback));
-    expect(e2.kind).toBe('unreachable');
-    clearGoogleTokenCache();
-    const e3 = await catchLlm(callGoogleVertexAi(connection({ secretKey: serviceAccount(`http://127.0.0.1:${port}/token`) }), gemini, loopback));
-    expect(e3.kind).toBe('unreachable');
-  });
+});
+
+describeProviderFailures({
+  name: 'google-vertex-ai',
+  fake,
+  adapter: callGoogleVertexAi,
+  connection: (origin = fake.url) => connection({ baseUrl: origin }),
+  calls: [gemini, claude],
+  secret: TOKEN,
+  alsoRedacted: [GATEWAY],
+  authMessage: 'Request had invalid authentication credentials',
+  rateLimitMessage: 'Resource exhausted',
+  // Gemini answers with Google's error shape, Claude with Anthropic's
+  errorBody: (status, message, call) =>
+    call.model.startsWith('claude')
+      ? status === 429
+        ? { type: 'error', error: { type: 'rate_limit_error', message } }
+        : { error: { message } }
+      : { error: { code: status, message, status: status === 401 ? 'UNAUTHENTICATED' : 'RESOURCE_EXHAUSTED' } },
+  okBody: (call) => (call.model.startsWith('claude') ? claudeAnswer([{ type: 'text', text: 'ok' }]) : geminiAnswer([{ text: 'ok' }])),
+  answer: (a) => void (modelAnswer = a),
+  sent: modelRequests,
+  abortSignal: true,
+  more: {
+    async unreachable() {
+      // the token endpoint
+      clearGoogleTokenCache();
+      const e = await catchLlm(callGoogleVertexAi(connection({ secretKey: serviceAccount(`${await closedPortOrigin()}/token`) }), gemini, loopback));
+      expect(e.kind).toBe('unreachable');
+    },
+  },
 });

@@ -1,8 +1,13 @@
+#!/usr/bin/env node
 // The conformance suite's command line.
 //   in process (make test):   node conformance/run.ts --in-process
-//   any deployment:           make conformance BASE_URL=https://tally.example PUBLIC_KEY=pk-... SECRET_KEY=sk-...
-// Prints one line per case, a diff for each failure, and "N passed, N failed, N skipped".
+//   any deployment:           npx tally-conformance --base-url https://tally.example --public-key pk-... --secret-key sk-...
+//                             (or make conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=...)
+// Prints one line per case, a diff for each failure, and "N passed, N failed, N skipped"; exits
+// non-zero on a failure; `--junit <file>` also writes JUnit XML for CI.
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { junitXml } from './junit.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { replay, type Outcome, type Target } from './replay.ts';
 
@@ -13,6 +18,7 @@ const { values } = parseArgs({
     'public-key': { type: 'string' },
     'secret-key': { type: 'string' },
     grep: { type: 'string' },
+    junit: { type: 'string' },
     // the fake LLM gateway: where it listens, and the URL the server reaches it at (a remote
     // server needs both, and TALLY_LLM_ALLOWED_HOSTS allowing that host); in process it listens
     // on 127.0.0.2, the only loopback address the in-process server is allowed to call
@@ -22,6 +28,7 @@ const { values } = parseArgs({
 });
 
 async function main() {
+  const started = performance.now();
   let target: Target;
   let stop = async () => {};
   let gateway: Gateway | undefined;
@@ -37,7 +44,7 @@ async function main() {
     const publicKey = values['public-key'];
     const secretKey = values['secret-key'];
     if (!baseUrl || !publicKey || !secretKey) {
-      console.error('usage: make conformance BASE_URL=<url> PUBLIC_KEY=<pk-...> SECRET_KEY=<sk-...>  (or --in-process)');
+      console.error('usage: npx tally-conformance --base-url <url> --public-key <pk-...> --secret-key <sk-...> [--grep <text>] [--junit <file>] [--gateway-url <url> --gateway-listen <host:port>]  (or --in-process)');
       process.exit(2);
     }
     target = { baseUrl: baseUrl.replace(/\/$/, ''), publicKey, secretKey };
@@ -63,6 +70,7 @@ async function main() {
     else { failed++; console.log(`✗ ${label}\n  ${o.problems.join('\n  ')}`); }
   }
   console.log(`\nconformance: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  if (values.junit) writeFileSync(values.junit, junitXml(outcomes, performance.now() - started));
   process.exit(failed ? 1 : 0);
 }
 

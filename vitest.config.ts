@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['server/test/unit/**/*.test.ts', 'conformance/test/**/*.test.ts'], environment: 'node' } },
+      { test: { name: 'unit', include: ['server/test/unit/**/*.test.ts', 'conformance/test/**/*.test.ts', 'sdk/test/**/*.test.ts'], environment: 'node' } },
       {
         test: {
           name: 'integration',

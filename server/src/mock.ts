@@ -1,31 +1,21 @@
 // `make mock`: serves every operation of the spec from its examples, with the same
 // request validation as the real server, so a frontend can build against it with no
-// database. Picks the example named in the `Prefer: example=<name>` header, else the
-// first example of the lowest success status. Any Basic credentials are accepted.
+// database. The answer comes from sdk/mocks/examples.ts, the picker the msw handlers
+// (`@tally/sdk/mocks`) use too: the example a `Prefer: example=<name>` (or `code=<status>`)
+// header names, else the first example of the lowest success status. Any Basic credentials
+// are accepted. The reference (/docs) and the spec (/api/public/openapi.json) are served too.
 import express, { type Request, type Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { createBackend } from './http/openapi.ts';
 import { issuesFromAjv } from './http/validation-issues.ts';
 import { BODY_LIMIT_BYTES } from './http/app.ts';
-
-type Examples = Record<string, { value?: unknown }>;
-
-export function pickExample(operation: any, prefer: string | undefined): { status: number; body: unknown } {
-  const wanted = /example=([\w-]+)/.exec(prefer ?? '')?.[1];
-  const statuses = Object.keys(operation.responses ?? {}).sort();
-  for (const status of statuses) {
-    const examples: Examples = operation.responses[status]?.content?.['application/json']?.examples ?? {};
-    if (wanted && examples[wanted]) return { status: Number(status), body: examples[wanted]!.value };
-  }
-  const ok = statuses.find((s) => s.startsWith('2')) ?? statuses[0]!;
-  const examples: Examples = operation.responses[ok]?.content?.['application/json']?.examples ?? {};
-  const first = Object.values(examples)[0];
-  return { status: Number(ok), body: first?.value ?? null };
-}
+import { docsRouter } from './http/docs.ts';
+import { parsePrefer, pickExample } from '../../sdk/mocks/examples.ts';
 
 export async function createMockApp() {
   const api = await createBackend();
   const app = express();
+  app.use(docsRouter());
   app.use(express.json({ limit: BODY_LIMIT_BYTES }));
   api.register('notFound', (c: Context, _q: Request, res: Response) => res.status(404).json({ message: `No route for ${c.request.method} ${c.request.path}`, error: 'NotFoundError' }));
   api.register('methodNotAllowed', (_c: Context, _q: Request, res: Response) => res.status(405).json({ message: 'Method not allowed', error: 'MethodNotAllowedError' }));
@@ -35,7 +25,9 @@ export async function createMockApp() {
       if (secured && !req.headers.authorization) return res.status(401).json({ message: 'No authorization header' });
       const v = api.validator.validateRequest(c.request, c.operation);
       if (!v.valid) return res.status(400).json({ message: 'Invalid request data', error: issuesFromAjv(v.errors ?? []) });
-      const { status, body } = pickExample(c.operation, req.headers.prefer as string | undefined);
+      const { status, body, example, contentType } = pickExample(c.operation as never, parsePrefer(req.headers.prefer as string | undefined));
+      if (example) res.setHeader('x-tally-mock-example', example);
+      if (contentType === null) return res.status(status).end();
       res.status(status).json(body);
     });
   }

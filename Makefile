@@ -27,7 +27,7 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: help run test lint typecheck generate check-generated unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node
+.PHONY: help run test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node
 
 help:
 	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"
@@ -60,6 +60,10 @@ lint: $(DEPS)
 typecheck: $(DEPS)
 	npx --no-install tsc -p tsconfig.json --noEmit
 
+# the SDK package: ESM + .d.ts in sdk/dist/ and the installable sdk/dist/tally-sdk-<version>.tgz
+sdk: $(DEPS)
+	node sdk/build.ts
+
 unit: $(DEPS)
 	npx --no-install vitest run --project unit
 
@@ -83,7 +87,7 @@ fuzz-pg: $(DEPS)
 	  DATABASE_URL="$$url" npx --no-install vitest run --project fuzz; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL fuzz run"; fi
 
-test: $(DEPS) check-generated lint typecheck unit integration integration-pg conformance-inprocess fuzz fuzz-pg
+test: $(DEPS) check-generated lint typecheck sdk unit integration integration-pg conformance-inprocess fuzz fuzz-pg
 
 conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process

@@ -1,18 +1,10 @@
-// The typed Tally client: every operation and type comes from generated/ (hey-api, from
-// the spec); this file only adds Basic auth from a key pair.
-import { createClient, type Client } from '../generated/client/client/index.ts';
-
-export * from '../generated/client/index.ts';
-
-export interface TallyOptions {
-  baseUrl: string;
-  publicKey: string;
-  secretKey: string;
-  fetch?: typeof fetch;
-}
-
-/** A client for one project. Pass it as `client` to any operation: `modelsList({ client })`. */
-export function createTallyClient(opts: TallyOptions): Client {
-  const auth = 'Basic ' + Buffer.from(`${opts.publicKey}:${opts.secretKey}`).toString('base64');
-  return createClient({ baseUrl: opts.baseUrl.replace(/\/$/, ''), headers: { authorization: auth }, fetch: opts.fetch });
-}
+// @tally/sdk: `new Tally({ baseUrl, publicKey, secretKey })` and the spec's types. The operations
+// are generated from openapi/ by hey-api (generated/sdk-client); src/ adds auth, retries,
+// typed errors and pagination around them.
+export { Tally, createTallyClient, type TallyOptions, type TallyGroups } from './src/client.ts';
+export { TallyError, TallyApiError, TallyNetworkError } from './src/errors.ts';
+export { paginate, type ListFn, type PageItem, type PaginateParams } from './src/paginate.ts';
+export type { RetryOptions } from './src/retry.ts';
+export { TallySdk } from '../generated/sdk-client/sdk.gen.ts';
+export type * from '../generated/sdk-client/types.gen.ts';
+export type { Client, Options } from '../generated/sdk-client/client/index.ts';

@@ -130,7 +130,7 @@ describe('IngestionBatcher: delivery', () => {
     await vi.advanceTimersByTimeAsync(150);
     await p;
     expect(f.batches).toEqual([['evt-1', 'evt-2'], ['evt-1', 'evt-2'], ['evt-1', 'evt-2']]);
-    expect(onError.mock.calls.map(([x]: [IngestionFailure]) => [x.kind, x.retryInMs])).toEqual([['retrying', 75], ['retrying', 150]]);
+    expect(onError.mock.calls.map((c: unknown[]) => c[0] as IngestionFailure).map((x) => [x.kind, x.retryInMs])).toEqual([['retrying', 75], ['retrying', 150]]);
     expect(b.stats).toEqual({ acknowledged: 2, dropped: 0, pending: 0 });
   });
 
@@ -193,7 +193,7 @@ describe('IngestionBatcher: delivery', () => {
     await vi.runAllTimersAsync();
     await p;
     expect(f.send).toHaveBeenCalledTimes(4); // first try + 3 retries
-    const kinds = onError.mock.calls.map(([x]: [IngestionFailure]) => x.kind);
+    const kinds = onError.mock.calls.map((c: unknown[]) => c[0] as IngestionFailure).map((x) => x.kind);
     expect(kinds).toEqual(['retrying', 'retrying', 'retrying', 'gave-up']);
     expect(onError.mock.calls.at(-1)![0]).toMatchObject({ status: 503, events: [{ id: 'evt-1' }] });
     expect(b.stats).toEqual({ acknowledged: 0, dropped: 1, pending: 0 });

@@ -8,3 +8,5 @@ export type { RetryOptions } from './src/retry.ts';
 export { TallySdk } from '../generated/sdk-client/sdk.gen.ts';
 export type * from '../generated/sdk-client/types.gen.ts';
 export type { Client, Options } from '../generated/sdk-client/client/index.ts';
+export * from './src/usage.ts';
+export { IngestionBatcher, type IngestionBatcherOptions, type IngestionFailure } from './src/ingestion-batcher.ts';

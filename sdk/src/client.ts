@@ -78,9 +78,14 @@ export class Tally {
     // every generated group (tally.models, tally.metrics, …), with `iterate()` where there is `list`
     for (const key of Object.getOwnPropertyNames(TallySdk.prototype)) {
       if (!Object.getOwnPropertyDescriptor(TallySdk.prototype, key)?.get) continue;
-      const group = (sdk as unknown as Record<string, { list?: ListFn; iterate?: unknown }>)[key]!;
+      const group = (sdk as unknown as Record<string, Record<string, unknown>>)[key]!;
+      // bound, so a method can be passed around: paginate(tally.scores.list, …)
+      for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(group))) {
+        const method = group[name];
+        if (name !== 'constructor' && typeof method === 'function') group[name] = method.bind(group);
+      }
       if (typeof group.list === 'function') {
-        const list = group.list.bind(group);
+        const list = group.list as ListFn;
         group.iterate = (params?: PaginateParams<ListFn>) => paginate(list, params);
       }
       Object.defineProperty(this, key, { value: group, enumerable: true });

@@ -27,7 +27,7 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: help run test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node
+.PHONY: help run test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node docs-test
 
 help:
 	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"
@@ -87,7 +87,7 @@ fuzz-pg: $(DEPS)
 	  DATABASE_URL="$$url" npx --no-install vitest run --project fuzz; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL fuzz run"; fi
 
-test: $(DEPS) check-generated lint typecheck sdk unit integration integration-pg conformance-inprocess fuzz fuzz-pg
+test: $(DEPS) check-generated lint typecheck sdk unit integration integration-pg conformance-inprocess fuzz fuzz-pg docs-test
 
 conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process
@@ -95,6 +95,11 @@ conformance-inprocess: $(DEPS)
 conformance: $(DEPS)
 	node conformance/run.ts --base-url "$(BASE_URL)" --public-key "$(PUBLIC_KEY)" --secret-key "$(SECRET_KEY)" \
 	  $(if $(GATEWAY_URL),--gateway-url "$(GATEWAY_URL)" --gateway-listen "$(or $(GATEWAY_LISTEN),0.0.0.0:8787)")
+
+# /docs in headless Chromium (Debian's, installed when missing); screenshot in scratch/browser/
+docs-test: $(DEPS)
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	DATABASE_URL= CHROMIUM_PATH="$$(command -v chromium)" npx --no-install vitest run --project browser
 
 run: $(DEPS)
 	node server/src/main.ts

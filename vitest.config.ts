@@ -15,6 +15,8 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      // /docs in headless Chromium (make docs-test installs it)
+      { test: { name: 'browser', include: ['server/test/browser/**/*.test.ts'], environment: 'node', testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: {
           name: 'fuzz',

@@ -24,6 +24,7 @@ const SCALAR_CONFIG = {
   mcp: { disabled: true },
 };
 
+// not #api-reference: the bundle mounts an element of that id itself, with its default configuration
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -32,9 +33,9 @@ const PAGE = `<!doctype html>
   <title>Tally API reference</title>
 </head>
 <body>
-  <div id="api-reference"></div>
+  <div id="tally-reference"></div>
   <script src="${DOCS_ROUTE}/assets/standalone.js"></script>
-  <script>Scalar.createApiReference('#api-reference', ${JSON.stringify(SCALAR_CONFIG)});</script>
+  <script>Scalar.createApiReference('#tally-reference', ${JSON.stringify(SCALAR_CONFIG)});</script>
 </body>
 </html>
 `;

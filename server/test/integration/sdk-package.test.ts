@@ -1,11 +1,13 @@
 // The SDK as a user gets it: `make sdk`'s script builds and packs sdk/dist/tally-sdk-<version>.tgz,
 // the tarball is npm-installed (offline: it has no dependencies) into an empty project, and a
 // plain .mjs script imports @tally/sdk and calls the suite's server, on Node 20 (/usr/bin/node)
-// and on the toolchain's Node 24: no TypeScript on the user's side.
+// and on the toolchain's Node 24: no TypeScript on the user's side. The installed package also
+// bundles for the browser (rolldown, the bundler vitest's vite ships) with no Node built-in in it.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { build } from 'rolldown';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -71,6 +73,18 @@ describe('the packed SDK in an empty project', () => {
     expect(existsSync(join(project, 'node_modules', '@tally', 'sdk', 'dist', 'sdk', 'index.js'))).toBe(true);
     expect(existsSync(join(project, 'node_modules', '@tally', 'sdk', 'dist', 'sdk', 'index.d.ts'))).toBe(true);
     expect(existsSync(join(project, 'node_modules', '@tally', 'sdk', 'index.ts'))).toBe(false);
+  });
+
+  it('bundles for a browser without any Node built-in', async () => {
+    const entry = join(project, 'entry.mjs');
+    writeFileSync(entry, "export { Tally, TallyApiError, TallyNetworkError, paginate } from '@tally/sdk';\n");
+    const out = await build({ input: entry, cwd: project, platform: 'browser', write: false, logLevel: 'warn', output: { format: 'esm' } });
+    const code = out.output.map((chunk) => ('code' in chunk ? chunk.code : '')).join('\n');
+    expect(code).toMatch(/TallyApiError/);
+    expect(code).not.toMatch(/from\s*["']node:|require\(|\bBuffer\b|process\.env/);
+    expect(out.output.map((chunk) => ('exports' in chunk ? chunk.exports : [])).flat()).toEqual(
+      expect.arrayContaining(['Tally', 'TallyApiError', 'TallyNetworkError', 'paginate']),
+    );
   });
 
   for (const [label, node, available] of [

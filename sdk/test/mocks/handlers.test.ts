@@ -22,7 +22,7 @@ const server = setupServer(...createHandlers({ baseUrl }));
 let mockUrl = '';
 let mockServer: Server;
 beforeAll(async () => {
-  server.listen({ onUnhandledRequest: 'bypass' }); // the make-mock server on 127.0.0.1 is real
+  server.listen({ onUnhandledFrame: 'bypass' }); // the make-mock server on 127.0.0.1 is real
   const app = await createMockApp();
   mockServer = app.listen(0, '127.0.0.1');
   await new Promise((r) => mockServer.once('listening', r));

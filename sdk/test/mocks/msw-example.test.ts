@@ -8,7 +8,7 @@ import { createHandlers, mockOperation } from '../../mocks/index.ts';
 
 const baseUrl = 'http://tally.test';
 const server = setupServer(...createHandlers({ baseUrl }));
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
@@ -29,7 +29,7 @@ describe('a frontend test against the msw mocks', () => {
 
   it('picks another example with a Prefer header, status included', async () => {
     const { data, error, response } = await modelsGet({ client, path: { id: 'nope' }, headers: { prefer: 'example=unknownId' } });
-    expect(response.status).toBe(404);
+    expect(response?.status).toBe(404);
     expect(data).toBeUndefined();
     expect(error).toEqual({ message: 'No model with this id found.', error: 'LangfuseNotFoundError' });
   });
@@ -37,20 +37,20 @@ describe('a frontend test against the msw mocks', () => {
   it('overrides one operation for one test with mockOperation', async () => {
     server.use(mockOperation('models_list', { status: 401 }, { baseUrl }));
     const { response } = await modelsList({ client });
-    expect(response.status).toBe(401);
+    expect(response?.status).toBe(401);
     await expect(modelOptions()).rejects.toBeDefined(); // the frontend's code sees the failure
   });
 
   it('sets the example per operation for a whole handler set', async () => {
     server.use(...createHandlers({ baseUrl, examples: { models_get: 'unknownId' } }));
     const { response } = await modelsGet({ client, path: { id: 'x' } });
-    expect(response.status).toBe(404);
-    expect(response.headers.get('x-tally-mock-example')).toBe('unknownId');
+    expect(response?.status).toBe(404);
+    expect(response?.headers.get('x-tally-mock-example')).toBe('unknownId');
   });
 
   it('answers the ingestion endpoint with its 207 multi-status example', async () => {
     const { data, response } = await ingestionBatch({ client, body: { batch: [] } });
-    expect(response.status).toBe(207);
+    expect(response?.status).toBe(207);
     expect(data).toHaveProperty('successes');
     expect(data).toHaveProperty('errors');
   });

@@ -3246,6 +3246,10 @@ export type ScoresDeleteData = {
 
 export type ScoresDeleteErrors = {
     /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8 or holds NUL.
+     */
+    400: Error;
+    /**
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
@@ -3272,6 +3276,10 @@ export type ScoresGetData = {
 };
 
 export type ScoresGetErrors = {
+    /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8 or holds NUL.
+     */
+    400: Error;
     /**
      * Missing, malformed or unknown credentials.
      */
@@ -3400,6 +3408,10 @@ export type ScoresV2GetData = {
 };
 
 export type ScoresV2GetErrors = {
+    /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8 or holds NUL.
+     */
+    400: Error;
     /**
      * Missing, malformed or unknown credentials.
      */

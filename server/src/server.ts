@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/orm.ts';
 import { createApp } from './http/app.ts';
 import { ingestionStylePaths } from './http/openapi.ts';
+import { isUnstablePath, toUnstableBody } from './http/errors.ts';
 import { handlers } from './http/handlers/index.ts';
 import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
@@ -49,7 +50,8 @@ export async function listen(app: RequestListener, port: number, host: string, r
       : [400, 'Bad Request', 'The request is not valid HTTP'];
     // the path, if the request line got that far: the ingestion endpoint answers in its own shape
     const path = /^[A-Z]+ ([^ ?]*)/.exec((err as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '')?.[1];
-    const body = JSON.stringify(status === 400 && path && ingestionPaths?.has(path) ? { message: 'Invalid request data', errors: [message] } : { message, error: 'InvalidRequestError' });
+    const body = JSON.stringify(status === 400 && path && ingestionPaths?.has(path) ? { message: 'Invalid request data', errors: [message] }
+      : path && isUnstablePath(path) ? toUnstableBody(status, { message }) : { message, error: 'InvalidRequestError' });
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));

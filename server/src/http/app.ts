@@ -7,7 +7,7 @@ import type { Database } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import { AuthzError, authenticate } from './auth.ts';
-import { ApiError, invalidData, toUnstableBody, unstableError } from './errors.ts';
+import { ApiError, invalidData, isUnstablePath, toUnstableBody, unstableError } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { docsRouter } from './docs.ts';
@@ -132,7 +132,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   api.register('notFound', (c: Context, _req: Request, res: Response) =>
     send(res, 404, { message: `No route for ${String(c.request.method).toUpperCase()} ${c.request.path}`, error: 'NotFoundError' }));
   api.register('methodNotAllowed', (c: Context, _req: Request, res: Response) =>
-    send(res, 405, String(c.request.path).startsWith('/api/public/unstable/')
+    send(res, 405, isUnstablePath(String(c.request.path))
       ? { message: 'Method not allowed', code: 'method_not_allowed' }
       : { message: 'Method not allowed', error: 'MethodNotAllowedError' }));
 
@@ -155,9 +155,11 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'],
     verify: (req, _res, raw) => { if (mayHoldUnstorableText(raw)) (req as any)[UNSTORABLE] = true; },
   }));
+  // errors answered before an operation is known still take the envelope of the path's family
+  const shaped = (path: string, status: number, body: { message: string; error?: string }) => (isUnstablePath(path) ? toUnstableBody(status, body) : body);
   app.use((req, res, next) => {
     const problem = pathProblem(req.path);
-    if (problem) return send(res, 400, { message: problem, error: 'InvalidRequestError' });
+    if (problem) return send(res, 400, shaped(req.path, 400, { message: problem, error: 'InvalidRequestError' }));
     next();
   });
   app.use(async (req, res, next) => {
@@ -169,17 +171,17 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   });
   // body-parser failures and anything else that escaped: always a JSON body
   app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
-    if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
+    if (err?.type === 'entity.too.large') return send(res, 413, shaped(req.path, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' }));
     if (err?.status >= 400 && err?.status < 500) {
       // not V8's message: it quotes the text around the error, which may be a secret
       const position = err.type === 'entity.parse.failed' ? /position (\d+)/.exec(String(err.message))?.[1] : undefined;
       const message = err.type === 'entity.parse.failed' ? `Invalid JSON in request body${position ? ` at position ${position}` : ''}` : err.message;
       // the ingestion endpoint's 400 carries `errors`, as Langfuse's does
       if (err.status === 400 && ingestionPaths.has(req.path)) return send(res, 400, { message: 'Invalid request data', errors: [message] });
-      return send(res, err.status, { message, error: 'InvalidRequestError' });
+      return send(res, err.status, shaped(req.path, err.status, { message, error: 'InvalidRequestError' }));
     }
     ((req as any).log ?? log).error({ err }, 'unhandled error');
-    send(res, 500, { message: 'Internal Server Error', error: 'An unknown error occurred' });
+    send(res, 500, shaped(req.path, 500, { message: 'Internal Server Error', error: 'An unknown error occurred' }));
   });
   return { app, api };
 }

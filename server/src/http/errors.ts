@@ -22,6 +22,9 @@ export const unstableError = (status: number, code: string, message: string, det
 
 const UNSTABLE_CODE_BY_STATUS: Record<number, string> = { 400: 'invalid_request', 401: 'authentication_failed', 403: 'access_denied', 404: 'resource_not_found', 405: 'method_not_allowed', 409: 'conflict' };
 
+/** the unstable endpoints (evaluators, evaluation rules) answer every error in their own envelope */
+export const isUnstablePath = (path: string) => path.startsWith('/api/public/unstable/');
+
 /** any error body in the unstable envelope: one that has a `code` is kept, others get the code of their status */
 export function toUnstableBody(status: number, body: { message: string; error?: unknown; code?: string; details?: unknown }) {
   if (typeof body.code === 'string') return body;

@@ -16,6 +16,8 @@ export interface Operation {
   path: string;
   /** JSON pointer of each declared status's response body schema */
   responses: Map<number, string | null>;
+  /** statuses the spec may answer as server-sent events */
+  eventStreams: Set<number>;
   parameters: { name: string; in: string; required: boolean; schema: any }[];
   bodySchema: any | null;
 }
@@ -30,16 +32,18 @@ export function operationsOf(spec: any): Operation[] {
       const op = item[method];
       if (!op) continue;
       const responses = new Map<number, string | null>();
+      const eventStreams = new Set<number>();
       for (const [status, raw] of Object.entries<any>(op.responses ?? {})) {
         // a response given by $ref: its schema's pointer goes through the referenced response
         const base = typeof raw.$ref === 'string' ? raw.$ref : pointer('paths', path, method, 'responses', status);
         const res = resolve(spec, raw);
         responses.set(Number(status), res.content?.['application/json']?.schema ? `${base}/content/application~1json/schema` : null);
+        if (res.content?.['text/event-stream']) eventStreams.add(Number(status));
       }
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolve(spec, p))
         .map((p: any) => ({ name: p.name, in: p.in, required: !!p.required, schema: p.schema }));
       const bodySchema = op.requestBody ? resolve(spec, op.requestBody).content?.['application/json']?.schema ?? null : null;
-      ops.push({ operationId: op.operationId, method: method.toUpperCase(), path, responses, parameters, bodySchema });
+      ops.push({ operationId: op.operationId, method: method.toUpperCase(), path, responses, eventStreams, parameters, bodySchema });
     }
   }
   return ops;
@@ -83,9 +87,23 @@ export function createOracle(spec: any, secrets: string[]) {
   /** op: the operation the request was aimed at (null for a route the spec does not have) */
   return function judge(op: Operation | null, req: WireRequest, res: WireResponse): Verdict {
     const problems: string[] = [];
-    if (res.status >= 500) problems.push(`status ${res.status}`);
+    // a 5xx the operation declares (502/504: the LLM provider failed or timed out) is an answer; 500 never is
+    if (res.status >= 500 && (res.status === 500 || !op?.responses.has(res.status))) problems.push(`status ${res.status}`);
     let body: unknown;
     const type = String(res.headers['content-type'] ?? '');
+    // an event stream the spec declares: every event's data is JSON, and nothing leaks in it
+    if (/^text\/event-stream\b/.test(type) && op?.eventStreams.has(res.status)) {
+      for (const block of res.text.split('\n\n').filter((b) => b.trim())) {
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        try {
+          JSON.parse(data ?? '');
+        } catch {
+          problems.push(`an event's data is not JSON: ${JSON.stringify(block.slice(0, 200))}`);
+        }
+      }
+      for (const re of STACK) if (re.test(res.text)) { problems.push(`stack trace or file path in an event (${re})`); break; }
+      return { problems, body: undefined };
+    }
     if (!/^application\/json\b/.test(type)) problems.push(`content-type ${JSON.stringify(type)} is not application/json`);
     try {
       body = JSON.parse(res.text);

@@ -20,6 +20,11 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 
 /**
  * Liveness and database check.
+ *
+ * Needs no API key. Runs `select 1` against the database and answers 200 with the server
+ * version when it succeeds, 503 when the database does not answer; use it as a liveness or
+ * readiness probe.
+ *
  */
 export const healthHealth = <ThrowOnError extends boolean = false>(options?: Options<HealthHealthData, ThrowOnError>): RequestResult<HealthHealthResponses, HealthHealthErrors, ThrowOnError> => (options?.client ?? client).get<HealthHealthResponses, HealthHealthErrors, ThrowOnError>({ url: '/api/public/health', ...options });
 
@@ -82,6 +87,11 @@ export const modelsDelete = <ThrowOnError extends boolean = false>(options: Opti
 
 /**
  * Get a project or managed model definition.
+ *
+ * Returns a model defined in this project, or one of the Langfuse-managed models every project
+ * sees, with its match pattern, unit, flat prices and pricing tiers. Prices are in USD per
+ * unit (per token for `unit: TOKENS`).
+ *
  */
 export const modelsGet = <ThrowOnError extends boolean = false>(options: Options<ModelsGetData, ThrowOnError>): RequestResult<ModelsGetResponses, ModelsGetErrors, ThrowOnError> => (options.client ?? client).get<ModelsGetResponses, ModelsGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -171,6 +181,14 @@ export const opentelemetryExportTraces = <ThrowOnError extends boolean = false>(
 
 /**
  * List observations, newest first.
+ *
+ * One page of the project's observations, ordered by start time (newest first), narrowed by
+ * the query parameters below, all of which must hold. Each observation carries its usage
+ * (tokens or the model's unit), its costs in USD and its `costStatus`: `ingested` (the client
+ * sent the cost), `inferred` (Tally priced every usage key from the matched model),
+ * `partial` (some keys, listed in `unpricedUsageKeys`, had no price), `unpriced` (usage but
+ * no matching model or price) or `none` (no usage). Timestamps are ISO 8601 in UTC.
+ *
  */
 export const observationsGetMany = <ThrowOnError extends boolean = false>(options?: Options<ObservationsGetManyData, ThrowOnError>): RequestResult<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError> => (options?.client ?? client).get<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -180,6 +198,13 @@ export const observationsGetMany = <ThrowOnError extends boolean = false>(option
 
 /**
  * Get one observation with its usage, cost and pricing.
+ *
+ * Returns the observation with its usage buckets (`usageDetails`, in tokens or the model's
+ * unit), its costs in USD (`costDetails`, `calculated*Cost`), the model and pricing tier used
+ * to price it, `costStatus` (`ingested`, `inferred`, `partial`, `unpriced` or `none`) and the
+ * `unpricedUsageKeys` that had no price. `latency` and `timeToFirstToken` are in seconds. To see
+ * step by step how a cost was computed, use `models_explain`.
+ *
  */
 export const observationsGet = <ThrowOnError extends boolean = false>(options: Options<ObservationsGetData, ThrowOnError>): RequestResult<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError> => (options.client ?? client).get<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -189,6 +214,11 @@ export const observationsGet = <ThrowOnError extends boolean = false>(options: O
 
 /**
  * Get a trace with its observations.
+ *
+ * Returns the trace and all of its observations. `totalCost` is the sum of its observations'
+ * costs in USD and `latency` its duration in seconds; each observation carries its own usage,
+ * cost and `costStatus`, as in `observations_get`.
+ *
  */
 export const traceGet = <ThrowOnError extends boolean = false>(options: Options<TraceGetData, ThrowOnError>): RequestResult<TraceGetResponses, TraceGetErrors, ThrowOnError> => (options.client ?? client).get<TraceGetResponses, TraceGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -323,6 +353,11 @@ export const llmConnectionsUpsert = <ThrowOnError extends boolean = false>(optio
 
 /**
  * Delete one of the project's connections.
+ *
+ * Deletes the connection and its encrypted key. Evaluators whose `modelConfig.provider` names
+ * it keep their configuration, but their next evaluation job fails and pauses them with
+ * `pausedReason: LLM_CONNECTION_MISSING` until a connection with that provider exists again.
+ *
  */
 export const llmConnectionsDelete = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsDeleteData, ThrowOnError>): RequestResult<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -370,6 +405,11 @@ export const llmConnectionsTest = <ThrowOnError extends boolean = false>(options
 
 /**
  * List the project's evaluators (latest versions), by updatedAt desc then id desc.
+ *
+ * One page of the project's evaluators, each at its latest version, with the `variables` its
+ * prompt uses, its default `mapping` and `evaluationRuleCount` (how many rule assignments use
+ * it). Errors use the unstable envelope (`UnstableError`).
+ *
  */
 export const evaluatorsList = <ThrowOnError extends boolean = false>(options?: Options<EvaluatorsListData, ThrowOnError>): RequestResult<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError> => (options?.client ?? client).get<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -410,6 +450,12 @@ export const evaluatorsDelete = <ThrowOnError extends boolean = false>(options: 
 
 /**
  * One evaluator at its latest version.
+ *
+ * Returns the evaluator at its latest version: prompt, output definition, `modelConfig`
+ * (`null` when it relies on a project default model, which Tally does not have), variables,
+ * default mapping and `evaluationRuleCount`. 404 `resource_not_found` when the id is not in
+ * the project.
+ *
  */
 export const evaluatorsGet = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsGetData, ThrowOnError>): RequestResult<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError> => (options.client ?? client).get<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -419,6 +465,12 @@ export const evaluatorsGet = <ThrowOnError extends boolean = false>(options: Opt
 
 /**
  * List the project's evaluation rules, by createdAt desc then id desc.
+ *
+ * One page of the project's rules, each with its evaluator assignments, `sampling` (the
+ * fraction of matching observations evaluated, 0 to 1), `filter`, and `status` (`active`,
+ * `inactive`, or `paused` with `pausedReason` and `pausedMessage` when an evaluator it uses
+ * is blocked, e.g. by a missing LLM connection).
+ *
  */
 export const evaluationRulesList = <ThrowOnError extends boolean = false>(options?: Options<EvaluationRulesListData, ThrowOnError>): RequestResult<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError> => (options?.client ?? client).get<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -450,6 +502,11 @@ export const evaluationRulesCreate = <ThrowOnError extends boolean = false>(opti
 
 /**
  * Delete a rule and its assignments (evaluators and scores stay).
+ *
+ * Removes the rule and its evaluator assignments; no new observation is evaluated by it.
+ * Its evaluators and the scores they already wrote are kept, and jobs of the rule still
+ * queued end as `CANCELLED`. 404 when the id is not in the project.
+ *
  */
 export const evaluationRulesDelete = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesDeleteData, ThrowOnError>): RequestResult<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError> => (options.client ?? client).delete<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -459,6 +516,11 @@ export const evaluationRulesDelete = <ThrowOnError extends boolean = false>(opti
 
 /**
  * One evaluation rule.
+ *
+ * Returns the rule with its evaluator assignments, sampling, filter and `status` (with
+ * `pausedReason` and `pausedMessage` when paused). A rule with no assignments is still
+ * readable. 404 `resource_not_found` when the id is not in the project.
+ *
  */
 export const evaluationRulesGet = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesGetData, ThrowOnError>): RequestResult<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError> => (options.client ?? client).get<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -624,6 +686,12 @@ export const scoresGet = <ThrowOnError extends boolean = false>(options: Options
 
 /**
  * List scores of every subject and data type (v2), newest first.
+ *
+ * One page of scores of any subject (trace, observation, session or dataset run) and any data
+ * type, newest first by `timestamp`, narrowed by the query parameters, all of which must hold.
+ * With `trace` in `fields`, each score carries its trace's `userId`, `tags` and `environment`
+ * (null when the score has no stored trace). Timestamps are ISO 8601 in UTC.
+ *
  */
 export const scoresV2List = <ThrowOnError extends boolean = false>(options?: Options<ScoresV2ListData, ThrowOnError>): RequestResult<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError> => (options?.client ?? client).get<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -633,6 +701,11 @@ export const scoresV2List = <ThrowOnError extends boolean = false>(options?: Opt
 
 /**
  * Get one score of any subject and data type (v2).
+ *
+ * Returns the score whatever it is attached to (trace, observation, session or dataset run) and
+ * whatever its data type, including CORRECTION scores that the v1 route does not show, with its
+ * trace's `userId`, `tags` and `environment` (null when it has no stored trace).
+ *
  */
 export const scoresV2Get = <ThrowOnError extends boolean = false>(options: Options<ScoresV2GetData, ThrowOnError>): RequestResult<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError> => (options.client ?? client).get<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],

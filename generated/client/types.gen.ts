@@ -6,6 +6,9 @@ export type ClientOptions = {
 
 export type Webhooks = WebhookLlmJudgeRequestWebhookRequest;
 
+/**
+ * A confirmation with a human-readable message, answered by the delete operations (scores, models, LLM connections, evaluation rules).
+ */
 export type MessageResponse = {
     message: string;
 };
@@ -41,6 +44,9 @@ export type ValidationIssue = {
     message: string;
 };
 
+/**
+ * Pagination of a list response: `page` (1-based) and `limit` as applied, with the total number of items and of pages that match.
+ */
 export type UtilsMetaResponse = {
     page: number;
     limit: number;
@@ -48,13 +54,22 @@ export type UtilsMetaResponse = {
     totalPages: number;
 };
 
+/**
+ * Answer of the health check: `status` is always `OK` when the server is up, with the running Tally version.
+ */
 export type HealthResponse = {
     status: 'OK';
     version: string;
 };
 
+/**
+ * The unit a models usage is counted in (tokens, characters, milliseconds, seconds, requests or images); prices are USD per one such unit.
+ */
 export type ModelUsageUnit = 'TOKENS' | 'CHARACTERS' | 'MILLISECONDS' | 'SECONDS' | 'REQUESTS' | 'IMAGES';
 
+/**
+ * One price of a models default tier, in USD per usage unit (for tokens, per single token, not per million).
+ */
 export type ModelPrice = {
     /**
      * USD per unit.
@@ -62,6 +77,9 @@ export type ModelPrice = {
     price: number;
 };
 
+/**
+ * Comparison used by a usage condition: the summed usage (in units, usually tokens) compared to the conditions `value`.
+ */
 export type PricingTierOperator = 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'neq';
 
 /**
@@ -77,6 +95,9 @@ export type PricingTierUsageCondition = {
     caseSensitive?: boolean;
 };
 
+/**
+ * Where an attribute condition reads its key: the generations `modelParameters` or its `metadata`.
+ */
 export type PricingTierAttributeSource = 'model_parameters' | 'metadata';
 
 /**
@@ -89,8 +110,14 @@ export type PricingTierAttributeCondition = {
     values: Array<string>;
 };
 
+/**
+ * One condition of a pricing tier: either an attribute condition (a model parameter or metadata value) or a usage condition (summed usage compared to a threshold). All conditions of a tier must hold.
+ */
 export type PricingTierCondition = PricingTierAttributeCondition | PricingTierUsageCondition;
 
+/**
+ * A set of prices of a model that applies when all its conditions hold. Non-default tiers are tried by ascending `priority` and the first match wins; otherwise the default tier (priority 0, no conditions) applies.
+ */
 export type PricingTier = {
     id: string;
     name: string;
@@ -105,6 +132,9 @@ export type PricingTier = {
     };
 };
 
+/**
+ * A pricing tier as given when creating a model. Exactly one tier must be the default (`isDefault: true`, priority 0, no conditions); priorities and names are unique within the model.
+ */
 export type PricingTierInput = {
     name: string;
     isDefault?: boolean;
@@ -118,6 +148,9 @@ export type PricingTierInput = {
     };
 };
 
+/**
+ * A model definition used to infer cost: generations whose `model` matches `matchPattern` are priced with its tiers, in USD per usage unit. Managed models (`isLangfuseManaged`) are read-only and shared by every project.
+ */
 export type Model = {
     id: string;
     modelName: string;
@@ -179,11 +212,17 @@ export type CreateModelRequest = {
     } | null;
 };
 
+/**
+ * One page of model definitions, with pagination metadata.
+ */
 export type PaginatedModels = {
     data: Array<Model>;
     meta: UtilsMetaResponse;
 };
 
+/**
+ * The provider API an LLM connection speaks, which decides how calls, parameters and `config` are sent.
+ */
 export type LlmAdapter = 'anthropic' | 'openai' | 'azure' | 'bedrock' | 'google-vertex-ai' | 'google-ai-studio';
 
 /**
@@ -193,6 +232,9 @@ export type LlmConnectionConfig = {
     [key: string]: string | boolean;
 };
 
+/**
+ * A projects stored connection to an LLM provider, used by the playground and the LLM-as-a-judge evaluators. Secrets (the key and extra header values) are never returned; only a masked key is shown.
+ */
 export type LlmConnection = {
     id: string;
     provider: string;
@@ -213,6 +255,9 @@ export type LlmConnection = {
     updatedAt: string;
 };
 
+/**
+ * One page of LLM connections, with pagination metadata.
+ */
 export type PaginatedLlmConnections = {
     data: Array<LlmConnection>;
     meta: UtilsMetaResponse;
@@ -254,13 +299,22 @@ export type UpsertLlmConnectionRequest = {
  */
 export type ConnectionProvider = string;
 
+/**
+ * A model name offered by a connection in addition to (or instead of) the adapters default models (at most 600 characters).
+ */
 export type ConnectionModelName = string;
 
+/**
+ * One chat message sent to the model: a role and its text content (at most 1,000,000 characters).
+ */
 export type LlmMessage = {
     role: 'system' | 'user' | 'assistant';
     content: string;
 };
 
+/**
+ * A tool (function) the model may call, described by a name and a JSON Schema of its arguments.
+ */
 export type LlmToolDefinition = {
     /**
      * A function name every provider accepts.
@@ -275,6 +329,9 @@ export type LlmToolDefinition = {
     };
 };
 
+/**
+ * A tool call the model answered with: the tool name and its arguments as JSON text, unparsed.
+ */
 export type LlmToolCall = {
     name: string;
     /**
@@ -299,6 +356,9 @@ export type LlmCallParams = {
     n?: number;
 };
 
+/**
+ * A playground call: messages sent through one of the projects LLM connections to `model`, with optional call parameters and tools. The call is recorded as a trace and priced like any generation.
+ */
 export type PlaygroundCompletionRequest = LlmCallParams & {
     /**
      * The `provider` name of one of the project's connections.
@@ -325,6 +385,9 @@ export type PlaygroundCompletionRequest = LlmCallParams & {
     stream?: boolean;
 };
 
+/**
+ * The answer of a playground call and its accounting: the recorded trace and generation, usage buckets in the models unit (usually tokens, mutually exclusive), cost in USD with its `costStatus`, the normalisers `warnings` and the provider latency in milliseconds.
+ */
 export type PlaygroundCompletion = {
     /**
      * The trace recorded for the call (environment `tally-playground`).
@@ -366,8 +429,14 @@ export type PlaygroundCompletion = {
     latencyMs: number;
 };
 
+/**
+ * Why a call to an LLM provider failed: bad credentials, exhausted billing, unknown model, rate limit, provider error, timeout, unreachable host, a `baseURL` refused by the egress policy, or a request the provider rejected.
+ */
 export type LlmCallErrorKind = 'auth_invalid' | 'billing_exhausted' | 'model_unavailable' | 'rate_limited' | 'provider_error' | 'timeout' | 'unreachable' | 'egress_refused' | 'invalid_request';
 
+/**
+ * Error body of a failed call to an LLM provider (playground, LLM-as-a-judge), with the failure `kind` and, when the provider answered, its HTTP status.
+ */
 export type LlmCallError = {
     /**
      * The provider's message (secrets redacted) or Tally's.
@@ -381,6 +450,9 @@ export type LlmCallError = {
     providerStatus?: number;
 };
 
+/**
+ * Optional body of a connection test: the model to probe.
+ */
 export type LlmConnectionTestRequest = {
     /**
      * The model to probe; default: the first of the connection's models.
@@ -388,6 +460,9 @@ export type LlmConnectionTestRequest = {
     model?: string;
 };
 
+/**
+ * Outcome of a connection test: whether the provider answered a small structured `extract` call correctly, the round-trip time in milliseconds and, on failure, the error kind and message.
+ */
 export type LlmConnectionTestResult = {
     /**
      * The provider answered with a well-formed `extract` tool call.
@@ -409,6 +484,9 @@ export type LlmConnectionTestResult = {
     };
 };
 
+/**
+ * The models a connection offers: the adapters default models (when `withDefaultModels`) and its custom models, each marked with its source.
+ */
 export type LlmConnectionModels = {
     data: Array<{
         name: string;
@@ -469,6 +547,9 @@ export type OtelTraceRequest = {
     resourceSpans?: Array<OtelResourceSpan>;
 };
 
+/**
+ * OTLP spans of one resource (a service): the resource attributes and the spans grouped by instrumentation scope.
+ */
 export type OtelResourceSpan = {
     resource?: {
         attributes?: Array<OtelKeyValue>;
@@ -477,6 +558,9 @@ export type OtelResourceSpan = {
     schemaUrl?: string;
 };
 
+/**
+ * OTLP spans produced by one instrumentation scope (library), with the scopes name, version and attributes.
+ */
 export type OtelScopeSpan = {
     scope?: {
         name?: string;
@@ -487,6 +571,9 @@ export type OtelScopeSpan = {
     schemaUrl?: string;
 };
 
+/**
+ * One OTLP span; Tally turns it into an observation (and its trace), reading GenAI and Langfuse attributes for the type, model, usage and cost. Times are Unix nanoseconds.
+ */
 export type OtelSpan = {
     /**
      * 32 hex characters (16 bytes).
@@ -531,6 +618,9 @@ export type OtelSpan = {
  */
 export type OtelInt64 = string | number;
 
+/**
+ * An OTLP attribute: a key and a typed value.
+ */
 export type OtelKeyValue = {
     key?: string;
     value?: OtelAnyValue;
@@ -572,8 +662,14 @@ export type OtelTraceResponse = {
     };
 };
 
+/**
+ * An id of an ingested event, trace or observation: 1 to 600 characters, without carriage returns.
+ */
 export type IngestionId = string;
 
+/**
+ * Fields shared by every ingestion event: the event id (replaying it changes nothing), the client timestamp, the event `type` and its `body`.
+ */
 export type IngestionEventBase = {
     /**
      * Event id; replaying an id changes nothing.
@@ -590,46 +686,73 @@ export type IngestionEventBase = {
     metadata?: unknown;
 };
 
+/**
+ * Creates or updates (upserts) a trace by its bodys `id`.
+ */
 export type TraceCreateEvent = IngestionEventBase & {
     type?: 'trace-create';
     body?: TraceBody;
 };
 
+/**
+ * Creates a score, or overwrites the score with the same `id`.
+ */
 export type ScoreCreateEvent = IngestionEventBase & {
     type?: 'score-create';
     body?: ScoreBody;
 };
 
+/**
+ * Creates an EVENT observation: a point in time, without an end time or usage.
+ */
 export type EventCreateEvent = IngestionEventBase & {
     type?: 'event-create';
     body?: ObservationBodyBase & ObservationIdRequired;
 };
 
+/**
+ * Creates a SPAN observation: a unit of work with a start and an end time.
+ */
 export type SpanCreateEvent = IngestionEventBase & {
     type?: 'span-create';
     body?: SpanBody & ObservationIdRequired;
 };
 
+/**
+ * Updates a SPAN observation by id (for example to set its end time or output); later non-null values win.
+ */
 export type SpanUpdateEvent = IngestionEventBase & {
     type?: 'span-update';
     body?: SpanBody & ObservationIdRequired;
 };
 
+/**
+ * Creates a GENERATION observation: an LLM call, with model, usage and cost. Without cost given, cost is inferred from the matched model definition (see `costStatus` on the observation).
+ */
 export type GenerationCreateEvent = IngestionEventBase & {
     type?: 'generation-create';
     body?: GenerationBody & ObservationIdRequired;
 };
 
+/**
+ * Updates a GENERATION observation by id; later non-null values win, and cost is computed at merge time from the merged model and usage unless cost was given.
+ */
 export type GenerationUpdateEvent = IngestionEventBase & {
     type?: 'generation-update';
     body?: GenerationBody & ObservationIdRequired;
 };
 
+/**
+ * Creates an AGENT, TOOL, CHAIN, RETRIEVER, EVALUATOR, EMBEDDING or GUARDRAIL observation (the type comes from the event `type`); it takes the generation body, so it may carry model, usage and cost.
+ */
 export type GenerationLikeCreateEvent = IngestionEventBase & {
     type?: 'agent-create' | 'tool-create' | 'chain-create' | 'retriever-create' | 'evaluator-create' | 'embedding-create' | 'guardrail-create';
     body?: GenerationBody & ObservationIdRequired;
 };
 
+/**
+ * An SDK log message: logged by the server and dropped, reported in neither `successes` nor `errors`.
+ */
 export type SdkLogEvent = IngestionEventBase & {
     type?: 'sdk-log';
     body?: {
@@ -640,11 +763,17 @@ export type SdkLogEvent = IngestionEventBase & {
     };
 };
 
+/**
+ * Deprecated: creates an observation whose kind is given by the bodys `type` (GENERATION, SPAN or EVENT).
+ */
 export type ObservationCreateEvent = IngestionEventBase & {
     type?: 'observation-create';
     body?: LegacyObservationBody;
 };
 
+/**
+ * Deprecated: updates an observation whose kind is given by the bodys `type` (GENERATION, SPAN or EVENT).
+ */
 export type ObservationUpdateEvent = IngestionEventBase & {
     type?: 'observation-update';
     body?: LegacyObservationBody;
@@ -670,8 +799,14 @@ export type TraceBody = {
     tags?: Array<string> | null;
 };
 
+/**
+ * Severity of an observation; `DEFAULT` when not set. An OTLP span with error status becomes `ERROR`.
+ */
 export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
 
+/**
+ * Kind of an observation. `GENERATION` and the generation-like types (AGENT, TOOL, CHAIN, RETRIEVER, EVALUATOR, EMBEDDING, GUARDRAIL) take the generation body, so they may carry model, usage and cost.
+ */
 export type ObservationType = 'SPAN' | 'GENERATION' | 'EVENT' | 'AGENT' | 'TOOL' | 'CHAIN' | 'RETRIEVER' | 'EVALUATOR' | 'EMBEDDING' | 'GUARDRAIL';
 
 /**
@@ -699,10 +834,16 @@ export type ObservationBodyBase = {
     version?: string | null;
 };
 
+/**
+ * Body of span events: the common observation fields plus an end time.
+ */
 export type SpanBody = ObservationBodyBase & {
     endTime?: string | null;
 };
 
+/**
+ * Body of generation and generation-like events: a span plus model, parameters, usage (`usageDetails`, or the legacy `usage`) and cost in USD. Given cost is stored as sent (`costStatus: ingested`); otherwise cost is inferred from the matched model.
+ */
 export type GenerationBody = SpanBody & {
     completionStartTime?: string | null;
     /**
@@ -776,6 +917,9 @@ export type UsageDetails = OpenAiCompletionUsage | OpenAiResponseUsage | {
     [key: string]: unknown;
 };
 
+/**
+ * An OpenAI chat-completions usage object (token counts). Its details are split out of `prompt_tokens`/`completion_tokens` into `input_<k>`/`output_<k>` buckets so that the stored buckets are mutually exclusive.
+ */
 export type OpenAiCompletionUsage = {
     prompt_tokens: number;
     completion_tokens: number;
@@ -788,6 +932,9 @@ export type OpenAiCompletionUsage = {
     } | null;
 };
 
+/**
+ * An OpenAI Responses-API usage object (token counts). Its details are split out of `input_tokens`/`output_tokens` into `input_<k>`/`output_<k>` buckets so that the stored buckets are mutually exclusive.
+ */
 export type OpenAiResponseUsage = {
     input_tokens: number;
     output_tokens: number;
@@ -828,6 +975,9 @@ export type ScoreBody = {
     timestamp?: string | null;
 };
 
+/**
+ * An event that was stored (status 201), with Tallys `warnings` about values that were dropped or look double counted.
+ */
 export type IngestionSuccess = {
     /**
      * The event id.
@@ -840,6 +990,9 @@ export type IngestionSuccess = {
     warnings?: Array<string>;
 };
 
+/**
+ * An event that was refused, with its HTTP-like status (400 for validation) and the reason; the other events of the batch are unaffected.
+ */
 export type IngestionError = {
     /**
      * The event id, or `unknown`.
@@ -853,16 +1006,25 @@ export type IngestionError = {
     error?: unknown;
 };
 
+/**
+ * Per-event results of a batch (HTTP 207): every event appears in exactly one of `successes` or `errors`, except `sdk-log` events, which appear in neither.
+ */
 export type IngestionResponse = {
     successes: Array<IngestionSuccess>;
     errors: Array<IngestionError>;
 };
 
+/**
+ * Error body of the ingestion endpoint when the batch as a whole is refused or could not be stored (400, 500, 503): a message and a list of reasons; no per-event results.
+ */
 export type IngestionEnvelopeError = {
     message: string;
     errors: Array<string>;
 };
 
+/**
+ * Error body of the ingestion endpoint for missing or invalid credentials (401): the error class and a message.
+ */
 export type IngestionAuthError = {
     error: string;
     message: string;
@@ -876,6 +1038,9 @@ export type IngestionAuthError = {
  */
 export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
 
+/**
+ * Legacy usage summary of an observation: `input` and `output` sum the buckets whose key contains "input" or "output", `total` is the `total` bucket. `unit` is always `TOKENS`.
+ */
 export type Usage = {
     unit: string;
     input: number;
@@ -883,6 +1048,9 @@ export type Usage = {
     total: number;
 };
 
+/**
+ * A stored observation (span, generation, event, …) with its usage buckets (mutually exclusive, in the models unit, usually tokens) and cost in USD. Tally adds `costStatus` and `unpricedUsageKeys` to explain how the cost was obtained.
+ */
 export type Observation = {
     id: string;
     projectId: string;
@@ -963,11 +1131,17 @@ export type Observation = {
     updatedAt?: string;
 };
 
+/**
+ * One page of observations, with pagination metadata.
+ */
 export type PaginatedObservations = {
     data: Array<Observation>;
     meta: UtilsMetaResponse;
 };
 
+/**
+ * A trace with all its observations, its total cost in USD and its latency in seconds.
+ */
 export type TraceWithObservations = {
     id: string;
     projectId: string;
@@ -994,6 +1168,9 @@ export type TraceWithObservations = {
     observations: Array<Observation>;
 };
 
+/**
+ * A would-be generation to price: its model name and usage (`usageDetails` or legacy `usage`), or ingested `costDetails`, plus model parameters and metadata for tier conditions. Nothing is stored.
+ */
 export type ExplainCostRequest = {
     /**
      * Model name as a generation would carry it.
@@ -1018,6 +1195,9 @@ export type ExplainCostRequest = {
     output?: unknown;
 };
 
+/**
+ * One priced usage bucket: units (usually tokens) times the USD price per unit gives the cost in USD.
+ */
 export type CostLine = {
     usageType: string;
     units: number;
@@ -1028,6 +1208,9 @@ export type CostLine = {
     cost: number;
 };
 
+/**
+ * How a generation would be priced, step by step: matched model, chosen tier and why, the normalised (mutually exclusive) usage buckets, one cost line per priced bucket, the unpriced buckets, total cost in USD, the resulting `costStatus` and the normalisers `warnings`.
+ */
 export type ExplainCostResponse = {
     /**
      * The matched model definition, or null.
@@ -1070,6 +1253,9 @@ export type ExplainCostResponse = {
  */
 export type FilterList = Array<Filter>;
 
+/**
+ * One filter condition; `type` selects its shape and `column` names the field it applies to.
+ */
 export type Filter = ({
     type: 'datetime';
 } & DatetimeFilter) | ({
@@ -1099,8 +1285,14 @@ export type Filter = ({
  */
 export type StringOperator = '=' | 'contains' | 'does not contain' | 'starts with' | 'ends with';
 
+/**
+ * Comparison used by number filters.
+ */
 export type NumberOperator = '=' | '>' | '<' | '>=' | '<=';
 
+/**
+ * Compares a datetime column to an RFC 3339 timestamp.
+ */
 export type DatetimeFilter = {
     type: 'datetime';
     column: string;
@@ -1108,6 +1300,9 @@ export type DatetimeFilter = {
     value: string;
 };
 
+/**
+ * Compares a string column to a value (case-sensitive).
+ */
 export type StringFilter = {
     type: 'string';
     column: string;
@@ -1115,6 +1310,9 @@ export type StringFilter = {
     value: IndexedString;
 };
 
+/**
+ * Compares a number column to a value.
+ */
 export type NumberFilter = {
     type: 'number';
     column: string;
@@ -1122,6 +1320,9 @@ export type NumberFilter = {
     value: number;
 };
 
+/**
+ * Holds when a string columns value is (`any of`) or is not (`none of`) in a list.
+ */
 export type StringOptionsFilter = {
     type: 'stringOptions';
     column: string;
@@ -1129,6 +1330,9 @@ export type StringOptionsFilter = {
     value: Array<IndexedString>;
 };
 
+/**
+ * Langfuses filter on the category under `key` of a keyed column (`any of` / `none of`). Accepted by the schema for compatibility, but no column Tally serves takes this filter type (see `filterTypes` in the metrics schema).
+ */
 export type CategoryOptionsFilter = {
     type: 'categoryOptions';
     column: string;
@@ -1137,6 +1341,9 @@ export type CategoryOptionsFilter = {
     value: Array<IndexedString>;
 };
 
+/**
+ * Compares an array column (such as tags) to a list: `any of`, `none of` or `all of` the values.
+ */
 export type ArrayOptionsFilter = {
     type: 'arrayOptions';
     column: string;
@@ -1144,6 +1351,9 @@ export type ArrayOptionsFilter = {
     value: Array<IndexedString>;
 };
 
+/**
+ * Compares the string under `key` of an object column (such as metadata) to a value.
+ */
 export type StringObjectFilter = {
     type: 'stringObject';
     column: string;
@@ -1152,6 +1362,9 @@ export type StringObjectFilter = {
     value: IndexedString;
 };
 
+/**
+ * Compares the number under `key` of an object column (such as metadata) to a value.
+ */
 export type NumberObjectFilter = {
     type: 'numberObject';
     column: string;
@@ -1160,6 +1373,9 @@ export type NumberObjectFilter = {
     value: number;
 };
 
+/**
+ * Compares the boolean under `key` of an object column to a value.
+ */
 export type BooleanObjectFilter = {
     type: 'booleanObject';
     column: string;
@@ -1168,6 +1384,9 @@ export type BooleanObjectFilter = {
     value: boolean;
 };
 
+/**
+ * Compares a boolean column to a value.
+ */
 export type BooleanFilter = {
     type: 'boolean';
     column: string;
@@ -1175,6 +1394,9 @@ export type BooleanFilter = {
     value: boolean;
 };
 
+/**
+ * Holds when a column is (or is not) null; `value` must be the empty string.
+ */
 export type NullFilter = {
     type: 'null';
     column: string;
@@ -1192,6 +1414,9 @@ export type NullFilter = {
  */
 export type MetricsGranularity = 'auto' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
+/**
+ * How a measure is aggregated per row: sum, average, count, max, min, a percentile, a histogram (`[lower, upper, count]` bins) or a count of distinct values.
+ */
 export type MetricsAggregation = 'sum' | 'avg' | 'count' | 'max' | 'min' | 'p50' | 'p75' | 'p90' | 'p95' | 'p99' | 'histogram' | 'uniq';
 
 /**
@@ -1236,20 +1461,32 @@ export type MetricsQueryBase = {
     };
 };
 
+/**
+ * A metrics API v2 query on one view (observations or a score view): dimensions to group by, measures with aggregations, filters, an optional time dimension and the time window.
+ */
 export type MetricsQuery = MetricsQueryBase & {
     view: 'observations' | 'scores-numeric' | 'scores-categorical' | 'scores-boolean';
 };
 
+/**
+ * A metrics API v1 query; like v2 but it also accepts the `traces` view and has no default row limit.
+ */
 export type MetricsQueryV1 = MetricsQueryBase & {
     view: 'traces' | 'observations' | 'scores-numeric' | 'scores-categorical' | 'scores-boolean';
 };
 
+/**
+ * Rows of a metrics query, one per group (and time bucket), each holding the dimension values and one `<aggregation>_<measure>` value per metric.
+ */
 export type MetricsResponse = {
     data: Array<{
         [key: string]: string | number | boolean | null | Array<unknown>;
     }>;
 };
 
+/**
+ * A dimension or measure of a metrics view: its type, whether Tally can answer it (and why not), and which aggregations or filter types it takes.
+ */
 export type MetricsSchemaField = {
     name: string;
     type: 'string' | 'number' | 'boolean' | 'string[]' | 'integer' | 'decimal' | 'datetime' | 'object';
@@ -1273,6 +1510,9 @@ export type MetricsSchemaField = {
     filterTypes?: Array<string>;
 };
 
+/**
+ * A view the metrics query can target, with its time column, dimensions and measures.
+ */
 export type MetricsSchemaView = {
     name: string;
     /**
@@ -1283,11 +1523,17 @@ export type MetricsSchemaView = {
     measures: Array<MetricsSchemaField>;
 };
 
+/**
+ * Tally extension. What the metrics query accepts: every view with its dimensions and measures, and the time granularities.
+ */
 export type MetricsSchemaResponse = {
     views: Array<MetricsSchemaView>;
     granularities: Array<MetricsGranularity>;
 };
 
+/**
+ * Usage and cost of one model name on one day: input, output and total usage (in the models unit, usually tokens), counts of observations and traces, and cost in USD.
+ */
 export type DailyUsage = {
     model: string | null;
     inputUsage: number;
@@ -1298,6 +1544,9 @@ export type DailyUsage = {
     totalCost: number;
 };
 
+/**
+ * Totals of one UTC day: trace and observation counts, cost in USD and usage per model.
+ */
 export type DailyMetric = {
     date: string;
     countTraces: number;
@@ -1306,11 +1555,17 @@ export type DailyMetric = {
     usage: Array<DailyUsage>;
 };
 
+/**
+ * One page of days (newest first) of the deprecated daily metrics, with pagination metadata.
+ */
 export type DailyMetrics = {
     data: Array<DailyMetric>;
     meta: UtilsMetaResponse;
 };
 
+/**
+ * Who wrote a score: `API` (a client), `EVAL` (an evaluator run) or `ANNOTATION` (a human, with a score config).
+ */
 export type ScoreSource = 'API' | 'EVAL' | 'ANNOTATION';
 
 /**
@@ -1352,16 +1607,25 @@ export type CreateScoreRequest = {
     source?: 'API' | 'ANNOTATION';
 };
 
+/**
+ * The id of the score created (or overwritten).
+ */
 export type CreateScoreResponse = {
     id: string;
 };
 
+/**
+ * The trace fields the v1 score routes include with each score.
+ */
 export type ScoreTraceV1 = {
     userId: string | null;
     tags: Array<string>;
     environment: string | null;
 };
 
+/**
+ * The trace fields the v2 score routes include when `fields` asks for `trace`.
+ */
 export type ScoreTrace = {
     userId: string | null;
     tags: Array<string>;
@@ -1450,16 +1714,25 @@ export type Score = {
     trace?: ScoreTrace | null;
 };
 
+/**
+ * One page of trace scores of the v1 routes, with pagination metadata.
+ */
 export type PaginatedScoresV1 = {
     data: Array<ScoreV1>;
     meta: UtilsMetaResponse;
 };
 
+/**
+ * One page of scores of the v2 routes, with pagination metadata.
+ */
 export type PaginatedScores = {
     data: Array<Score>;
     meta: UtilsMetaResponse;
 };
 
+/**
+ * Tally extension. Runs an LLM-as-a-judge evaluation once: the prompt, with its placeholders filled from `variables`, is sent through one of the projects connections and the answer is parsed by `outputDefinition`. With a `target`, the score is written on that trace or observation.
+ */
 export type LlmAsAJudgeRequest = {
     /**
      * The `provider` name of one of the project's connections.
@@ -1488,6 +1761,9 @@ export type LlmAsAJudgeRequest = {
     scoreName?: string;
 };
 
+/**
+ * One score value of a judges answer (several when a categorical answer matched several categories), with the id of the score written, if any.
+ */
 export type JudgedScore = {
     dataType: 'NUMERIC' | 'BOOLEAN' | 'CATEGORICAL';
     /**
@@ -1500,6 +1776,9 @@ export type JudgedScore = {
     scoreId: string | null;
 };
 
+/**
+ * The judges verdict and its accounting: the score(s) and reasoning, the judges trace, usage buckets (tokens, mutually exclusive), cost in USD with its `costStatus`, and the normalisers `warnings`.
+ */
 export type LlmAsAJudgeResult = {
     /**
      * The first score value (the only one, unless several categories matched).
@@ -1528,6 +1807,9 @@ export type LlmAsAJudgeResult = {
     warnings: Array<string>;
 };
 
+/**
+ * Tally extension. One evaluation of one observation by one evaluator of a rule, with its status, attempts and outcome (the score written, the judges trace, or the error), so one can see why a score is missing.
+ */
 export type EvaluationJob = {
     id: string;
     status: 'PENDING' | 'RUNNING' | 'DELAYED' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
@@ -1543,6 +1825,9 @@ export type EvaluationJob = {
     updatedAt: string;
 };
 
+/**
+ * One page of evaluation jobs, with pagination metadata.
+ */
 export type PaginatedEvaluationJobs = {
     data: Array<EvaluationJob>;
     meta: UtilsMetaResponse;
@@ -1569,6 +1854,9 @@ export type JudgeGatewayRequest = {
     messages: Array<LlmMessage>;
 };
 
+/**
+ * Machine-readable error code of the unstable endpoints (evaluators, evaluation rules); `details` says more for the validation codes.
+ */
 export type UnstableErrorCode = 'authentication_failed' | 'access_denied' | 'invalid_request' | 'invalid_query' | 'invalid_body' | 'invalid_filter_value' | 'invalid_json_path' | 'invalid_variable_mapping' | 'missing_variable_mapping' | 'duplicate_variable_mapping' | 'resource_not_found' | 'name_conflict' | 'evaluator_in_use' | 'evaluator_preflight_failed' | 'conflict' | 'unprocessable_content' | 'rate_limited' | 'method_not_allowed' | 'internal_error';
 
 /**
@@ -1596,6 +1884,9 @@ export type UnstableError = {
     };
 };
 
+/**
+ * Kind of evaluator: `llm_as_judge` (a prompt answered by an LLM) or `code` (not enabled in Tally).
+ */
 export type EvaluatorType = 'llm_as_judge' | 'code';
 
 /**
@@ -1603,6 +1894,9 @@ export type EvaluatorType = 'llm_as_judge' | 'code';
  */
 export type EvaluatorMappingSource = 'input' | 'output' | 'metadata' | 'tool_calls' | 'expected_output' | 'experiment_item_metadata';
 
+/**
+ * Where one prompt variable takes its value from when a rule runs the evaluator: a source of the observation (or experiment item), optionally narrowed by a JSONPath.
+ */
 export type EvaluatorMapping = {
     /**
      * A `{{variable}}` of the evaluator's prompt.
@@ -1615,18 +1909,27 @@ export type EvaluatorMapping = {
     jsonPath?: string;
 };
 
+/**
+ * An evaluators default mapping of one prompt variable, from a source of the observation, optionally narrowed by a JSONPath.
+ */
 export type EvaluatorObservationMapping = {
     variable: string;
     source: 'input' | 'output' | 'metadata' | 'tool_calls';
     jsonPath?: string;
 };
 
+/**
+ * A variable mapping as returned by reads (`source` may be null).
+ */
 export type EvaluatorMappingRead = {
     variable: string;
     source: EvaluatorMappingSource | null;
     jsonPath?: string;
 };
 
+/**
+ * The instruction to the judge for one output field (its reasoning or its score).
+ */
 export type EvaluatorOutputText = {
     /**
      * Trimmed.
@@ -1634,6 +1937,9 @@ export type EvaluatorOutputText = {
     description: string;
 };
 
+/**
+ * The judge returns a reasoning and a number, optionally between `minValue` and `maxValue`.
+ */
 export type NumericOutputDefinition = {
     dataType: 'NUMERIC';
     reasoning: EvaluatorOutputText;
@@ -1644,12 +1950,18 @@ export type NumericOutputDefinition = {
     };
 };
 
+/**
+ * The judge returns a reasoning and true or false (stored as 1 or 0).
+ */
 export type BooleanOutputDefinition = {
     dataType: 'BOOLEAN';
     reasoning: EvaluatorOutputText;
     score: EvaluatorOutputText;
 };
 
+/**
+ * The judge returns a reasoning and one of `categories` (or several, when `shouldAllowMultipleMatches`, each written as its own score).
+ */
 export type CategoricalOutputDefinition = {
     dataType: 'CATEGORICAL';
     reasoning: EvaluatorOutputText;
@@ -1668,6 +1980,9 @@ export type CategoricalOutputDefinition = {
  */
 export type EvaluatorOutputDefinition = NumericOutputDefinition | BooleanOutputDefinition | CategoricalOutputDefinition;
 
+/**
+ * The LLM an evaluator calls: one of the projects connections (by provider name) and a model.
+ */
 export type EvaluatorModelConfig = {
     /**
      * The LLM connection's provider name.
@@ -1676,6 +1991,9 @@ export type EvaluatorModelConfig = {
     model: string;
 };
 
+/**
+ * An LLM-as-a-judge evaluator in its latest version: a prompt with `{{variable}}` placeholders, the output it expects, the model it calls and its default variable mapping.
+ */
 export type LlmAsJudgeEvaluator = {
     /**
      * Stable across versions.
@@ -1706,6 +2024,9 @@ export type LlmAsJudgeEvaluator = {
     updatedAt: string;
 };
 
+/**
+ * A code evaluator in its latest version: source code that computes scores from the observation. Tally does not enable code evaluators (creating one answers 403).
+ */
 export type CodeEvaluator = {
     id: string;
     name: string;
@@ -1720,8 +2041,14 @@ export type CodeEvaluator = {
     updatedAt: string;
 };
 
+/**
+ * An evaluator, by `type`: an LLM-as-a-judge or a code evaluator.
+ */
 export type Evaluator = LlmAsJudgeEvaluator | CodeEvaluator;
 
+/**
+ * One page of evaluators, with pagination metadata.
+ */
 export type PaginatedEvaluators = {
     data: Array<Evaluator>;
     meta: UtilsMetaResponse;
@@ -1785,17 +2112,26 @@ export type EvaluationRuleFilter = {
     value: number;
 };
 
+/**
+ * Names an evaluator of the project by `name`, optionally with its `type`.
+ */
 export type EvaluatorReference = {
     name: string;
     type?: EvaluatorType;
 };
 
+/**
+ * An evaluator a rule uses, with its id.
+ */
 export type EvaluatorReferenceRead = {
     name: string;
     type: EvaluatorType;
     id: string;
 };
 
+/**
+ * One evaluator a rule runs, with an optional mapping of its prompt variables.
+ */
 export type EvaluationRuleAssignmentInput = {
     evaluator: EvaluatorReference;
     /**
@@ -1804,10 +2140,19 @@ export type EvaluationRuleAssignmentInput = {
     mapping?: Array<EvaluatorMapping>;
 };
 
+/**
+ * Derived on read: `inactive` when the rule is disabled; `paused` when it is enabled but an assigned evaluator is blocked (see `pausedReason`); `active` otherwise.
+ */
 export type EvaluationRuleStatus = 'active' | 'inactive' | 'paused';
 
+/**
+ * Why an assigned evaluator is blocked and the rule paused: the connections credentials, billing or endpoint failed, the connection or default evaluation model is missing, the model configuration is invalid or unavailable, or the provider account is not ready.
+ */
 export type EvaluationRulePausedReason = 'LLM_CONNECTION_AUTH_INVALID' | 'LLM_CONNECTION_BILLING_EXHAUSTED' | 'LLM_CONNECTION_ENDPOINT_UNREACHABLE' | 'LLM_CONNECTION_MISSING' | 'DEFAULT_EVAL_MODEL_MISSING' | 'EVAL_MODEL_CONFIG_INVALID' | 'EVAL_MODEL_UNAVAILABLE' | 'PROVIDER_ACCOUNT_NOT_READY';
 
+/**
+ * A rule that runs evaluators on matching observations: a filter, a sampling rate (0 to 1), the assigned evaluators with their mappings, and a derived `status` telling whether it is running.
+ */
 export type EvaluationRule = {
     id: string;
     name: string;
@@ -1837,6 +2182,9 @@ export type EvaluationRule = {
     updatedAt: string;
 };
 
+/**
+ * One page of evaluation rules, with pagination metadata.
+ */
 export type PaginatedEvaluationRules = {
     data: Array<EvaluationRule>;
     meta: UtilsMetaResponse;
@@ -2026,6 +2374,9 @@ export type ModelsExplainResponse = ModelsExplainResponses[keyof ModelsExplainRe
 export type ModelsDeleteData = {
     body?: never;
     path: {
+        /**
+         * The model definition's id, as returned by `models_list` or `models_create` (ids of managed models start with `managed_`). At most 600 characters.
+         */
         id: IndexedString;
     };
     query?: never;
@@ -2061,6 +2412,9 @@ export type ModelsDeleteResponse = ModelsDeleteResponses[keyof ModelsDeleteRespo
 export type ModelsGetData = {
     body?: never;
     path: {
+        /**
+         * The model definition's id, as returned by `models_list` or `models_create` (ids of managed models start with `managed_`). At most 600 characters.
+         */
         id: IndexedString;
     };
     query?: never;
@@ -2193,13 +2547,39 @@ export type ObservationsGetManyData = {
          * Items per page.
          */
         limit?: number;
+        /**
+         * Only observations of this type (for example `GENERATION` or `SPAN`).
+         */
         type?: ObservationType;
+        /**
+         * Only observations with exactly this name (case-sensitive).
+         */
         name?: IndexedString;
+        /**
+         * Only observations whose trace has exactly this `userId`.
+         */
         userId?: IndexedString;
+        /**
+         * Only observations of this level (`DEBUG`, `DEFAULT`, `WARNING` or `ERROR`).
+         */
         level?: ObservationLevel;
+        /**
+         * Only the observations of this trace.
+         */
         traceId?: IndexedString;
+        /**
+         * Only observations with exactly this `version` (the application version the client sent).
+         */
         version?: IndexedString;
+        /**
+         * Only the direct children of this observation.
+         */
         parentObservationId?: IndexedString;
+        /**
+         * Only observations in one of these environments (exact match). Repeat the parameter for
+         * several, e.g. `environment=production&environment=staging`; at most 100.
+         *
+         */
         environment?: IndexedString | Array<IndexedString>;
         /**
          * Inclusive lower bound on start time.
@@ -2253,6 +2633,9 @@ export type ObservationsGetManyResponse = ObservationsGetManyResponses[keyof Obs
 export type ObservationsGetData = {
     body?: never;
     path: {
+        /**
+         * The observation's id, as sent by the client at ingestion. At most 600 characters.
+         */
         observationId: IndexedString;
     };
     query?: never;
@@ -2288,6 +2671,9 @@ export type ObservationsGetResponse = ObservationsGetResponses[keyof Observation
 export type TraceGetData = {
     body?: never;
     path: {
+        /**
+         * The trace's id, as sent by the client at ingestion. At most 600 characters.
+         */
         traceId: IndexedString;
     };
     query?: never;
@@ -2425,11 +2811,33 @@ export type MetricsDailyData = {
          * Items per page.
          */
         limit?: number;
+        /**
+         * Only traces with exactly this name (and their observations).
+         */
         traceName?: IndexedString;
+        /**
+         * Only traces with exactly this `userId` (and their observations).
+         */
         userId?: IndexedString;
+        /**
+         * Only traces that carry every one of these tags. Repeat the parameter for several, e.g.
+         * `tags=a&tags=b`; at most 100.
+         *
+         */
         tags?: IndexedString | Array<IndexedString>;
+        /**
+         * Only traces in one of these environments (exact match). Repeat the parameter for several;
+         * at most 100.
+         *
+         */
         environment?: IndexedString | Array<IndexedString>;
+        /**
+         * Inclusive lower bound on the trace timestamp, an ISO 8601 date-time (e.g. `2026-11-22T00:00:00Z`).
+         */
         fromTimestamp?: string;
+        /**
+         * Exclusive upper bound on the trace timestamp, an ISO 8601 date-time.
+         */
         toTimestamp?: string;
     };
     url: '/api/public/metrics/daily';
@@ -2537,6 +2945,9 @@ export type LlmConnectionsUpsertResponse = LlmConnectionsUpsertResponses[keyof L
 export type LlmConnectionsDeleteData = {
     body?: never;
     path: {
+        /**
+         * The connection's id, as returned by `llmConnections_list` or `llmConnections_upsert`. At most 600 characters.
+         */
         id: IndexedString;
     };
     query?: never;
@@ -2572,6 +2983,9 @@ export type LlmConnectionsDeleteResponse = LlmConnectionsDeleteResponses[keyof L
 export type LlmConnectionsModelsData = {
     body?: never;
     path: {
+        /**
+         * The connection's id, as returned by `llmConnections_list` or `llmConnections_upsert`. At most 600 characters.
+         */
         id: IndexedString;
     };
     query?: never;
@@ -2607,6 +3021,9 @@ export type LlmConnectionsModelsResponse = LlmConnectionsModelsResponses[keyof L
 export type LlmConnectionsTestData = {
     body?: LlmConnectionTestRequest;
     path: {
+        /**
+         * The connection's id, as returned by `llmConnections_list` or `llmConnections_upsert`. At most 600 characters.
+         */
         id: IndexedString;
     };
     query?: never;
@@ -2721,6 +3138,9 @@ export type EvaluatorsCreateResponse = EvaluatorsCreateResponses[keyof Evaluator
 export type EvaluatorsDeleteData = {
     body?: never;
     path: {
+        /**
+         * The evaluator's id, stable across its versions (as returned by `evaluators_list` or `evaluators_create`). At most 600 characters.
+         */
         evaluatorId: IndexedString;
     };
     query?: never;
@@ -2756,6 +3176,9 @@ export type EvaluatorsDeleteResponse = EvaluatorsDeleteResponses[keyof Evaluator
 export type EvaluatorsGetData = {
     body?: never;
     path: {
+        /**
+         * The evaluator's id, stable across its versions (as returned by `evaluators_list` or `evaluators_create`). At most 600 characters.
+         */
         evaluatorId: IndexedString;
     };
     query?: never;
@@ -2870,6 +3293,9 @@ export type EvaluationRulesCreateResponse = EvaluationRulesCreateResponses[keyof
 export type EvaluationRulesDeleteData = {
     body?: never;
     path: {
+        /**
+         * The evaluation rule's id, as returned by `evaluationRules_list` or `evaluationRules_create`. At most 600 characters.
+         */
         evaluationRuleId: IndexedString;
     };
     query?: never;
@@ -2905,6 +3331,9 @@ export type EvaluationRulesDeleteResponse = EvaluationRulesDeleteResponses[keyof
 export type EvaluationRulesGetData = {
     body?: never;
     path: {
+        /**
+         * The evaluation rule's id, as returned by `evaluationRules_list` or `evaluationRules_create`. At most 600 characters.
+         */
         evaluationRuleId: IndexedString;
     };
     query?: never;
@@ -2940,6 +3369,9 @@ export type EvaluationRulesGetResponse = EvaluationRulesGetResponses[keyof Evalu
 export type EvaluationRulesUpdateData = {
     body: UpdateEvaluationRuleRequest;
     path: {
+        /**
+         * The evaluation rule's id, as returned by `evaluationRules_list` or `evaluationRules_create`. At most 600 characters.
+         */
         evaluationRuleId: IndexedString;
     };
     query?: never;
@@ -3088,6 +3520,9 @@ export type EvaluationsLlmAsAJudgeResponse = EvaluationsLlmAsAJudgeResponses[key
 export type EvaluationRulesExecutionsData = {
     body?: never;
     path: {
+        /**
+         * The evaluation rule's id, as returned by `evaluationRules_list` or `evaluationRules_create`. At most 600 characters.
+         */
         evaluationRuleId: IndexedString;
     };
     query?: {
@@ -3145,15 +3580,35 @@ export type ScoresListData = {
          * The user of the score's trace.
          */
         userId?: IndexedString;
+        /**
+         * Only scores with exactly this name (case-sensitive).
+         */
         name?: IndexedString;
+        /**
+         * Only scores created against this score config (its id).
+         */
         configId?: IndexedString;
+        /**
+         * Only scores created from this annotation queue (its id).
+         */
         queueId?: IndexedString;
+        /**
+         * Only scores of this data type. This route holds only NUMERIC, CATEGORICAL, BOOLEAN and TEXT scores, so any other type gives an empty page.
+         */
         dataType?: ScoreDataType;
+        /**
+         * Only scores from this source: `API` (sent by a client), `EVAL` (written by an evaluator) or `ANNOTATION` (a human annotation).
+         */
         source?: ScoreSource;
         /**
          * The score's trace has every one of these tags.
          */
         traceTags?: IndexedString | Array<IndexedString>;
+        /**
+         * Only scores in one of these environments (the score's own `environment`, exact match).
+         * Repeat the parameter for several, e.g. `environment=production&environment=staging`; at most 100.
+         *
+         */
         environment?: IndexedString | Array<IndexedString>;
         /**
          * Inclusive lower bound on the score's timestamp.
@@ -3167,6 +3622,9 @@ export type ScoresListData = {
          * Compared with `operator` to the numeric value (both are needed).
          */
         value?: number;
+        /**
+         * How the score's numeric `value` is compared with the `value` parameter, e.g. `>=`. Ignored unless `value` is also given.
+         */
         operator?: '<' | '>' | '<=' | '>=' | '!=' | '=';
         /**
          * Comma-separated score ids.
@@ -3238,6 +3696,9 @@ export type ScoresCreateResponse = ScoresCreateResponses[keyof ScoresCreateRespo
 export type ScoresDeleteData = {
     body?: never;
     path: {
+        /**
+         * The score's id, as given when it was created (or generated by Tally when none was given). At most 600 characters.
+         */
         scoreId: IndexedString;
     };
     query?: never;
@@ -3269,6 +3730,9 @@ export type ScoresDeleteResponse = ScoresDeleteResponses[keyof ScoresDeleteRespo
 export type ScoresGetData = {
     body?: never;
     path: {
+        /**
+         * The score's id, as given when it was created (or generated by Tally when none was given). At most 600 characters.
+         */
         scoreId: IndexedString;
     };
     query?: never;
@@ -3321,15 +3785,35 @@ export type ScoresV2ListData = {
          * The user of the score's trace (needs `trace` in `fields`).
          */
         userId?: IndexedString;
+        /**
+         * Only scores with exactly this name (case-sensitive).
+         */
         name?: IndexedString;
+        /**
+         * Only scores created against this score config (its id).
+         */
         configId?: IndexedString;
+        /**
+         * Only scores created from this annotation queue (its id).
+         */
         queueId?: IndexedString;
+        /**
+         * Only scores of this data type (NUMERIC, CATEGORICAL, BOOLEAN, TEXT or CORRECTION).
+         */
         dataType?: ScoreDataType;
+        /**
+         * Only scores from this source: `API` (sent by a client), `EVAL` (written by an evaluator) or `ANNOTATION` (a human annotation).
+         */
         source?: ScoreSource;
         /**
          * The score's trace has every one of these tags (needs `trace` in `fields`).
          */
         traceTags?: IndexedString | Array<IndexedString>;
+        /**
+         * Only scores in one of these environments (the score's own `environment`, exact match).
+         * Repeat the parameter for several, e.g. `environment=production&environment=staging`; at most 100.
+         *
+         */
         environment?: IndexedString | Array<IndexedString>;
         /**
          * Inclusive lower bound on the score's timestamp.
@@ -3343,6 +3827,9 @@ export type ScoresV2ListData = {
          * Compared with `operator` to the numeric value (both are needed).
          */
         value?: number;
+        /**
+         * How the score's numeric `value` is compared with the `value` parameter, e.g. `>=`. Ignored unless `value` is also given.
+         */
         operator?: '<' | '>' | '<=' | '>=' | '!=' | '=';
         /**
          * Comma-separated score ids.
@@ -3401,6 +3888,9 @@ export type ScoresV2ListResponse = ScoresV2ListResponses[keyof ScoresV2ListRespo
 export type ScoresV2GetData = {
     body?: never;
     path: {
+        /**
+         * The score's id, as given when it was created (or generated by Tally when none was given). At most 600 characters.
+         */
         scoreId: IndexedString;
     };
     query?: never;

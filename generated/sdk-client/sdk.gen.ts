@@ -49,6 +49,11 @@ class HeyApiRegistry<T> {
 export class Health extends HeyApiClient {
     /**
      * Liveness and database check.
+     *
+     * Needs no API key. Runs `select 1` against the database and answers 200 with the server
+     * version when it succeeds, 503 when the database does not answer; use it as a liveness or
+     * readiness probe.
+     *
      */
     public health<ThrowOnError extends boolean = true>(options?: Options<HealthHealthData, ThrowOnError>): RequestResult<HealthHealthResponses, HealthHealthErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<HealthHealthResponses, HealthHealthErrors, ThrowOnError>({ url: '/api/public/health', ...options });
@@ -123,6 +128,11 @@ export class Models extends HeyApiClient {
     
     /**
      * Get a project or managed model definition.
+     *
+     * Returns a model defined in this project, or one of the Langfuse-managed models every project
+     * sees, with its match pattern, unit, flat prices and pricing tiers. Prices are in USD per
+     * unit (per token for `unit: TOKENS`).
+     *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<ModelsGetData, ThrowOnError>): RequestResult<ModelsGetResponses, ModelsGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<ModelsGetResponses, ModelsGetErrors, ThrowOnError>({
@@ -224,6 +234,14 @@ export class Opentelemetry extends HeyApiClient {
 export class Observations extends HeyApiClient {
     /**
      * List observations, newest first.
+     *
+     * One page of the project's observations, ordered by start time (newest first), narrowed by
+     * the query parameters below, all of which must hold. Each observation carries its usage
+     * (tokens or the model's unit), its costs in USD and its `costStatus`: `ingested` (the client
+     * sent the cost), `inferred` (Tally priced every usage key from the matched model),
+     * `partial` (some keys, listed in `unpricedUsageKeys`, had no price), `unpriced` (usage but
+     * no matching model or price) or `none` (no usage). Timestamps are ISO 8601 in UTC.
+     *
      */
     public getMany<ThrowOnError extends boolean = true>(options?: Options<ObservationsGetManyData, ThrowOnError>): RequestResult<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError>({
@@ -235,6 +253,13 @@ export class Observations extends HeyApiClient {
     
     /**
      * Get one observation with its usage, cost and pricing.
+     *
+     * Returns the observation with its usage buckets (`usageDetails`, in tokens or the model's
+     * unit), its costs in USD (`costDetails`, `calculated*Cost`), the model and pricing tier used
+     * to price it, `costStatus` (`ingested`, `inferred`, `partial`, `unpriced` or `none`) and the
+     * `unpricedUsageKeys` that had no price. `latency` and `timeToFirstToken` are in seconds. To see
+     * step by step how a cost was computed, use `models_explain`.
+     *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<ObservationsGetData, ThrowOnError>): RequestResult<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError>({
@@ -248,6 +273,11 @@ export class Observations extends HeyApiClient {
 export class Trace extends HeyApiClient {
     /**
      * Get a trace with its observations.
+     *
+     * Returns the trace and all of its observations. `totalCost` is the sum of its observations'
+     * costs in USD and `latency` its duration in seconds; each observation carries its own usage,
+     * cost and `costStatus`, as in `observations_get`.
+     *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<TraceGetData, ThrowOnError>): RequestResult<TraceGetResponses, TraceGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<TraceGetResponses, TraceGetErrors, ThrowOnError>({
@@ -400,6 +430,11 @@ export class LlmConnections extends HeyApiClient {
     
     /**
      * Delete one of the project's connections.
+     *
+     * Deletes the connection and its encrypted key. Evaluators whose `modelConfig.provider` names
+     * it keep their configuration, but their next evaluation job fails and pauses them with
+     * `pausedReason: LLM_CONNECTION_MISSING` until a connection with that provider exists again.
+     *
      */
     public delete<ThrowOnError extends boolean = true>(options: Options<LlmConnectionsDeleteData, ThrowOnError>): RequestResult<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError> {
         return (options.client ?? this.client).delete<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError>({
@@ -455,6 +490,11 @@ export class LlmConnections extends HeyApiClient {
 export class Evaluators extends HeyApiClient {
     /**
      * List the project's evaluators (latest versions), by updatedAt desc then id desc.
+     *
+     * One page of the project's evaluators, each at its latest version, with the `variables` its
+     * prompt uses, its default `mapping` and `evaluationRuleCount` (how many rule assignments use
+     * it). Errors use the unstable envelope (`UnstableError`).
+     *
      */
     public list<ThrowOnError extends boolean = true>(options?: Options<EvaluatorsListData, ThrowOnError>): RequestResult<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError>({
@@ -501,6 +541,12 @@ export class Evaluators extends HeyApiClient {
     
     /**
      * One evaluator at its latest version.
+     *
+     * Returns the evaluator at its latest version: prompt, output definition, `modelConfig`
+     * (`null` when it relies on a project default model, which Tally does not have), variables,
+     * default mapping and `evaluationRuleCount`. 404 `resource_not_found` when the id is not in
+     * the project.
+     *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<EvaluatorsGetData, ThrowOnError>): RequestResult<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError>({
@@ -514,6 +560,12 @@ export class Evaluators extends HeyApiClient {
 export class EvaluationRules extends HeyApiClient {
     /**
      * List the project's evaluation rules, by createdAt desc then id desc.
+     *
+     * One page of the project's rules, each with its evaluator assignments, `sampling` (the
+     * fraction of matching observations evaluated, 0 to 1), `filter`, and `status` (`active`,
+     * `inactive`, or `paused` with `pausedReason` and `pausedMessage` when an evaluator it uses
+     * is blocked, e.g. by a missing LLM connection).
+     *
      */
     public list<ThrowOnError extends boolean = true>(options?: Options<EvaluationRulesListData, ThrowOnError>): RequestResult<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError>({
@@ -549,6 +601,11 @@ export class EvaluationRules extends HeyApiClient {
     
     /**
      * Delete a rule and its assignments (evaluators and scores stay).
+     *
+     * Removes the rule and its evaluator assignments; no new observation is evaluated by it.
+     * Its evaluators and the scores they already wrote are kept, and jobs of the rule still
+     * queued end as `CANCELLED`. 404 when the id is not in the project.
+     *
      */
     public delete<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesDeleteData, ThrowOnError>): RequestResult<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError> {
         return (options.client ?? this.client).delete<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError>({
@@ -560,6 +617,11 @@ export class EvaluationRules extends HeyApiClient {
     
     /**
      * One evaluation rule.
+     *
+     * Returns the rule with its evaluator assignments, sampling, filter and `status` (with
+     * `pausedReason` and `pausedMessage` when paused). A rule with no assignments is still
+     * readable. 404 `resource_not_found` when the id is not in the project.
+     *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesGetData, ThrowOnError>): RequestResult<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError>({
@@ -751,6 +813,12 @@ export class Scores extends HeyApiClient {
 export class ScoresV2 extends HeyApiClient {
     /**
      * List scores of every subject and data type (v2), newest first.
+     *
+     * One page of scores of any subject (trace, observation, session or dataset run) and any data
+     * type, newest first by `timestamp`, narrowed by the query parameters, all of which must hold.
+     * With `trace` in `fields`, each score carries its trace's `userId`, `tags` and `environment`
+     * (null when the score has no stored trace). Timestamps are ISO 8601 in UTC.
+     *
      */
     public list<ThrowOnError extends boolean = true>(options?: Options<ScoresV2ListData, ThrowOnError>): RequestResult<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError>({
@@ -762,6 +830,11 @@ export class ScoresV2 extends HeyApiClient {
     
     /**
      * Get one score of any subject and data type (v2).
+     *
+     * Returns the score whatever it is attached to (trace, observation, session or dataset run) and
+     * whatever its data type, including CORRECTION scores that the v1 route does not show, with its
+     * trace's `userId`, `tags` and `environment` (null when it has no stored trace).
+     *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<ScoresV2GetData, ThrowOnError>): RequestResult<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError> {
         return (options.client ?? this.client).get<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError>({

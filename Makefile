@@ -27,7 +27,7 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: help run test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node docs-test
+.PHONY: help run test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node node22 docs-test
 
 help:
 	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"
@@ -43,6 +43,17 @@ $(TOOLCHAIN)/node/bin/node:
 
 node: $(NODE_STAMP)
 	@node --version
+
+# Node 22 for the SDK tarball test (Node 20, 22 and 24), fetched once into .toolchain/node22
+$(TOOLCHAIN)/node22/bin/node:
+	@mkdir -p $(TOOLCHAIN)/tmp22
+	cd $(TOOLCHAIN)/tmp22 && npm pack --silent node-linux-$(ARCH)@22 >/dev/null
+	rm -rf $(TOOLCHAIN)/node22 && mkdir -p $(TOOLCHAIN)/node22
+	tar -xzf $(TOOLCHAIN)/tmp22/node-linux-$(ARCH)-22.*.tgz -C $(TOOLCHAIN)/node22 --strip-components=1
+	rm -rf $(TOOLCHAIN)/tmp22
+	@$@ --version
+
+node22: $(TOOLCHAIN)/node22/bin/node
 
 $(DEPS): package.json package-lock.json $(NODE_STAMP)
 	npm ci --no-audit --no-fund
@@ -61,7 +72,7 @@ typecheck: $(DEPS)
 	npx --no-install tsc -p tsconfig.json --noEmit
 
 # the SDK package: ESM + .d.ts in sdk/dist/ and the installable sdk/dist/tally-sdk-<version>.tgz
-sdk: $(DEPS)
+sdk: $(DEPS) $(TOOLCHAIN)/node22/bin/node
 	node sdk/build.ts
 
 unit: $(DEPS)

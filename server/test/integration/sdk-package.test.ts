@@ -1,18 +1,30 @@
 // The SDK as a user gets it: `make sdk`'s script builds and packs sdk/dist/tally-sdk-<version>.tgz,
 // the tarball is npm-installed (offline: it has no dependencies) into an empty project, and a
-// plain .mjs script imports @tally/sdk and calls the suite's server, on Node 20 (/usr/bin/node)
-// and on the toolchain's Node 24: no TypeScript on the user's side. The installed package also
-// bundles for the browser (rolldown, the bundler vitest's vite ships) with no Node built-in in it.
+// plain .mjs script imports @tally/sdk and calls the suite's server, on Node 20 (/usr/bin/node),
+// Node 22 (`make node22`: .toolchain/node22, skipped when absent) and the toolchain's Node 24: no
+// TypeScript on the user's side. The installed package also bundles for the browser (rolldown,
+// the bundler vitest's vite ships) with no Node built-in in it. `@tally/sdk/mocks` with msw 3.0.5
+// (npm-installed, from the cache when it can; else the repo's own msw linked in) answers the
+// spec's default example with no server, on the Node versions msw's engines allow (>= 22.12).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'rolldown';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { listOperations, pickExample } from '../../../sdk/mocks/examples.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const NODE20 = '/usr/bin/node';
-const node20Major = existsSync(NODE20) ? execFileSync(NODE20, ['-p', 'process.versions.node.split(".")[0]']).toString().trim() : '';
+const NODE22 = join(root, '.toolchain', 'node22', 'bin', 'node');
+const majorOf = (node: string) => (existsSync(node) ? execFileSync(node, ['-p', 'process.versions.node.split(".")[0]']).toString().trim() : '');
+const node20Major = majorOf(NODE20);
+const node22Major = majorOf(NODE22);
+const NODES = [
+  ['Node 20 (/usr/bin/node)', NODE20, node20Major === '20', '20'],
+  ['Node 22 (.toolchain/node22)', NODE22, node22Major === '22', '22'],
+  ['Node 24 (the toolchain)', process.execPath, true, process.versions.node.split('.')[0]!],
+] as const;
 
 const script = `
 import { Tally, TallyApiError } from '@tally/sdk';
@@ -31,7 +43,21 @@ const { data: health } = await tally.health.health();
 console.log(JSON.stringify({ node: process.versions.node, firstPage: first.data.length, totalItems: first.meta.totalItems, iterated: ids.length, unique: new Set(ids).size, notFound, health: health.status }));
 `;
 
+// the mocks as a frontend test uses them: msw intercepts fetch, the SDK calls a host that does not exist
+const mocksScript = `
+import { setupServer } from 'msw/node';
+import { createHandlers, handlers, mockedOperations } from '@tally/sdk/mocks';
+import { Tally } from '@tally/sdk';
+const server = setupServer(...createHandlers({ baseUrl: 'http://tally.mock.invalid' }));
+server.listen({ onUnhandledFrame: 'error' });
+const tally = new Tally({ baseUrl: 'http://tally.mock.invalid', publicKey: 'pk-lf-mock', secretKey: 'sk-lf-mock', maxRetries: 0 });
+const { data: models } = await tally.models.list();
+server.close();
+console.log(JSON.stringify({ node: process.versions.node, models, handlers: handlers.length, operations: mockedOperations().map((o) => o.operationId) }));
+`;
+
 let project: string;
+let mswFrom: 'npm' | 'link' = 'npm';
 
 beforeAll(() => {
   const tarball = execFileSync(process.execPath, [join(root, 'sdk', 'build.ts')], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
@@ -39,13 +65,25 @@ beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), 'tally-sdk-user-'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
   writeFileSync(join(project, 'main.mjs'), script);
+  writeFileSync(join(project, 'mocks.mjs'), mocksScript);
   const npm = join(dirname(process.execPath), 'npm');
-  execFileSync(existsSync(npm) ? npm : 'npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
-    cwd: project,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-}, 120_000);
+  const npmInstall = (...args: string[]) =>
+    execFileSync(existsSync(npm) ? npm : 'npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...args], {
+      cwd: project,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 90_000,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+  npmInstall('--offline', tarball);
+  // msw (the optional peer of @tally/sdk/mocks): from npm's cache when it can, else the repo's own
+  try {
+    npmInstall('--prefer-offline', '--fetch-retries=0', '--fetch-timeout=20000', 'msw@3.0.5');
+  } catch {
+    mswFrom = 'link';
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    symlinkSync(join(root, 'node_modules', 'msw'), join(project, 'node_modules', 'msw'), 'dir');
+  }
+}, 240_000);
 
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
@@ -75,6 +113,18 @@ describe('the packed SDK in an empty project', () => {
     expect(existsSync(join(project, 'node_modules', '@tally', 'sdk', 'index.ts'))).toBe(false);
   });
 
+  it('ships @tally/sdk/mocks with the bundled spec, msw an optional peer the main entry never imports', () => {
+    const dir = join(project, 'node_modules', '@tally', 'sdk');
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.exports['./mocks']).toMatchObject({ types: './dist/sdk/mocks/index.d.ts', import: './dist/sdk/mocks/index.js' });
+    expect(pkg.peerDependencies).toEqual({ msw: expect.any(String) });
+    expect(pkg.peerDependenciesMeta).toEqual({ msw: { optional: true } });
+    expect(existsSync(join(dir, 'dist', 'sdk', 'mocks', 'index.d.ts'))).toBe(true);
+    const shipped = readFileSync(join(dir, 'dist', 'generated', 'openapi.json'), 'utf8');
+    expect(JSON.parse(shipped)).toEqual(JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8')));
+    expect(readFileSync(join(dir, 'dist', 'sdk', 'mocks', 'index.js'), 'utf8')).toMatch(/from '\.\.\/\.\.\/generated\/openapi\.json' with \{ type: 'json' \}/);
+  });
+
   it('bundles for a browser without any Node built-in', async () => {
     const entry = join(project, 'entry.mjs');
     writeFileSync(entry, "export { Tally, TallyApiError, TallyNetworkError, paginate } from '@tally/sdk';\n");
@@ -82,24 +132,39 @@ describe('the packed SDK in an empty project', () => {
     const code = out.output.map((chunk) => ('code' in chunk ? chunk.code : '')).join('\n');
     expect(code).toMatch(/TallyApiError/);
     expect(code).not.toMatch(/from\s*["']node:|require\(|\bBuffer\b|process\.env/);
+    expect(code).not.toMatch(/["']msw["']/);
     expect(out.output.map((chunk) => ('exports' in chunk ? chunk.exports : [])).flat()).toEqual(
       expect.arrayContaining(['Tally', 'TallyApiError', 'TallyNetworkError', 'paginate']),
     );
   });
 
-  for (const [label, node, available] of [
-    ['Node 20 (/usr/bin/node)', NODE20, node20Major === '20'],
-    ['Node 24 (the toolchain)', process.execPath, true],
-  ] as const) {
+  for (const [label, node, available, major] of NODES) {
     it.skipIf(!available)(`lists models, iterates every page and gets typed errors on ${label}`, () => {
       const result = runWith(node);
-      expect(result.node.split('.')[0]).toBe(node === NODE20 ? '20' : process.versions.node.split('.')[0]);
+      expect(result.node.split('.')[0]).toBe(major);
       expect(result.health).toBe('OK');
       expect(result.totalItems).toBeGreaterThan(0);
       expect(result.firstPage).toBe(Math.min(5, result.totalItems));
       expect(result.iterated).toBeGreaterThanOrEqual(result.firstPage);
       expect(result.unique).toBe(result.iterated);
       expect(result.notFound).toEqual({ api: true, status: 404, requestId: true });
+    });
+  }
+
+  // msw 3's engines: node >= 22.12 (on Node 20 it fails: no Promise.withResolvers)
+  for (const [label, node, available, major] of NODES) {
+    it.skipIf(!available || Number(major) < 22)(`@tally/sdk/mocks answers the spec's default example through msw on ${label}`, () => {
+      const out = execFileSync(node, ['mocks.mjs'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      const result = JSON.parse(out.trim().split('\n').pop()!) as { node: string; models: unknown; handlers: number; operations: string[] };
+      expect(result.node.split('.')[0]).toBe(major);
+      const msw = JSON.parse(readFileSync(join(project, 'node_modules', 'msw', 'package.json'), 'utf8'));
+      expect(msw.version, `msw (${mswFrom === 'npm' ? 'npm-installed' : "linked from the repo's node_modules"})`).toBe('3.0.5');
+      const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8'));
+      const operations = listOperations(spec);
+      const modelsList = operations.find((o) => o.operationId === 'models_list')!;
+      expect(result.models).toEqual(pickExample(modelsList.operation).body);
+      expect(result.handlers).toBe(operations.length);
+      expect(result.operations.sort()).toEqual(operations.map((o) => o.operationId).sort());
     });
   }
 });

@@ -50,6 +50,20 @@ async function sendEvents(res: Response, headers: Record<string, string> = {}, s
   res.end();
 }
 
+/**
+ * Ajv with allErrors reports every failing branch of every item: a body of thousands of wrong
+ * items in a union (a 40 KB `filter: [0, 0, …]`) yields an error list whose spreading overflows
+ * the stack. Such a request is refused as too big rather than answered with a 500.
+ */
+function validateOrRefuse<T>(validate: () => T): T {
+  try {
+    return validate();
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return { valid: false, errors: [{ instancePath: '/requestBody', schemaPath: '#', keyword: 'maxItems', params: {}, message: 'has too many invalid values to report; send fewer items' }] } as T;
+  }
+}
+
 /** the request with its batch emptied, for operations whose items the handler validates one by one */
 function withoutItems(request: Context['request']): Context['request'] {
   const body = request.requestBody as { batch?: unknown } | undefined;
@@ -86,7 +100,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       if (tooDeep) throw invalidData([tooDeep]);
       const declared = lenient.get(operationId);
       if (declared) for (const k of Object.keys(c.request.query)) if (!declared.has(k)) delete c.request.query[k];
-      const v = rawBody ? { valid: true, errors: [] } : api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation);
+      const v = rawBody ? { valid: true, errors: [] } : validateOrRefuse(() => api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation));
       if (!v.valid) {
         const issues = issuesFromAjv(v.errors ?? []);
         // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does

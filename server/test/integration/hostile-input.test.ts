@@ -265,3 +265,12 @@ describe('egress policy on connection base URLs', () => {
     expect((await put('http://127.0.0.2:9/v1')).status).toBe(201);
   });
 });
+
+describe('bodies too wrong to list every problem', () => {
+  it('answer 400, not 500: a rule whose filter is 21,000 values of the wrong type', async () => {
+    const body = JSON.stringify({ name: unique('rule'), target: 'observation', enabled: 'prototype', sampling: -1_000_000, filter: new Array(21_000).fill(0), evaluators: [{ evaluator: { name: 'x' } }] });
+    const res = await raw('/api/public/unstable/evaluation-rules', { method: 'POST', headers: json, body });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_body', message: 'Invalid request body' });
+  });
+});

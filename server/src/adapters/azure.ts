@@ -4,11 +4,10 @@
 // (§7.2: an unknown key is refused, not passed through). Requests go through egressFetch; the
 // SDK does not retry (maxRetries 0), the caller decides.
 import { AzureOpenAI } from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { LlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
-import { chatCompletionsBody, parseChatCompletion, toLlmError } from './openai.ts';
+import { chatCompletion, toLlmError } from './openai.ts';
 
 export const AZURE_API_VERSION = '2025-02-01-preview';
 
@@ -72,16 +71,8 @@ export const callAzure: LlmAdapterCall = async (connection, call, egress) => {
   if (!connection.baseUrl) throw new LlmError('invalid_request', 'Azure connections need a baseURL (https://<resource>.openai.azure.com/openai)');
   const bad = unsupportedAzureOptions(call.providerOptions);
   if (bad.length) throw new LlmError('invalid_request', `Unsupported azure provider options: ${bad.join(', ')}`);
-  const options = call.signal ? { signal: call.signal } : undefined;
   try {
-    const sdk = client(connection, call, egress);
-    const body = chatCompletionsBody(call) as unknown as ChatCompletionCreateParamsNonStreaming;
-    const onText = call.onText;
-    if (!onText) return parseChatCompletion(await sdk.chat.completions.create(body, options));
-    // include_usage: the last chunk carries the usage object, which streaming omits otherwise
-    const stream = sdk.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, options);
-    stream.on('content', (delta) => onText(delta));
-    return parseChatCompletion(await stream.finalChatCompletion());
+    return await chatCompletion(client(connection, call, egress), call);
   } catch (err) {
     throw toLlmError(err, secrets);
   }

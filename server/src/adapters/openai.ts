@@ -113,6 +113,18 @@ function client(connection: LlmConnectionTarget, call: LlmCall, egress: AllowLis
   });
 }
 
+/** the Chat Completions call on an SDK client (OpenAI's or Azure's): whole, or streamed to `call.onText` */
+export async function chatCompletion(sdk: OpenAI, call: LlmCall): Promise<LlmResult> {
+  const options = call.signal ? { signal: call.signal } : undefined;
+  const body = chatCompletionsBody(call) as unknown as ChatCompletionCreateParamsNonStreaming;
+  const onText = call.onText;
+  if (!onText) return parseChatCompletion(await sdk.chat.completions.create(body, options));
+  // include_usage: the last chunk carries the usage object, which streaming omits otherwise
+  const stream = sdk.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, options);
+  stream.on('content', (delta) => onText(delta));
+  return parseChatCompletion(await stream.finalChatCompletion());
+}
+
 export const callOpenAi: LlmAdapterCall = async (connection, call, egress) => {
   const secrets = [connection.secretKey, ...Object.values(connection.extraHeaders).filter((v) => v.length >= 8)];
   const options = call.signal ? { signal: call.signal } : undefined;
@@ -126,12 +138,7 @@ export const callOpenAi: LlmAdapterCall = async (connection, call, egress) => {
       stream.on('response.output_text.delta', (e) => onText(e.delta));
       return parseResponse(await stream.finalResponse());
     }
-    const body = chatCompletionsBody(call) as unknown as ChatCompletionCreateParamsNonStreaming;
-    if (!onText) return parseChatCompletion(await sdk.chat.completions.create(body, options));
-    // include_usage: the last chunk carries the usage object, which streaming omits otherwise
-    const stream = sdk.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, options);
-    stream.on('content', (delta) => onText(delta));
-    return parseChatCompletion(await stream.finalChatCompletion());
+    return await chatCompletion(sdk, call);
   } catch (err) {
     throw toLlmError(err, secrets);
   }

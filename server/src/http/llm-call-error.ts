@@ -1,6 +1,7 @@
 // How a failed provider call is answered over HTTP (the playground): the status per kind, and
 // the LlmCallError body. The provider's own status stays in the body: passed through as the
 // answer's status (as Langfuse does), a provider's 401 would read as Tally refusing the caller.
+import type { LlmCallError } from '../../../generated/client/types.gen.ts';
 import type { LlmError, LlmErrorKind } from '../domain/llm/call.ts';
 
 const STATUS: Record<LlmErrorKind, number> = {
@@ -17,6 +18,6 @@ const STATUS: Record<LlmErrorKind, number> = {
 
 export const llmErrorStatus = (e: LlmError) => STATUS[e.kind] ?? 502;
 
-export function llmErrorBody(e: LlmError) {
-  return { message: e.message, error: 'LlmCallError' as const, kind: e.kind, ...(e.status === undefined ? {} : { providerStatus: e.status }) };
+export function llmErrorBody(e: LlmError): LlmCallError {
+  return { message: e.message, error: 'LlmCallError', kind: e.kind, ...(e.status === undefined ? {} : { providerStatus: e.status }) };
 }

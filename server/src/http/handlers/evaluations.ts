@@ -1,7 +1,7 @@
 // POST /api/public/evaluations/llm-as-a-judge (one evaluation now) and
 // GET /api/public/unstable/evaluation-rules/{id}/executions (a rule's jobs).
 import { randomBytes } from 'node:crypto';
-import type { LlmAsAJudgeRequest, LlmAsAJudgeResult } from '../../../../generated/client/types.gen.ts';
+import type { EvaluationJob, LlmAsAJudgeRequest, LlmAsAJudgeResult } from '../../../../generated/client/types.gen.ts';
 import { scoreId } from '../../domain/evaluation/ids.ts';
 import type { OutputDefinition } from '../../domain/evaluation/judge.ts';
 import { compilePrompt } from '../../domain/evaluation/prompt.ts';
@@ -62,7 +62,7 @@ export const evaluationRulesExecutions: OperationHandler = async (ctx) => {
   if (!(await getRule(ctx.em, projectId, ctx.params.evaluationRuleId!))) throw unstableError(404, 'resource_not_found', RULE_NOT_FOUND);
   const { page, limit } = pagination(ctx.query);
   const { jobs, total } = await listRuleJobs(ctx.em, projectId, ctx.params.evaluationRuleId!, page, limit);
-  const data = jobs.map((j) => ({
+  const data = jobs.map((j): EvaluationJob => ({
     id: j.id, status: j.status, observationId: j.observationId, traceId: j.traceId, evaluatorId: j.evaluatorId, attempts: j.attempts,
     runAfter: j.runAfter.toISOString(), error: j.error, scoreId: j.scoreId, executionTraceId: j.executionTraceId,
     createdAt: j.createdAt.toISOString(), updatedAt: j.updatedAt.toISOString(),

@@ -3,6 +3,8 @@
 // answer's status (as Langfuse does), a provider's 401 would read as Tally refusing the caller.
 import type { LlmCallError } from '../../../generated/client/types.gen.ts';
 import type { LlmError, LlmErrorKind } from '../domain/llm/call.ts';
+import type { ConnectionSecretsUnreadable } from '../services/llm-gateway.ts';
+import { ApiError } from './errors.ts';
 
 const STATUS: Record<LlmErrorKind, number> = {
   invalid_request: 400,
@@ -21,3 +23,7 @@ export const llmErrorStatus = (e: LlmError) => STATUS[e.kind] ?? 502;
 export function llmErrorBody(e: LlmError): LlmCallError {
   return { message: e.message, error: 'LlmCallError', kind: e.kind, ...(e.status === undefined ? {} : { providerStatus: e.status }) };
 }
+
+/** the connection's secrets do not open under the configured keys: the operator must act, not the caller */
+export const unreadableSecrets = (e: ConnectionSecretsUnreadable) =>
+  new ApiError(503, `${e.message}. Set the ENCRYPTION_KEY the connection was stored under (or ENCRYPTION_KEY_PREVIOUS during a rotation).`, 'EncryptionKeyMissingError');

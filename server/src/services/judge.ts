@@ -8,6 +8,7 @@ import type { LlmParams } from '../domain/llm/call.ts';
 import { recordLlmCall } from '../ingestion/record-llm-call.ts';
 import type { Services } from '../services.ts';
 import type { StoredConnection } from '../store/llm-connections.ts';
+import { storedValues } from '../domain/scores/data-type.ts';
 import { putScore } from '../store/scores.ts';
 import { kysely } from '../store/sql.ts';
 import { callThroughConnection } from './llm-gateway.ts';
@@ -73,8 +74,7 @@ export async function runJudge(em: SqlEntityManager, services: Services, project
     const id = j.scoreId(j.scoreName, occurrence);
     await putScore(kysely(em), projectId, {
       id, timestamp: new Date(), name: j.scoreName,
-      value: s.dataType === 'CATEGORICAL' ? null : (s.value as number),
-      stringValue: s.dataType === 'CATEGORICAL' ? (s.value as string) : s.dataType === 'BOOLEAN' ? (s.value === 1 ? 'True' : 'False') : null,
+      ...storedValues(s.value, s.dataType),
       dataType: s.dataType, source: 'EVAL', traceId: j.target.traceId, observationId: j.target.observationId, sessionId: null, datasetRunId: null,
       configId: null, comment: answer.reasoning, metadata: j.metadata, environment: j.target.environment, queueId: null, executionTraceId: j.executionTraceId,
     });

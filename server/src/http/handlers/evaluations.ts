@@ -17,7 +17,7 @@ import { getTrace } from '../../store/traces.ts';
 import { ApiError, notFound, unstableError } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { llmErrorBody, llmErrorStatus } from '../llm-call-error.ts';
-import { unreadableSecrets } from './playground.ts';
+import { unreadableSecrets } from '../llm-call-error.ts';
 import { RULE_NOT_FOUND } from './evaluation-rules.ts';
 
 export const evaluationsLlmAsAJudge: OperationHandler = async (ctx) => {

@@ -8,7 +8,7 @@ import { EXTRACT_TOOL, extractArguments, PROBE_MESSAGE } from '../../domain/llm/
 import { callThroughConnection, ConnectionSecretsUnreadable } from '../../services/llm-gateway.ts';
 import { unblockEvaluatorsOfProvider } from '../../store/evaluators.ts';
 import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';
-import { unreadableSecrets } from './playground.ts';
+import { unreadableSecrets } from '../llm-call-error.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentConnection } from '../present/llm-connection.ts';
 

@@ -8,14 +8,13 @@ import { LlmError, type LlmParams } from '../../domain/llm/call.ts';
 import { recordLlmCall } from '../../ingestion/record-llm-call.ts';
 import { callThroughConnection, ConnectionSecretsUnreadable, type GatewayResult } from '../../services/llm-gateway.ts';
 import { getConnectionByProvider, type StoredConnection } from '../../store/llm-connections.ts';
-import { ApiError, invalidData, notFound } from '../errors.ts';
+import { invalidData, notFound } from '../errors.ts';
 import { projectOf, type HandlerContext, type OperationHandler } from '../handler.ts';
-import { llmErrorBody, llmErrorStatus } from '../llm-call-error.ts';
+import { llmErrorBody, llmErrorStatus, unreadableSecrets } from '../llm-call-error.ts';
 
 export const PLAYGROUND_ENVIRONMENT = 'tally-playground';
 const PARAMS = ['temperature', 'top_p', 'max_tokens', 'frequency_penalty', 'presence_penalty', 'n'] as const;
 
-export const unreadableSecrets = (e: ConnectionSecretsUnreadable) => new ApiError(503, `${e.message}. Set the ENCRYPTION_KEY the connection was stored under (or ENCRYPTION_KEY_PREVIOUS during a rotation).`, 'EncryptionKeyMissingError');
 
 export const playgroundCompletions: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);

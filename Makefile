@@ -27,7 +27,9 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: help run test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node node22 docs-test
+CONSOLE_SRC := $(shell find console/src console/index.html console/vite.config.ts sdk/index.ts sdk/src generated/sdk-client -type f 2>/dev/null)
+
+.PHONY: help run test console console-test browser-test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node node22 docs-test
 
 help:
 	@echo "make run | test | generate | conformance BASE_URL=... PUBLIC_KEY=... SECRET_KEY=... | mock | bench"
@@ -70,6 +72,7 @@ lint: $(DEPS)
 
 typecheck: $(DEPS)
 	npx --no-install tsc -p tsconfig.json --noEmit
+	npx --no-install tsc -p console/tsconfig.json --noEmit
 
 # the SDK package: ESM + .d.ts in sdk/dist/ and the installable sdk/dist/tally-sdk-<version>.tgz
 sdk: $(DEPS) $(TOOLCHAIN)/node22/bin/node
@@ -98,7 +101,7 @@ fuzz-pg: $(DEPS)
 	  DATABASE_URL="$$url" npx --no-install vitest run --project fuzz; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL fuzz run"; fi
 
-test: $(DEPS) check-generated lint typecheck sdk unit integration integration-pg conformance-inprocess fuzz fuzz-pg docs-test
+test: $(DEPS) check-generated lint typecheck sdk unit console-test integration integration-pg conformance-inprocess fuzz fuzz-pg browser-test
 
 conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process
@@ -107,12 +110,27 @@ conformance: $(DEPS)
 	node conformance/run.ts --base-url "$(BASE_URL)" --public-key "$(PUBLIC_KEY)" --secret-key "$(SECRET_KEY)" \
 	  $(if $(GATEWAY_URL),--gateway-url "$(GATEWAY_URL)" --gateway-listen "$(or $(GATEWAY_LISTEN),0.0.0.0:8787)")
 
-# /docs in headless Chromium (Debian's, installed when missing); screenshot in scratch/browser/
-docs-test: $(DEPS)
-	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
-	DATABASE_URL= CHROMIUM_PATH="$$(command -v chromium)" npx --no-install vitest run --project browser
+# the web console (console/): built into console/dist/ when missing or older than its sources
+console/dist/index.html: $(DEPS) $(CONSOLE_SRC)
+	npx --no-install vite build --config console/vite.config.ts --logLevel warn
 
-run: $(DEPS)
+console: console/dist/index.html
+
+# the console's component tests (jsdom + the spec-example msw handlers)
+console-test: $(DEPS)
+	npx --no-install vitest run --project console
+
+# /docs and the console in headless Chromium (Debian's, installed when missing, skipped with a
+# message where it cannot be); screenshots in scratch/browser/
+browser-test: $(DEPS) console
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) || \
+	  echo "SKIPPED browser tests: Debian's chromium is not installed and could not be installed (apt-get needs root and the Debian mirror)"
+	@if command -v chromium >/dev/null; then \
+	  DATABASE_URL= CHROMIUM_PATH="$$(command -v chromium)" npx --no-install vitest run --project browser; fi
+
+docs-test: browser-test
+
+run: $(DEPS) console
 	node server/src/main.ts
 
 cli: $(DEPS)

@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -15,8 +16,13 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      // /docs in headless Chromium (make docs-test installs it)
-      { test: { name: 'browser', include: ['server/test/browser/**/*.test.ts'], environment: 'node', testTimeout: 60_000, hookTimeout: 60_000 } },
+      // the web console's components, against the msw handlers generated from the spec's examples
+      {
+        plugins: [react()],
+        test: { name: 'console', include: ['console/test/**/*.test.tsx'], environment: 'jsdom', setupFiles: ['console/test/setup.ts'], testTimeout: 15_000 },
+      },
+      // /docs and the console in headless Chromium (make browser-test installs it)
+      { test: { name: 'browser', include: ['server/test/browser/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } },
       {
         test: {
           name: 'fuzz',

@@ -10,6 +10,7 @@ import { AuthzError, authenticate } from './auth.ts';
 import { ApiError, invalidData, isUnstablePath, toUnstableBody, unstableError } from './errors.ts';
 import type { OperationHandler } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
+import { consoleRouter } from './console.ts';
 import { docsRouter } from './docs.ts';
 import { findTooDeep } from './json-depth.ts';
 import { OTEL_TRACES_PATH, otelBodyParser } from './handlers/otel.ts';
@@ -164,6 +165,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     next();
   });
   app.use(docsRouter()); // GET /api/public/openapi.json and /docs: outside the spec, before its router
+  app.use(consoleRouter()); // GET / and /assets/*: the web console's static files
   app.use(OTEL_TRACES_PATH, ...otelBodyParser); // raw bytes, before the JSON parser
   app.use(express.json({
     limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'],

@@ -1,0 +1,46 @@
+import { useMemo, useState } from 'react';
+import { createTally, loadSession, saveSession, TallyContext, type Session, type Tally } from './api.ts';
+import { ROUTES, useHashRoute, type Route } from './hooks.ts';
+import { Connections } from './pages/Connections.tsx';
+import { Dashboard } from './pages/Dashboard.tsx';
+import { Evaluators } from './pages/Evaluators.tsx';
+import { Models } from './pages/Models.tsx';
+import { Playground } from './pages/Playground.tsx';
+import { SignIn } from './pages/SignIn.tsx';
+
+const TITLES: Record<Route, string> = {
+  dashboard: 'Dashboard', models: 'Models', connections: 'LLM connections', playground: 'Playground', evaluators: 'Evaluators',
+};
+const PAGES: Record<Route, () => React.JSX.Element> = {
+  dashboard: Dashboard, models: Models, connections: Connections, playground: Playground, evaluators: Evaluators,
+};
+const ORDER: Route[] = ['dashboard', 'models', 'connections', 'playground', 'evaluators'];
+
+export function App({ baseUrl }: { baseUrl?: string }) {
+  const [session, setSession] = useState<Session | null>(() => loadSession());
+  const tally = useMemo<Tally | null>(() => (session ? createTally(session, baseUrl) : null), [session, baseUrl]);
+  const [route] = useHashRoute();
+
+  if (!session || !tally) {
+    return <SignIn baseUrl={baseUrl} onSignedIn={(s) => { saveSession(s); setSession(s); }} />;
+  }
+  const Page = PAGES[route];
+  return (
+    <TallyContext.Provider value={tally}>
+      <header className="top">
+        <span className="brand">Tally</span>
+        <nav aria-label="Console">
+          {ORDER.filter((r) => ROUTES.includes(r)).map((r) => (
+            <a key={r} href={`#/${r}`} aria-current={r === route ? 'page' : undefined}>{TITLES[r]}</a>
+          ))}
+        </nav>
+        <span className="who" title="the public key of this tab's session">{session.publicKey}</span>
+        <button type="button" className="link" onClick={() => { saveSession(null); setSession(null); }}>Sign out</button>
+      </header>
+      <main className="page" aria-labelledby="page-title">
+        <h1 id="page-title">{TITLES[route]}</h1>
+        <Page key={route} />
+      </main>
+    </TallyContext.Provider>
+  );
+}

@@ -1,0 +1,81 @@
+// The console talks to Tally only through the repository's SDK (sdk/, generated from the spec).
+// The key pair lives in sessionStorage: one browser tab, gone when the tab closes, never a cookie
+// (the server reads credentials only from the Authorization header, so no other site can make a
+// browser spend them).
+import { createContext, useContext } from 'react';
+import { Tally, TallyApiError, TallyNetworkError } from '../../sdk/index.ts';
+
+export { Tally };
+
+export interface Session {
+  publicKey: string;
+  secretKey: string;
+}
+
+const STORAGE_KEY = 'tally-console-session';
+
+export function loadSession(): Session | null {
+  try {
+    const raw = sessionStorage.getItem(STORAGE_KEY);
+    if (!raw) return null;
+    const s = JSON.parse(raw) as Partial<Session>;
+    return typeof s.publicKey === 'string' && typeof s.secretKey === 'string' ? { publicKey: s.publicKey, secretKey: s.secretKey } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(s: Session | null): void {
+  if (s) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(s));
+  else sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/** A client for the server that served the console (or `baseUrl` in tests). */
+export function createTally(session: Session, baseUrl: string = window.location.origin): Tally {
+  // retries belong to scripts; a person clicking wants the first answer
+  return new Tally({ baseUrl, publicKey: session.publicKey, secretKey: session.secretKey, maxRetries: 0 });
+}
+
+export const TallyContext = createContext<Tally | null>(null);
+
+/** The signed-in project's client; pages render only inside the signed-in shell. */
+export function useTally(): Tally {
+  const tally = useContext(TallyContext);
+  if (!tally) throw new Error('useTally outside the signed-in console');
+  return tally;
+}
+
+/** One validation issue of a 400 body, keyed by its dotted path (`pricingTiers.1.conditions.0.operator`). */
+export type FieldErrors = Record<string, string>;
+
+export interface ProblemText {
+  /** what to show in the banner: the server's own message, never blank */
+  message: string;
+  /** per-field messages from the body's issue list, where it has one */
+  fields: FieldErrors;
+  status?: number;
+}
+
+/** The server's words for a failed call: its `message` and any per-field issues. */
+export function describeError(e: unknown): ProblemText {
+  if (e instanceof TallyApiError) {
+    const body = e.body as { message?: unknown; error?: unknown; errors?: unknown; details?: unknown } | string | null;
+    const fields: FieldErrors = {};
+    let message = `The server answered ${e.status}`;
+    if (body && typeof body === 'object') {
+      if (typeof body.message === 'string' && body.message) message = body.message;
+      const issues = Array.isArray(body.error) ? body.error : Array.isArray(body.details) ? body.details : Array.isArray(body.errors) ? body.errors : [];
+      for (const issue of issues as Array<{ path?: unknown; message?: unknown }>) {
+        if (!issue || typeof issue !== 'object' || typeof issue.message !== 'string') continue;
+        const path = Array.isArray(issue.path) ? issue.path.join('.') : typeof issue.path === 'string' ? issue.path : '';
+        fields[path] = fields[path] ? `${fields[path]}; ${issue.message}` : issue.message;
+      }
+      if (typeof body.error === 'string' && message === `The server answered ${e.status}`) message = body.error;
+    } else if (typeof body === 'string' && body) {
+      message = body.slice(0, 300);
+    }
+    return { message, fields, status: e.status };
+  }
+  if (e instanceof TallyNetworkError) return { message: `No answer from the server: ${e.message}`, fields: {} };
+  return { message: e instanceof Error && e.message ? e.message : String(e), fields: {} };
+}

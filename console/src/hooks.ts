@@ -1,0 +1,47 @@
+// Two small hooks every page uses: load-on-mount with reload, and the hash route.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { describeError, type ProblemText } from './api.ts';
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ProblemText | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Runs `load` on mount and whenever `deps` change; a stale answer never overwrites a newer one. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ProblemText; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  const seq = useRef(0);
+  useEffect(() => {
+    const mine = ++seq.current;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => { if (mine === seq.current) setState({ data, loading: false }); },
+      (e) => { if (mine === seq.current) setState({ error: describeError(e), loading: false }); },
+    );
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+export const ROUTES = ['models', 'connections', 'playground', 'dashboard', 'evaluators'] as const;
+export type Route = (typeof ROUTES)[number];
+
+function routeOf(hash: string): Route {
+  const name = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return (ROUTES as readonly string[]).includes(name ?? '') ? (name as Route) : 'dashboard';
+}
+
+/** `#/models` → 'models'; hash routes need no server fallback and never meet /api paths. */
+export function useHashRoute(): [Route, (r: Route) => void] {
+  const [route, setRoute] = useState<Route>(() => routeOf(window.location.hash));
+  useEffect(() => {
+    const on = () => setRoute(routeOf(window.location.hash));
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return [route, (r) => { window.location.hash = `#/${r}`; }];
+}

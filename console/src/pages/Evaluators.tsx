@@ -1,0 +1,4 @@
+// Placeholder: being built.
+export function Evaluators() {
+  return <p>Not built yet.</p>;
+}

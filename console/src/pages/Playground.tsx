@@ -1,0 +1,4 @@
+// Placeholder: being built.
+export function Playground() {
+  return <p>Not built yet.</p>;
+}

@@ -21,7 +21,7 @@ if (server.createdKeys) {
   // printed once, to the terminal only: the secret is not stored in plain text anywhere
   console.log(
     `\nCreated a local project. Its API keys (shown only now):\n  public key: ${server.createdKeys.publicKey}\n  secret key: ${server.createdKeys.secretKey}\n` +
-      `Try: curl -u ${server.createdKeys.publicKey}:<secret key> ${server.url}/api/public/models\n`,
+      `Sign in to the console at ${server.url}/ with them, or try: curl -u ${server.createdKeys.publicKey}:<secret key> ${server.url}/api/public/models\n`,
   );
 }
 const stop = async (signal: string) => {

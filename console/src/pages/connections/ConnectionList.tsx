@@ -1,0 +1,123 @@
+// The stored connections (secrets masked) with Test, Edit and Delete per connection.
+import { useEffect, useRef, useState } from 'react';
+import { describeError, useTally, type ProblemText } from '../../api.ts';
+import { ErrorBanner } from '../../components/ErrorBanner.tsx';
+import type { LlmConnection, LlmConnectionTestResult } from '../../../../sdk/index.ts';
+import { ADAPTERS } from './form-state.ts';
+
+const adapterLabel = (a: string) => ADAPTERS.find((x) => x.value === a)?.label ?? a;
+
+export function ConnectionList({ connections, onEdit, onDeleted }: {
+  connections: LlmConnection[];
+  onEdit: (c: LlmConnection) => void;
+  onDeleted: (c: LlmConnection) => void;
+}) {
+  return (
+    <div className="table-wrap">
+      <table aria-label="LLM connections">
+        <thead>
+          <tr>
+            <th scope="col">Provider</th><th scope="col">Adapter</th><th scope="col">Key</th><th scope="col">Base URL</th>
+            <th scope="col">Custom models</th><th scope="col">Headers</th><th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {connections.map((c) => <ConnectionRow key={c.id} c={c} onEdit={onEdit} onDeleted={onDeleted} />)}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ConnectionRow({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: LlmConnection) => void; onDeleted: (c: LlmConnection) => void }) {
+  const config = c.config && Object.keys(c.config).length ? Object.entries(c.config).map(([k, v]) => `${k}: ${String(v)}`).join(', ') : null;
+  return (
+      <tr>
+        <th scope="row">{c.provider}</th>
+        <td>{adapterLabel(c.adapter)}{config ? <div className="muted">{config}</div> : null}</td>
+        <td><code aria-label={`Masked key of ${c.provider}`}>{c.displaySecretKey}</code></td>
+        <td className="break">{c.baseURL ?? <span className="muted">provider default</span>}</td>
+        <td>
+          {c.customModels.length ? c.customModels.map((m) => <code key={m} className="chip">{m}</code>) : <span className="muted">none</span>}
+          <div className="muted">{c.withDefaultModels ? '+ default models' : 'no default models'}</div>
+        </td>
+        <td>{c.extraHeaderKeys.length ? c.extraHeaderKeys.map((h) => <code key={h} className="chip">{h}</code>) : <span className="muted">none</span>}</td>
+        <td><RowActions c={c} onEdit={onEdit} onDeleted={onDeleted} /></td>
+      </tr>
+  );
+}
+
+function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: LlmConnection) => void; onDeleted: (c: LlmConnection) => void }) {
+  const tally = useTally();
+  const [testing, setTesting] = useState(false);
+  const [result, setResult] = useState<LlmConnectionTestResult>();
+  const [problem, setProblem] = useState<ProblemText>();
+  const [confirming, setConfirming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const deleteRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => { if (confirming) confirmRef.current?.focus(); }, [confirming]);
+
+  async function test() {
+    setTesting(true); setResult(undefined); setProblem(undefined);
+    try {
+      // probe a model the user named, when there is one: it is the one they mean to use
+      const model = c.customModels[0];
+      const { data } = await tally.llmConnections.test({ path: { id: c.id }, body: model ? { model } : {} });
+      setResult(data);
+    } catch (e) {
+      setProblem(describeError(e));
+    } finally {
+      setTesting(false);
+    }
+  }
+
+  async function remove() {
+    setDeleting(true); setProblem(undefined);
+    try {
+      await tally.llmConnections.delete({ path: { id: c.id } });
+      onDeleted(c);
+    } catch (e) {
+      setProblem(describeError(e));
+      setDeleting(false);
+      setConfirming(false);
+    }
+  }
+
+  return (
+    <div className="row-actions">
+      <div className="buttons">
+        <button type="button" className="secondary" aria-label={`Test ${c.provider}`} onClick={test} disabled={testing}>{testing ? 'Testing…' : 'Test'}</button>
+        <button type="button" className="secondary" aria-label={`Edit ${c.provider}`} onClick={() => onEdit(c)}>Edit</button>
+        <button type="button" className="danger" ref={deleteRef} aria-label={`Delete ${c.provider}`} onClick={() => setConfirming(true)} disabled={confirming}>Delete</button>
+      </div>
+      {confirming ? (
+        <div className="confirm" role="group" aria-label={`Confirm deleting ${c.provider}`}
+          onKeyDown={(e) => { if (e.key === 'Escape') { setConfirming(false); deleteRef.current?.focus(); } }}>
+          <p>Delete <strong>{c.provider}</strong> and its stored key? Evaluators using it pause until a connection of that name exists again.</p>
+          <button type="button" className="danger" ref={confirmRef} onClick={remove} disabled={deleting}>{deleting ? 'Deleting…' : 'Yes, delete'}</button>{' '}
+          <button type="button" className="secondary" onClick={() => { setConfirming(false); deleteRef.current?.focus(); }}>Keep it</button>
+        </div>
+      ) : null}
+      <div role="status" aria-label={`Test result of ${c.provider}`}>{result ? <TestOutcome r={result} /> : null}</div>
+      <ErrorBanner problem={problem} />
+    </div>
+  );
+}
+
+function TestOutcome({ r }: { r: LlmConnectionTestResult }) {
+  if (r.ok) {
+    return (
+      <div className="ok-banner">
+        <span className="badge ok">ok</span> {r.model} answered in {r.latencyMs} ms{r.responseModel ? <> (response model <code>{r.responseModel}</code>)</> : null}
+      </div>
+    );
+  }
+  return (
+    <div className="error-banner">
+      <span className="badge bad">{r.error?.kind ?? 'failed'}</span> {r.model}
+      {r.error?.providerStatus !== undefined ? ` (provider status ${r.error.providerStatus})` : ''}: {r.error?.message ?? 'the provider did not answer as expected'}
+      <span className="muted"> after {r.latencyMs} ms</span>
+    </div>
+  );
+}

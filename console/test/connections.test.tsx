@@ -1,0 +1,164 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { mockOperation } from '../../sdk/mocks/index.ts';
+import { Connections } from '../src/pages/Connections.tsx';
+import { buildBody, emptyForm } from '../src/pages/connections/form-state.ts';
+import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
+
+/** the JSON bodies of the requests to `path` (method, body) */
+function record(path: string) {
+  const seen: { method: string; body: unknown }[] = [];
+  mockServer.events.on('request:start', async ({ request }) => {
+    if (new URL(request.url).pathname !== path) return;
+    const text = await request.clone().text();
+    seen.push({ method: request.method, body: text ? JSON.parse(text) : undefined });
+  });
+  return seen;
+}
+
+describe('LLM connections page', () => {
+  it('lists connections with the masked key only', async () => {
+    renderSignedIn(<Connections />);
+    const table = await screen.findByRole('table', { name: 'LLM connections' });
+    expect(within(table).getByRole('rowheader', { name: 'conformance-openai' })).toBeInTheDocument();
+    expect(within(table).getByLabelText('Masked key of conformance-openai')).toHaveTextContent('...t123');
+  });
+
+  it('says what to do when there are no connections', async () => {
+    mockServer.use(http.get(`${BASE_URL}/api/public/llm-connections`, () => HttpResponse.json({ data: [], meta: { page: 1, limit: 100, totalItems: 0, totalPages: 0 } })));
+    renderSignedIn(<Connections />);
+    expect(await screen.findByText('No LLM connections yet')).toBeInTheDocument();
+  });
+
+  it("shows only the chosen adapter's fields", async () => {
+    renderSignedIn(<Connections />);
+    const adapter = screen.getByLabelText('Adapter');
+    expect(screen.getByLabelText('Use the Responses API')).toBeInTheDocument();
+    expect(screen.queryByLabelText('AWS region')).not.toBeInTheDocument();
+    expect(screen.getByLabelText('API key')).toBeInTheDocument();
+
+    await userEvent.selectOptions(adapter, 'bedrock');
+    expect(screen.getByLabelText('AWS region')).toBeInTheDocument();
+    expect(screen.getByLabelText('Access key id')).toBeInTheDocument();
+    expect(screen.getByLabelText('Secret access key')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Use the Responses API')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('API key')).not.toBeInTheDocument();
+    await userEvent.click(screen.getByLabelText('Bedrock API key', { selector: 'input[type=radio]' }));
+    expect(screen.getByLabelText('Bedrock API key', { selector: 'input[type=password]' })).toBeInTheDocument();
+    expect(screen.queryByLabelText('Access key id')).not.toBeInTheDocument();
+
+    await userEvent.selectOptions(adapter, 'google-vertex-ai');
+    expect(screen.getByLabelText('Vertex location')).toBeInTheDocument();
+    expect(screen.getByLabelText('Service account key (JSON)')).toBeInTheDocument();
+    expect(screen.queryByLabelText('AWS region')).not.toBeInTheDocument();
+
+    await userEvent.selectOptions(adapter, 'anthropic');
+    expect(screen.queryByLabelText('Use the Responses API')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Vertex location')).not.toBeInTheDocument();
+    expect(screen.getByLabelText('API key')).toBeInTheDocument();
+  });
+
+  it('creates an openai connection with models and headers', async () => {
+    const seen = record('/api/public/llm-connections');
+    renderSignedIn(<Connections />);
+    await userEvent.type(screen.getByLabelText('Provider name'), 'fake-openai');
+    await userEvent.type(screen.getByLabelText('API key'), 'sk-abc-123456');
+    await userEvent.type(screen.getByLabelText('Base URL'), 'http://127.0.0.2:9999/v1');
+    await userEvent.type(screen.getByLabelText('Custom model'), 'fake-model{Enter}');
+    await userEvent.type(screen.getByLabelText('Custom model'), 'other');
+    await userEvent.click(screen.getByRole('button', { name: 'Add model' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Remove model other' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Add header' }));
+    await userEvent.type(screen.getByLabelText('Header name 1'), 'X-Team');
+    await userEvent.type(screen.getByLabelText('Header value 1'), 'llm');
+    await userEvent.click(screen.getByLabelText('Use the Responses API'));
+    await userEvent.click(screen.getByRole('button', { name: 'Create connection' }));
+    await waitFor(() => expect(seen.some((r) => r.method === 'PUT')).toBe(true));
+    expect(seen.find((r) => r.method === 'PUT')!.body).toEqual({
+      provider: 'fake-openai', adapter: 'openai', secretKey: 'sk-abc-123456', baseURL: 'http://127.0.0.2:9999/v1',
+      customModels: ['fake-model'], withDefaultModels: true, extraHeaders: { 'X-Team': 'llm' }, config: { useResponsesApi: true },
+    });
+    expect(await screen.findByText(/connection conformance-openai\./)).toBeInTheDocument();
+    mockServer.events.removeAllListeners();
+  });
+
+  it('encodes Bedrock credentials as the spec says and shows 400 issues next to their fields', async () => {
+    const seen = record('/api/public/llm-connections');
+    mockServer.use(mockOperation('llmConnections_upsert', 'bedrockBadCredentials', { baseUrl: BASE_URL }));
+    renderSignedIn(<Connections />);
+    await userEvent.type(screen.getByLabelText('Provider name'), 'my-bedrock');
+    await userEvent.selectOptions(screen.getByLabelText('Adapter'), 'bedrock');
+    await userEvent.type(screen.getByLabelText('Access key id'), 'AKIA1');
+    await userEvent.type(screen.getByLabelText('Secret access key'), 'secret1');
+    await userEvent.type(screen.getByLabelText('AWS region'), 'us-east-1');
+    await userEvent.click(screen.getByRole('button', { name: 'Create connection' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Invalid request data');
+    expect(screen.getByLabelText('Access key id')).toHaveAccessibleDescription(/Invalid Bedrock credentials/);
+    const body = seen.find((r) => r.method === 'PUT')!.body as Record<string, unknown>;
+    expect(JSON.parse(body.secretKey as string)).toEqual({ accessKeyId: 'AKIA1', secretAccessKey: 'secret1' });
+    expect(body.config).toEqual({ region: 'us-east-1' });
+    mockServer.events.removeAllListeners();
+  });
+
+  it('builds the default-credentials and API-key Bedrock secrets', () => {
+    const base = { ...emptyForm(), provider: 'b', adapter: 'bedrock' as const, region: 'eu-west-1' };
+    expect(buildBody({ ...base, bedrockAuth: 'default' }, false)).toMatchObject({ body: { secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'eu-west-1' } } });
+    expect(buildBody({ ...base, bedrockAuth: 'apiKey', bedrockApiKey: 'k1' }, false)).toMatchObject({ body: { secretKey: '{"apiKey":"k1"}' } });
+    expect(buildBody({ ...base, region: '' }, false)).toMatchObject({ errors: { config: expect.any(String), secretKey: expect.any(String) } });
+    expect(buildBody({ ...emptyForm(), provider: 'a', adapter: 'anthropic', secretKey: 'k' }, false)).not.toHaveProperty('body.config');
+  });
+
+  it('on update asks for the key again (the API replaces it) and sends nothing until it is given', async () => {
+    const seen = record('/api/public/llm-connections');
+    renderSignedIn(<Connections />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit conformance-openai' }));
+    const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    const key = within(form).getByLabelText('API key');
+    expect(key).toHaveValue('');
+    expect(key).toHaveAccessibleDescription(/every save replaces the stored key \(currently \.\.\.t123\)/);
+    await userEvent.click(within(form).getByRole('button', { name: 'Save changes' }));
+    expect(key).toHaveAccessibleDescription(/Enter the key again/);
+    expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(0);
+    await userEvent.type(key, 'sk-new-key-0001');
+    await userEvent.click(within(form).getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(1));
+    expect(seen.find((r) => r.method === 'PUT')!.body).toMatchObject({ provider: 'conformance-openai', secretKey: 'sk-new-key-0001' });
+    mockServer.events.removeAllListeners();
+  });
+
+  it('tests a connection: ok with latency and response model', async () => {
+    renderSignedIn(<Connections />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));
+    const status = screen.getByRole('status', { name: 'Test result of conformance-openai' });
+    await waitFor(() => expect(status).toHaveTextContent('ok'));
+    expect(status).toHaveTextContent('9 ms');
+    expect(status).toHaveTextContent('gpt-4o-mini-2024-07-18');
+  });
+
+  it('tests a connection: the classified failure', async () => {
+    mockServer.use(mockOperation('llmConnections_test', 'probeAuthFailed', { baseUrl: BASE_URL }));
+    renderSignedIn(<Connections />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));
+    const status = screen.getByRole('status', { name: 'Test result of conformance-openai' });
+    await waitFor(() => expect(status).toHaveTextContent('auth_invalid'));
+    expect(status).toHaveTextContent('provider status 401');
+    expect(status).toHaveTextContent('Incorrect API key provided');
+  });
+
+  it('deletes after a keyboard-usable confirmation', async () => {
+    const seen = record('/api/public/llm-connections/cm3x0conn00001');
+    renderSignedIn(<Connections />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete conformance-openai' }));
+    const yes = screen.getByRole('button', { name: 'Yes, delete' });
+    expect(yes).toHaveFocus();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('button', { name: 'Yes, delete' })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Delete conformance-openai' }));
+    await userEvent.keyboard('{Enter}');
+    expect(await screen.findByText('Deleted connection conformance-openai.')).toBeInTheDocument();
+    expect(seen.map((r) => r.method)).toEqual(['DELETE']);
+    mockServer.events.removeAllListeners();
+  });
+});

@@ -1,4 +1,75 @@
-// Placeholder: being built.
+// The Models page: every model that prices generations (managed and project), creating and
+// deleting project models, and a dry run of how a generation would be priced.
+import { useRef, useState } from 'react';
+import { useTally } from '../api.ts';
+import { ErrorBanner } from '../components/ErrorBanner.tsx';
+import { Field } from '../components/Field.tsx';
+import { useLoad } from '../hooks.ts';
+import type { Model } from '../../../sdk/index.ts';
+import { CreateModelForm } from './models/CreateModelForm.tsx';
+import { ExplainPanel } from './models/ExplainPanel.tsx';
+import { matches, ModelTable } from './models/ModelTable.tsx';
+import './models/models.css';
+
 export function Models() {
-  return <p>Not built yet.</p>;
+  const tally = useTally();
+  const models = useLoad(async () => {
+    const all: Model[] = [];
+    const seen = new Set<string>();
+    // pages can shift while they are walked (a model created meanwhile): keep each id once
+    for await (const m of tally.models.iterate({ query: { limit: 100 } })) {
+      if (!seen.has(m.id)) { seen.add(m.id); all.push(m); }
+    }
+    return all;
+  }, [tally]);
+  const [search, setSearch] = useState('');
+  const [notice, setNotice] = useState<string>();
+  const [explainModel, setExplainModel] = useState('');
+  const usageRef = useRef<HTMLTextAreaElement>(null);
+
+  const list = models.data ?? [];
+  const shown = list.filter((m) => matches(m, search)).length;
+  const managed = list.filter((m) => m.isLangfuseManaged).length;
+
+  return (
+    <div className="models-page">
+      <section className="card" aria-labelledby="models-list-title">
+        <h2 id="models-list-title">Model definitions</h2>
+        <p className="muted">
+          Generations whose model matches a pattern are priced with that model's tiers. Managed models are shared by
+          every project and read-only; a project model with the same name takes precedence.
+        </p>
+        <div className="row">
+          <Field label="Search models" hint="by model name or match pattern">
+            {(ids) => <input {...ids} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
+          </Field>
+        </div>
+        {notice ? <div className="ok-banner" role="status">{notice}</div> : null}
+        <ErrorBanner problem={models.error} title="Could not load the models" />
+        {models.error ? <button type="button" className="secondary" onClick={models.reload}>Try again</button> : null}
+        {models.data ? (
+          <>
+            <p className="count" role="status" aria-live="polite">
+              {search.trim() ? `${shown} of ${list.length} models` : `${list.length} models`} ({managed} managed, {list.length - managed} project)
+            </p>
+            <ModelTable models={list} search={search}
+              onDeleted={(m) => { setNotice(`Deleted model ${m.modelName}.`); models.reload(); }}
+              onExplain={(name) => { setExplainModel(name); usageRef.current?.focus(); }} />
+          </>
+        ) : models.loading ? <p className="muted" role="status">Loading models…</p> : null}
+      </section>
+
+      <div className="grid-2">
+        <section className="card" aria-labelledby="create-model-title">
+          <h2 id="create-model-title">Create a model</h2>
+          <CreateModelForm onCreated={(m) => { setNotice(`Created model ${m.modelName}.`); setSearch(''); models.reload(); }} />
+        </section>
+        <section className="card" aria-labelledby="explain-title">
+          <h2 id="explain-title">Explain a cost</h2>
+          <p className="muted">Price a would-be generation without storing anything: the matched model, the tier and why, and each usage line.</p>
+          <ExplainPanel model={explainModel} onModelChange={setExplainModel} modelNames={[...new Set(list.map((m) => m.modelName))]} usageRef={usageRef} />
+        </section>
+      </div>
+    </div>
+  );
 }

@@ -1,0 +1,231 @@
+// The Models page against the msw handlers built from the spec's examples; states the examples
+// lack (several models, a 400 with nested issue paths) come from plain msw handlers.
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { Models } from '../src/pages/Models.tsx';
+import type { Model } from '../../sdk/index.ts';
+import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
+
+function model(over: Partial<Model>): Model {
+  return {
+    id: 'cm-x', modelName: 'x', matchPattern: '(?i)^(x)$', startDate: null, unit: 'TOKENS',
+    inputPrice: 0.000001, outputPrice: 0.000002, totalPrice: null, tokenizerId: null, tokenizerConfig: null,
+    isLangfuseManaged: false, createdAt: '2026-11-22T10:00:00.000Z',
+    prices: { input: { price: 0.000001 }, output: { price: 0.000002 } },
+    pricingTiers: [{ id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } }],
+    ...over,
+  };
+}
+
+const SEVERAL: Model[] = [
+  model({ id: 'managed_gpt-4o', modelName: 'gpt-4o', matchPattern: '(?i)^(openai/)?(gpt-4o)$', isLangfuseManaged: true, tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o' } }),
+  model({ id: 'cm-mine', modelName: 'my-llama', matchPattern: '(?i)^(my-llama)$', startDate: '2026-01-01T00:00:00.000Z' }),
+  model({ id: 'cm-tiered', modelName: 'tiered-one', matchPattern: '(?i)^(tiered-one)$', pricingTiers: [
+    { id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001 } },
+    { id: 't1', name: 'Large', isDefault: false, priority: 1, conditions: [{ usageDetailPattern: 'input', operator: 'gt', value: 1000 }], prices: { input: 0.00001 } },
+  ] }),
+];
+
+function serveModels(models: Model[]) {
+  mockServer.use(http.get(`${BASE_URL}/api/public/models`, () =>
+    HttpResponse.json({ data: models, meta: { page: 1, limit: 100, totalItems: models.length, totalPages: 1 } })));
+}
+
+/** Requests the page sends, with their JSON bodies. */
+function recordRequests() {
+  const seen: Array<{ method: string; path: string; body: unknown }> = [];
+  mockServer.events.on('request:start', async ({ request }) => {
+    const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.clone().text();
+    seen.push({ method: request.method, path: new URL(request.url).pathname, body: text ? JSON.parse(text) : undefined });
+  });
+  return seen;
+}
+
+describe('Models page', () => {
+  it('lists the example models with their managed flag, tiers and a count', async () => {
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    // the example's meta claims two pages and the mock answers page 2 with the same model: it is shown once
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toHaveTextContent('claude-3-5-haiku-20241022');
+    expect(rows[0]).toHaveTextContent('Managed');
+    expect(rows[0]).toHaveTextContent('input: 0.0000008');
+    expect(rows[0]).toHaveTextContent('Standard (priority 0, default)');
+    expect(rows[0]).toHaveTextContent('claude');
+    expect(within(rows[0]!).queryByRole('button', { name: /^Delete/ })).toBeNull();
+    expect(screen.getByText(/1 models \(1 managed, 0 project\)/)).toBeInTheDocument();
+  });
+
+  it('filters by model name or pattern', async () => {
+    serveModels(SEVERAL);
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    expect(within(table).getAllByRole('row')).toHaveLength(4);
+    expect(within(table).getByText('when sum of /input/i > 1000')).toBeInTheDocument();
+    await userEvent.type(screen.getByLabelText('Search models'), 'llama');
+    expect(within(table).getAllByRole('row')).toHaveLength(2);
+    expect(within(table).getByRole('rowheader', { name: /my-llama/ })).toBeInTheDocument();
+    expect(screen.getByText(/1 of 3 models/)).toBeInTheDocument();
+    await userEvent.clear(screen.getByLabelText('Search models'));
+    await userEvent.type(screen.getByLabelText('Search models'), 'openai/');
+    expect(within(table).getAllByRole('row')).toHaveLength(2);
+    expect(within(table).getByRole('rowheader', { name: /gpt-4o/ })).toBeInTheDocument();
+    await userEvent.clear(screen.getByLabelText('Search models'));
+    await userEvent.type(screen.getByLabelText('Search models'), 'nothing-like-this');
+    expect(await screen.findByText('No model matches “nothing-like-this”')).toBeInTheDocument();
+  });
+
+  it('creates a model with two pricing tiers and sends the spec body', async () => {
+    const seen = recordRequests();
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    await screen.findByRole('table', { name: 'Models' });
+    await user.type(screen.getByLabelText('Model name'), 'e2e-tiered');
+    await user.type(screen.getByLabelText('Match pattern'), '(?i)^e2e-tiered$');
+    await user.click(screen.getByRole('radio', { name: 'Pricing tiers' }));
+    await user.type(screen.getByLabelText('Tier 1 input price'), '0.000001');
+    await user.type(screen.getByLabelText('Tier 1 output price'), '0.000002');
+    await user.click(screen.getByRole('button', { name: 'Add tier' }));
+    await user.type(screen.getByLabelText('Tier 2 name'), 'Large');
+    expect(screen.getByLabelText('Tier 2 priority')).toHaveValue('1');
+    await user.type(screen.getByLabelText('Tier 2 condition 1 usage pattern'), 'input');
+    await user.selectOptions(screen.getByLabelText('Tier 2 condition 1 operator'), 'gt');
+    await user.type(screen.getByLabelText('Tier 2 condition 1 threshold'), '1000');
+    await user.type(screen.getByLabelText('Tier 2 input price'), '0.00001');
+    await user.type(screen.getByLabelText('Tier 2 output price'), '0.00002');
+    await user.click(screen.getByRole('button', { name: 'Create model' }));
+
+    // the mock answers the spec's first 200 example (conformance-flat), whatever was sent
+    expect(await screen.findByText('Created model conformance-flat.')).toBeInTheDocument();
+    const post = seen.find((r) => r.method === 'POST');
+    expect(post?.path).toBe('/api/public/models');
+    expect(post?.body).toEqual({
+      modelName: 'e2e-tiered',
+      matchPattern: '(?i)^e2e-tiered$',
+      unit: 'TOKENS',
+      pricingTiers: [
+        { name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } },
+        { name: 'Large', isDefault: false, priority: 1, conditions: [{ usageDetailPattern: 'input', operator: 'gt', value: 1000, caseSensitive: false }], prices: { input: 0.00001, output: 0.00002 } },
+      ],
+    });
+    // the table is read again after the create
+    await waitFor(() => expect(seen.filter((r) => r.method === 'GET' && r.path === '/api/public/models').length).toBeGreaterThanOrEqual(4));
+    expect(screen.getByLabelText('Model name')).toHaveValue('');
+    mockServer.events.removeAllListeners();
+  });
+
+  it("shows a 400's issues next to the matching controls and its message in the banner", async () => {
+    mockServer.use(http.post(`${BASE_URL}/api/public/models`, () => HttpResponse.json({
+      message: 'Invalid request data',
+      error: [
+        { code: 'invalid_value', path: ['pricingTiers', 1, 'conditions', 0, 'operator'], message: 'Invalid option: expected one of "gt"|"gte"' },
+        { code: 'too_big', path: ['pricingTiers', 1, 'prices', 'input'], message: 'Too big: expected number to be <=1000000' },
+        { code: 'custom', path: ['matchPattern'], message: 'matchPattern is not a valid regex pattern: missing ): (?i)^(x' },
+        { code: 'unrecognized_keys', path: ['somethingElse'], message: 'Unrecognized key: "somethingElse"' },
+      ],
+    }, { status: 400 })));
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    await user.type(screen.getByLabelText('Model name'), 'x');
+    await user.type(screen.getByLabelText('Match pattern'), '(?i)^(x');
+    await user.click(screen.getByRole('radio', { name: 'Pricing tiers' }));
+    await user.type(screen.getByLabelText('Tier 1 input price'), '1');
+    await user.click(screen.getByRole('button', { name: 'Add tier' }));
+    await user.type(screen.getByLabelText('Tier 2 condition 1 threshold'), '5');
+    await user.type(screen.getByLabelText('Tier 2 input price'), '2000000');
+    await user.click(screen.getByRole('button', { name: 'Create model' }));
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Invalid request data');
+    expect(alert).toHaveTextContent('400');
+    expect(screen.getByLabelText('Tier 2 condition 1 operator')).toHaveAccessibleDescription('Invalid option: expected one of "gt"|"gte"');
+    expect(screen.getByLabelText('Tier 2 input price')).toHaveAccessibleDescription(/Too big: expected number to be <=1000000/);
+    expect(screen.getByLabelText('Match pattern')).toHaveAccessibleDescription(/not a valid regex pattern/);
+    expect(screen.getByLabelText('Tier 2 input price')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByRole('list', { name: 'Other problems' })).toHaveTextContent('somethingElse');
+  });
+
+  it('catches a price that is not a number without calling the server', async () => {
+    const seen = recordRequests();
+    renderSignedIn(<Models />);
+    await userEvent.type(screen.getByLabelText('Model name'), 'x');
+    await userEvent.type(screen.getByLabelText('Input price'), 'cheap');
+    await userEvent.click(screen.getByRole('button', { name: 'Create model' }));
+    expect(screen.getByLabelText('Input price')).toHaveAccessibleDescription(/"cheap" is not a number/);
+    expect(seen.some((r) => r.method === 'POST')).toBe(false);
+    mockServer.events.removeAllListeners();
+  });
+
+  it('deletes a project model only after a confirming second press', async () => {
+    serveModels(SEVERAL);
+    const seen = recordRequests();
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    // managed models have no delete button
+    expect(within(table).queryByRole('button', { name: 'Delete gpt-4o' })).toBeNull();
+    await user.click(within(table).getByRole('button', { name: 'Delete my-llama' }));
+    expect(seen.some((r) => r.method === 'DELETE')).toBe(false);
+    const confirm = within(table).getByRole('button', { name: 'Confirm delete my-llama' });
+    expect(confirm).toHaveFocus();
+    // Escape backs out; the keyboard alone can then delete (Enter twice)
+    await user.keyboard('{Escape}');
+    expect(within(table).getByRole('button', { name: 'Delete my-llama' })).toHaveFocus();
+    await user.keyboard('{Enter}');
+    await user.keyboard('{Enter}');
+    expect(await screen.findByText('Deleted model my-llama.')).toBeInTheDocument();
+    expect(seen.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual(['/api/public/models/cm-mine']);
+    mockServer.events.removeAllListeners();
+  });
+
+  it("shows the server's reason when a delete fails", async () => {
+    serveModels(SEVERAL);
+    mockServer.use(http.delete(`${BASE_URL}/api/public/models/:id`, () => HttpResponse.json({ message: 'No model with this id found.', error: 'LangfuseNotFoundError' }, { status: 404 })));
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    await user.click(within(table).getByRole('button', { name: 'Delete my-llama' }));
+    await user.click(within(table).getByRole('button', { name: 'Confirm delete my-llama' }));
+    expect(await within(table).findByRole('alert')).toHaveTextContent('No model with this id found.');
+  });
+
+  it('explains a cost: model, tier reason, lines and total', async () => {
+    const seen = recordRequests();
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    await user.type(screen.getByLabelText('Generation model'), 'conformance-tiered');
+    await user.click(screen.getByRole('button', { name: 'Explain cost' }));
+    const result = await screen.findByRole('region', { name: 'Cost explanation' });
+    expect(result).toHaveTextContent('conformance-tiered');
+    expect(result).toHaveTextContent('(?i)^(conformance-tiered)$');
+    expect(result).toHaveTextContent('Large Context (>200K) (priority 1)');
+    expect(result).toHaveTextContent('sum of usage keys matching /(input|prompt|cached)/i = 250000 > 200000');
+    expect(result).toHaveTextContent('inferred');
+    const lines = within(result).getByRole('table', { name: 'Cost lines' });
+    const input = within(lines).getByRole('row', { name: /^input/ });
+    expect(input).toHaveTextContent('250000');
+    expect(input).toHaveTextContent('0.0000025');
+    expect(input).toHaveTextContent('0.625');
+    expect(within(lines).getByRole('row', { name: /^Total/ })).toHaveTextContent('$0.64');
+    expect(seen.find((r) => r.path === '/api/public/models/explain')?.body).toEqual({ model: 'conformance-tiered', usageDetails: { input: 250000, output: 1000 } });
+    mockServer.events.removeAllListeners();
+  });
+
+  it('reports invalid usage JSON next to the field without calling the server', async () => {
+    const seen = recordRequests();
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    const usage = screen.getByLabelText('Usage (JSON)');
+    await user.clear(usage);
+    await user.click(usage);
+    await user.paste('{"input": 12,');
+    await user.click(screen.getByRole('button', { name: 'Explain cost' }));
+    expect(usage).toHaveAccessibleDescription(/Not valid JSON/);
+    expect(usage).toHaveAttribute('aria-invalid', 'true');
+    expect(seen.some((r) => r.path === '/api/public/models/explain')).toBe(false);
+    mockServer.events.removeAllListeners();
+  });
+});

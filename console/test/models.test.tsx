@@ -67,12 +67,12 @@ describe('Models page', () => {
     expect(within(table).getByText('when sum of /input/i > 1000')).toBeInTheDocument();
     await userEvent.type(screen.getByLabelText('Search models'), 'llama');
     expect(within(table).getAllByRole('row')).toHaveLength(2);
-    expect(within(table).getByRole('rowheader', { name: /my-llama/ })).toBeInTheDocument();
+    expect(within(table).getByRole('rowheader', { name: 'my-llama' })).toBeInTheDocument();
     expect(screen.getByText(/1 of 3 models/)).toBeInTheDocument();
     await userEvent.clear(screen.getByLabelText('Search models'));
     await userEvent.type(screen.getByLabelText('Search models'), 'openai/');
     expect(within(table).getAllByRole('row')).toHaveLength(2);
-    expect(within(table).getByRole('rowheader', { name: /gpt-4o/ })).toBeInTheDocument();
+    expect(within(table).getByRole('rowheader', { name: 'gpt-4o' })).toBeInTheDocument();
     await userEvent.clear(screen.getByLabelText('Search models'));
     await userEvent.type(screen.getByLabelText('Search models'), 'nothing-like-this');
     expect(await screen.findByText('No model matches “nothing-like-this”')).toBeInTheDocument();
@@ -117,6 +117,39 @@ describe('Models page', () => {
     mockServer.events.removeAllListeners();
   });
 
+  it('creates a model with flat prices and shows it in the reloaded table', async () => {
+    const stored: Model[] = [...SEVERAL];
+    let posted: unknown;
+    mockServer.use(
+      http.get(`${BASE_URL}/api/public/models`, () => HttpResponse.json({ data: stored, meta: { page: 1, limit: 100, totalItems: stored.length, totalPages: 1 } })),
+      http.post(`${BASE_URL}/api/public/models`, async ({ request }) => {
+        posted = await request.json();
+        const created = model({ id: 'cm-new', modelName: 'flat-one', matchPattern: '(?i)^(flat-one)$', tokenizerId: 'openai', tokenizerConfig: { tokensPerMessage: 3 } });
+        stored.push(created);
+        return HttpResponse.json(created);
+      }),
+    );
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    await user.type(screen.getByLabelText('Model name'), 'flat-one');
+    await user.type(screen.getByLabelText('Match pattern'), '(?i)^(flat-one)$');
+    await user.selectOptions(screen.getByLabelText('Unit'), 'CHARACTERS');
+    await user.type(screen.getByLabelText('Start date (optional)'), '2026-02-01');
+    await user.selectOptions(screen.getByLabelText('Tokenizer (optional)'), 'openai');
+    await user.click(screen.getByLabelText('Tokenizer config (JSON, optional)'));
+    await user.paste('{"tokensPerMessage": 3}');
+    await user.type(screen.getByLabelText('Input price'), '0.000001');
+    await user.type(screen.getByLabelText('Output price'), '0.000002');
+    await user.click(screen.getByRole('button', { name: 'Create model' }));
+    expect(await within(table).findByRole('rowheader', { name: 'flat-one' })).toBeInTheDocument();
+    expect(screen.getByText(/4 models/)).toBeInTheDocument();
+    expect(posted).toEqual({
+      modelName: 'flat-one', matchPattern: '(?i)^(flat-one)$', unit: 'CHARACTERS', startDate: '2026-02-01',
+      tokenizerId: 'openai', tokenizerConfig: { tokensPerMessage: 3 }, inputPrice: 0.000001, outputPrice: 0.000002,
+    });
+  });
+
   it("shows a 400's issues next to the matching controls and its message in the banner", async () => {
     mockServer.use(http.post(`${BASE_URL}/api/public/models`, () => HttpResponse.json({
       message: 'Invalid request data',
@@ -124,6 +157,8 @@ describe('Models page', () => {
         { code: 'invalid_value', path: ['pricingTiers', 1, 'conditions', 0, 'operator'], message: 'Invalid option: expected one of "gt"|"gte"' },
         { code: 'too_big', path: ['pricingTiers', 1, 'prices', 'input'], message: 'Too big: expected number to be <=1000000' },
         { code: 'custom', path: ['matchPattern'], message: 'matchPattern is not a valid regex pattern: missing ): (?i)^(x' },
+        // what the real server says for a condition matching neither condition shape
+        { code: 'invalid_union', path: ['pricingTiers', 1, 'conditions', 0], message: 'Invalid input: matches none of the allowed shapes' },
         { code: 'unrecognized_keys', path: ['somethingElse'], message: 'Unrecognized key: "somethingElse"' },
       ],
     }, { status: 400 })));
@@ -145,7 +180,10 @@ describe('Models page', () => {
     expect(screen.getByLabelText('Tier 2 input price')).toHaveAccessibleDescription(/Too big: expected number to be <=1000000/);
     expect(screen.getByLabelText('Match pattern')).toHaveAccessibleDescription(/not a valid regex pattern/);
     expect(screen.getByLabelText('Tier 2 input price')).toHaveAttribute('aria-invalid', 'true');
-    expect(screen.getByRole('list', { name: 'Other problems' })).toHaveTextContent('somethingElse');
+    expect(screen.getByRole('group', { name: 'Tier 2' })).toHaveTextContent('Invalid input: matches none of the allowed shapes');
+    const others = screen.getByRole('list', { name: 'Other problems' });
+    expect(others).toHaveTextContent('somethingElse');
+    expect(others).not.toHaveTextContent('matches none');
   });
 
   it('catches a price that is not a number without calling the server', async () => {

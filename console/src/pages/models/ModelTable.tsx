@@ -52,9 +52,10 @@ function ModelRow({ model, onDeleted, onExplain }: { model: Model; onDeleted: (m
   const prices = Object.entries(model.prices ?? {});
   return (
     <tr>
-      <th scope="row">{model.modelName}<div className="muted small">{model.unit ?? 'no unit'}</div></th>
+      <th scope="row">{model.modelName}</th>
       <td><code className="pattern">{model.matchPattern}</code></td>
       <td>
+        <div className="muted small">per {model.unit === 'TOKENS' ? 'token' : (model.unit ?? 'unit (no unit set)')}</div>
         {prices.length === 0 ? <span className="muted">none</span> : (
           <ul className="plain">
             {prices.map(([type, p]) => (

@@ -1,0 +1,125 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Evaluators } from '../src/pages/Evaluators.tsx';
+import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
+
+const API = `${BASE_URL}/api/public`;
+const meta = (n: number) => ({ page: 1, limit: 50, totalItems: n, totalPages: n ? 1 : 0 });
+
+const pausedRule = {
+  id: 'rule-paused', name: 'helpfulness-rule',
+  evaluator: { name: 'helpfulness', type: 'llm_as_judge', id: 'ev-1' },
+  evaluators: [{ evaluator: { name: 'helpfulness', type: 'llm_as_judge', id: 'ev-1' }, mapping: null }],
+  enabled: true, status: 'paused', pausedReason: 'LLM_CONNECTION_MISSING', pausedMessage: 'No LLM connection for provider "openai-prod".',
+  sampling: 1, target: 'observation', filter: [{ column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION'] }], mapping: [],
+  createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z',
+};
+const job = (over: Record<string, unknown>) => ({
+  id: 'job-x', status: 'PENDING', observationId: 'obs-1', traceId: 'trace-1', evaluatorId: 'ev-1', attempts: 1, runAfter: '2026-11-22T10:00:00.000Z',
+  error: null, scoreId: null, executionTraceId: null, createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:05.000Z', ...over,
+});
+const score = {
+  id: 'score-1', projectId: 'p', environment: 'default', name: 'helpfulness', source: 'EVAL', authorUserId: null, comment: 'Answers the question directly.',
+  metadata: null, configId: null, queueId: null, executionTraceId: 'judge-trace', createdAt: '2026-11-22T10:00:06.000Z', updatedAt: '2026-11-22T10:00:06.000Z',
+  timestamp: '2026-11-22T10:00:06.000Z', traceId: 'trace-2', observationId: 'obs-2', sessionId: null, datasetRunId: null, dataType: 'NUMERIC', value: 0.8, stringValue: null,
+};
+
+afterEach(() => mockServer.events.removeAllListeners());
+
+describe('Evaluators page', () => {
+  it('lists the evaluators, the rules with their settings and asks for EVAL scores (spec examples)', async () => {
+    const urls: string[] = [];
+    mockServer.events.on('request:start', ({ request }) => { urls.push(request.url); });
+    renderSignedIn(<Evaluators />);
+    const evs = await screen.findByRole('table', { name: 'Evaluators' });
+    const row = within(evs).getByRole('rowheader', { name: 'conformance-plain' }).closest('tr')!;
+    expect(row).toHaveTextContent('BOOLEAN');
+    expect(row).toHaveTextContent('conformance-gateway / gpt-4o-mini');
+
+    const rule = await screen.findByRole('listitem', { name: 'conformance-plain-rule' });
+    expect(rule).toHaveTextContent('active');
+    expect(rule).toHaveTextContent('50%');
+    expect(rule).toHaveTextContent('type any of [GENERATION]; metadata.team = "search"');
+    expect(await screen.findByText('No executions yet')).toBeInTheDocument();
+    await screen.findByRole('table', { name: 'Scores written by evaluators' });
+    const scoresUrl = new URL(urls.find((u) => u.includes('/api/public/v2/scores'))!);
+    expect(scoresUrl.searchParams.get('source')).toBe('EVAL');
+  });
+
+  it('shows a paused rule with its reason, its executions with status, error and score, and the scores', async () => {
+    mockServer.use(
+      http.get(`${API}/unstable/evaluation-rules`, () => HttpResponse.json({ data: [pausedRule], meta: meta(1) })),
+      http.get(`${API}/unstable/evaluation-rules/:id/executions`, ({ params }) => HttpResponse.json(params.id === 'rule-paused' ? {
+        data: [
+          job({ id: 'job-1', status: 'ERROR', error: 'Evaluator paused: LLM_CONNECTION_MISSING' }),
+          job({ id: 'job-2', status: 'COMPLETED', scoreId: 'score-1', observationId: 'obs-2', traceId: 'trace-2', executionTraceId: 'judge-trace' }),
+        ], meta: meta(2),
+      } : { data: [], meta: meta(0) })),
+      http.get(`${API}/v2/scores`, () => HttpResponse.json({ data: [score], meta: meta(1) })),
+    );
+    renderSignedIn(<Evaluators />);
+    const rule = await screen.findByRole('listitem', { name: 'helpfulness-rule' });
+    const paused = within(rule).getByRole('note', { name: 'helpfulness-rule is paused' });
+    expect(paused).toHaveTextContent('Paused: LLM_CONNECTION_MISSING');
+    expect(paused).toHaveTextContent('No LLM connection for provider "openai-prod".');
+
+    const jobs = await screen.findByRole('table', { name: 'Executions of helpfulness-rule' });
+    const rows = within(jobs).getAllByRole('row').slice(1);
+    expect(rows[0]).toHaveTextContent('ERROR');
+    expect(rows[0]).toHaveTextContent('Evaluator paused: LLM_CONNECTION_MISSING');
+    expect(rows[1]).toHaveTextContent('COMPLETED');
+    await waitFor(() => expect(rows[1]).toHaveTextContent('helpfulness: 0.8'));
+    expect(rows[1]).toHaveTextContent('2026-11-22 10:00:00 UTC');
+
+    const scores = await screen.findByRole('table', { name: 'Scores written by evaluators' });
+    const s = within(scores).getByRole('rowheader', { name: 'helpfulness' }).closest('tr')!;
+    expect(s).toHaveTextContent('0.8');
+    expect(s).toHaveTextContent('Answers the question directly.');
+    expect(s).toHaveTextContent('trace-2');
+  });
+
+  it('disables a rule, and shows the refusal when the server says no', async () => {
+    const bodies: unknown[] = [];
+    mockServer.events.on('request:start', async ({ request }) => {
+      if (request.method === 'PATCH') bodies.push(await request.clone().json());
+    });
+    renderSignedIn(<Evaluators />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Disable conformance-plain-rule' }));
+    // the spec's `disable` answer: enabled false, status inactive
+    expect(await screen.findByRole('button', { name: 'Enable conformance-plain-rule' })).toBeInTheDocument();
+    expect(screen.getByRole('listitem', { name: 'conformance-plain-rule' })).toHaveTextContent('inactive');
+    expect(bodies).toEqual([{ enabled: false }]);
+
+    mockServer.use(http.patch(`${API}/unstable/evaluation-rules/:id`, () => HttpResponse.json(
+      { message: 'Enabling this rule would exceed the limit of 50 active evaluation rules', code: 'conflict' }, { status: 409 })));
+    await userEvent.click(screen.getByRole('button', { name: 'Enable conformance-plain-rule' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Enabling this rule would exceed the limit of 50 active evaluation rules');
+    expect(alert).toHaveTextContent('409');
+    expect(screen.getByRole('button', { name: 'Enable conformance-plain-rule' })).toBeEnabled();
+  });
+
+  it('says how to create evaluators and rules when there are none', async () => {
+    mockServer.use(
+      http.get(`${API}/unstable/evaluators`, () => HttpResponse.json({ data: [], meta: meta(0) })),
+      http.get(`${API}/unstable/evaluation-rules`, () => HttpResponse.json({ data: [], meta: meta(0) })),
+      http.get(`${API}/v2/scores`, () => HttpResponse.json({ data: [], meta: meta(0) })),
+    );
+    renderSignedIn(<Evaluators />);
+    expect(await screen.findByText('No evaluators yet')).toBeInTheDocument();
+    expect(screen.getByText(/POST \/api\/public\/unstable\/evaluators with/)).toBeInTheDocument();
+    expect(await screen.findByText('No evaluation rules yet')).toBeInTheDocument();
+    expect(screen.getByText(/POST \/api\/public\/unstable\/evaluation-rules with/)).toBeInTheDocument();
+    expect(await screen.findByText('No evaluator scores yet')).toBeInTheDocument();
+  });
+
+  it("shows the server's message when the list fails", async () => {
+    mockServer.use(http.get(`${API}/unstable/evaluation-rules`, () => HttpResponse.json(
+      { message: 'Invalid query parameters', code: 'invalid_query', details: { issues: [] } }, { status: 400 })));
+    renderSignedIn(<Evaluators />);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Evaluation rules: Invalid query parameters');
+  });
+});

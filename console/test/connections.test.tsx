@@ -162,3 +162,16 @@ describe('LLM connections page', () => {
     mockServer.events.removeAllListeners();
   });
 });
+
+describe('LLM connections page: refusals without an issue list', () => {
+  it('puts an egress refusal of the base URL next to the Base URL field', async () => {
+    mockServer.use(mockOperation('llmConnections_upsert', 'baseURLLoopback', { baseUrl: BASE_URL }));
+    renderSignedIn(<Connections />);
+    await userEvent.type(screen.getByLabelText('Provider name'), 'local');
+    await userEvent.type(screen.getByLabelText('API key'), 'sk-local-0001');
+    await userEvent.type(screen.getByLabelText('Base URL'), 'http://2130706433:8080/v1');
+    await userEvent.click(screen.getByRole('button', { name: 'Create connection' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Invalid baseURL: 127.0.0.1 is a loopback address');
+    expect(screen.getByLabelText('Base URL')).toHaveAccessibleDescription(/loopback address/);
+  });
+});

@@ -50,7 +50,11 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
     } catch (err) {
       const p = describeError(err);
       setProblem(p);
-      setFields(p.fields);
+      // some refusals come as a bare message rather than an issue list: still put them by their field
+      const fields = { ...p.fields };
+      if (!fields.baseURL && p.message.startsWith('Invalid baseURL')) fields.baseURL = p.message;
+      if (!fields.secretKey && p.message.startsWith('Default AWS credentials')) fields.secretKey = p.message;
+      setFields(fields);
     } finally {
       setBusy(false);
     }

@@ -21,7 +21,7 @@ export class SseParser {
     return this.drain(false);
   }
 
-  /** The end of the stream: a last event without its blank line is dispatched, as browsers do not (but a lenient reader should). */
+  /** The end of the stream. A last event missing its blank line is dispatched too (EventSource would drop it; losing a completion is worse). */
   end(): SseEvent[] {
     this.buffer += this.decoder.decode();
     const out = this.drain(true);

@@ -48,6 +48,7 @@ describe('dashboard query builders', () => {
     expect(day.from.toISOString()).toBe('2026-11-21T10:00:00.000Z');
     expect(daysOf(day)).toEqual(['2026-11-21', '2026-11-22']);
     expect(() => resolveRange({ kind: 'custom', from: '', to: '2026-11-03' }, now)).toThrow(/from date/);
+    expect(() => resolveRange({ kind: 'custom', from: '2026-11-04', to: '2026-11-03' }, now)).toThrow('The from date must not be after the to date.');
   });
 
   it('builds the metrics queries', () => {

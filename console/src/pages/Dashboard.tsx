@@ -69,42 +69,45 @@ export function Dashboard() {
       <Filters choice={choice} onChoice={setChoice} environment={environment} onEnvironment={setEnvironment}
         environments={envNames} customError={rangeError} onRefresh={() => setTick((t) => t + 1)} />
       <ErrorBanner problem={environments.error} title="Environments" />
+      {w ? (
+        <>
+          <section className="card" aria-labelledby="dash-summary">
+            <h2 id="dash-summary">Summary</h2>
+            <ErrorBanner problem={summary.error} title="Summary" />
+            {summary.loading && !summary.data ? <p className="muted">Loading…</p> : null}
+            {summary.data && observations === 0 ? <EmptyState title="No observations in this range">{SEND_HINT}</EmptyState> : null}
+            {summary.data && observations > 0 ? (
+              <dl className="figures">
+                <div><dt>Total cost</dt><dd>{formatUsd(Number(s?.sum_totalCost ?? 0))}</dd></div>
+                <div><dt>Observations</dt><dd>{formatCount(observations)}</dd></div>
+                <div><dt>Total tokens</dt><dd>{formatCount(Number(s?.sum_totalTokens ?? 0))}</dd></div>
+              </dl>
+            ) : null}
+          </section>
 
-      <section className="card" aria-labelledby="dash-summary">
-        <h2 id="dash-summary">Summary</h2>
-        <ErrorBanner problem={summary.error} title="Summary" />
-        {summary.loading && !summary.data ? <p className="muted">Loading…</p> : null}
-        {summary.data && observations === 0 ? <EmptyState title="No observations in this range">{SEND_HINT}</EmptyState> : null}
-        {summary.data && observations > 0 ? (
-          <dl className="figures">
-            <div><dt>Total cost</dt><dd>{formatUsd(Number(s?.sum_totalCost ?? 0))}</dd></div>
-            <div><dt>Observations</dt><dd>{formatCount(observations)}</dd></div>
-            <div><dt>Total tokens</dt><dd>{formatCount(Number(s?.sum_totalTokens ?? 0))}</dd></div>
-          </dl>
-        ) : null}
-      </section>
+          <section className="card" aria-labelledby="dash-cost">
+            <h2 id="dash-cost">Cost per day by model</h2>
+            <ErrorBanner problem={cost.error} title="Cost per day" />
+            {cost.loading && !cost.data ? <p className="muted">Loading…</p> : null}
+            {cost.data && costChart.series.length === 0 ? <EmptyState title="No cost in this range">{SEND_HINT} Cost comes from the model's prices (see Models) or from the <code>costDetails</code> you send.</EmptyState> : null}
+            {cost.data && costChart.series.length > 0 ? <Chart title="Cost per day by model" labels={costChart.labels} series={costChart.series} stacked format={formatUsd} /> : null}
+          </section>
 
-      <section className="card" aria-labelledby="dash-cost">
-        <h2 id="dash-cost">Cost per day by model</h2>
-        <ErrorBanner problem={cost.error} title="Cost per day" />
-        {cost.loading && !cost.data ? <p className="muted">Loading…</p> : null}
-        {cost.data && costChart.series.length === 0 ? <EmptyState title="No cost in this range">{SEND_HINT} Cost comes from the model's prices (see Models) or from the <code>costDetails</code> you send.</EmptyState> : null}
-        {cost.data && costChart.series.length > 0 ? <Chart title="Cost per day by model" labels={costChart.labels} series={costChart.series} stacked format={formatUsd} /> : null}
-      </section>
+          <section className="card" aria-labelledby="dash-tokens">
+            <h2 id="dash-tokens">Tokens per day by usage type</h2>
+            <ErrorBanner problem={tokens.error} title="Tokens per day" />
+            {tokens.loading && !tokens.data ? <p className="muted">Loading…</p> : null}
+            {tokens.data && tokenChart.series.length === 0 ? <EmptyState title="No token usage in this range">{SEND_HINT} Usage is read from <code>usageDetails</code> (input, output, …).</EmptyState> : null}
+            {tokens.data && tokenChart.series.length > 0 ? <Chart title="Tokens per day by usage type" labels={tokenChart.labels} series={tokenChart.series} stacked format={formatCount} /> : null}
+          </section>
 
-      <section className="card" aria-labelledby="dash-tokens">
-        <h2 id="dash-tokens">Tokens per day by usage type</h2>
-        <ErrorBanner problem={tokens.error} title="Tokens per day" />
-        {tokens.loading && !tokens.data ? <p className="muted">Loading…</p> : null}
-        {tokens.data && tokenChart.series.length === 0 ? <EmptyState title="No token usage in this range">{SEND_HINT} Usage is read from <code>usageDetails</code> (input, output, …).</EmptyState> : null}
-        {tokens.data && tokenChart.series.length > 0 ? <Chart title="Tokens per day by usage type" labels={tokenChart.labels} series={tokenChart.series} stacked format={formatCount} /> : null}
-      </section>
-
-      <div className="grid-2">
-        <TopTable title="Top users by cost" field="userId" column="User" noneLabel="(no user)" loaded={topUsers}
-          emptyHint={<>Set <code>userId</code> on the trace of your generations to see who spends.</>} />
-        <TopTable title="Top names by cost" field="name" column="Name" noneLabel="(no name)" loaded={topNames} emptyHint={SEND_HINT} />
-      </div>
+          <div className="grid-2">
+            <TopTable title="Top users by cost" field="userId" column="User" noneLabel="(no user)" loaded={topUsers}
+              emptyHint={<>Set <code>userId</code> on the trace of your generations to see who spends.</>} />
+            <TopTable title="Top names by cost" field="name" column="Name" noneLabel="(no name)" loaded={topNames} emptyHint={SEND_HINT} />
+          </div>
+        </>
+      ) : <p className="muted">Pick a from date and a to date to see the range.</p>}
     </div>
   );
 }

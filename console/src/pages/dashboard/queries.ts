@@ -19,6 +19,7 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 export function resolveRange(choice: RangeChoice, now: Date): TimeWindow {
   if (choice.kind === 'preset') return { from: new Date(now.getTime() - PRESETS[choice.preset].ms), to: now };
   if (!DATE_RE.test(choice.from) || !DATE_RE.test(choice.to)) throw new Error('Pick both a from date and a to date.');
+  if (choice.from > choice.to) throw new Error('The from date must not be after the to date.');
   // toTimestamp is inclusive on the server, so the last millisecond of the to-day, not the next midnight
   return { from: new Date(`${choice.from}T00:00:00.000Z`), to: new Date(`${choice.to}T23:59:59.999Z`) };
 }

@@ -43,6 +43,7 @@ function RuleCard({ rule, selected, onSelect, onChanged }: {
           <strong>Paused: {rule.pausedReason ?? 'unknown reason'}</strong>
           {rule.pausedReason && PAUSED_REASONS[rule.pausedReason] ? <> — {PAUSED_REASONS[rule.pausedReason]}</> : null}
           {rule.pausedMessage ? <div>{rule.pausedMessage}</div> : null}
+          <div className="hint">It resumes when you save an LLM connection for the evaluator’s provider (LLM connections) or POST a new version of the evaluator.</div>
         </div>
       ) : null}
       <dl className="rule-facts">

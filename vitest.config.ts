@@ -19,7 +19,7 @@ export default defineConfig({
       // the web console's components, against the msw handlers generated from the spec's examples
       {
         plugins: [react()],
-        test: { name: 'console', include: ['console/test/**/*.test.tsx'], environment: 'jsdom', setupFiles: ['console/test/setup.ts'], testTimeout: 15_000 },
+        test: { name: 'console', include: ['console/test/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['console/test/setup.ts'], testTimeout: 15_000 },
       },
       // /docs and the console in headless Chromium (make browser-test installs it)
       { test: { name: 'browser', include: ['server/test/browser/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } },

@@ -64,7 +64,9 @@ export function describeError(e: unknown): ProblemText {
     let message = `The server answered ${e.status}`;
     if (body && typeof body === 'object') {
       if (typeof body.message === 'string' && body.message) message = body.message;
-      const issues = Array.isArray(body.error) ? body.error : Array.isArray(body.details) ? body.details : Array.isArray(body.errors) ? body.errors : [];
+      // Langfuse's public envelope lists issues in `error`; the unstable one in `details.issues`
+      const nested = body.details && typeof body.details === 'object' ? (body.details as { issues?: unknown }).issues : undefined;
+      const issues = Array.isArray(body.error) ? body.error : Array.isArray(nested) ? nested : Array.isArray(body.details) ? body.details : Array.isArray(body.errors) ? body.errors : [];
       for (const issue of issues as Array<{ path?: unknown; message?: unknown }>) {
         if (!issue || typeof issue !== 'object' || typeof issue.message !== 'string') continue;
         const path = Array.isArray(issue.path) ? issue.path.join('.') : typeof issue.path === 'string' ? issue.path : '';

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { TallyApiError, TallyNetworkError } from '../../sdk/index.ts';
+import { describeError } from '../src/api.ts';
+
+const apiError = (status: number, body: unknown) => new TallyApiError({ status, body });
+
+describe('describeError: the server\'s words for a failed call', () => {
+  it('keeps the message and maps Langfuse-style issues (`error: [...]`) to their dotted paths', () => {
+    const p = describeError(apiError(400, { message: 'Invalid request data', error: [
+      { code: 'invalid_value', path: ['pricingTiers', 1, 'conditions', 0, 'operator'], message: 'Invalid option' },
+      { code: 'too_small', path: ['modelName'], message: 'Too small' },
+      { code: 'custom', path: ['modelName'], message: 'Already taken' },
+    ] }));
+    expect(p).toEqual({ message: 'Invalid request data', status: 400, fields: { 'pricingTiers.1.conditions.0.operator': 'Invalid option', modelName: 'Too small; Already taken' } });
+  });
+
+  it('maps the unstable envelope (`details.issues`) too', () => {
+    const p = describeError(apiError(400, { message: 'Invalid request', code: 'invalid_request', details: { issues: [{ path: ['filter', 0, 'value'], message: 'Expected an array' }] } }));
+    expect(p.fields).toEqual({ 'filter.0.value': 'Expected an array' });
+  });
+
+  it('never answers with a blank: a bodiless error names its status, a network failure says so', () => {
+    expect(describeError(apiError(502, null)).message).toBe('The server answered 502');
+    expect(describeError(apiError(401, { message: '', error: 'Unauthorized' })).message).toBe('Unauthorized');
+    expect(describeError(new TallyNetworkError({ cause: new Error('ECONNREFUSED') })).message).toContain('ECONNREFUSED');
+    expect(describeError(new Error('boom')).message).toBe('boom');
+  });
+});

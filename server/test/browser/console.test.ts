@@ -1,0 +1,208 @@
+// The web console as a person uses it: Tally started with `make run` on a fresh embedded
+// database, driven in Debian's Chromium (playwright-core). Each flow leaves screenshots at 1280
+// and 390 px wide in scratch/browser/console/ (git-ignored). Run by `make browser-test`.
+import { existsSync, mkdirSync } from 'node:fs';
+import type http from 'node:http';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { makeRun, type RunningTally } from './support/make-run.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = new URL('../../../scratch/browser/console/', import.meta.url).pathname;
+const API_KEY = 'sk-fake-e2e-0123456789abcdef';
+
+let tally: RunningTally;
+let browser: Browser;
+let fake: FakeProvider;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: run \`make browser-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
+  mkdirSync(SHOTS, { recursive: true });
+  fake = await startFakeProvider('127.0.0.2');
+  // the fake provider is on loopback: only it may be called
+  tally = await makeRun({ TALLY_LLM_EGRESS: 'allowlist', TALLY_LLM_ALLOWED_HOSTS: '127.0.0.2' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await tally?.stop();
+  await fake?.close();
+});
+
+const auth = () => 'Basic ' + Buffer.from(`${tally.publicKey}:${tally.secretKey}`).toString('base64');
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${tally.url}${path}`, { method, headers: { authorization: auth(), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** A page that fails the test on a script error or a 5xx, and that was signed in through the form. */
+async function signedIn(): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e}`));
+  page.on('response', (r) => { if (r.status() >= 500) problems.push(`${r.status()} ${r.url()}`); });
+  page.on('request', (r) => { if (!r.url().startsWith(tally.url) && /^https?:/.test(r.url())) problems.push(`left the host: ${r.url()}`); });
+  await page.goto(`${tally.url}/`);
+  await page.getByLabel('Public key').fill(tally.publicKey);
+  await page.getByLabel('Secret key').fill(tally.secretKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  expect(await page.context().cookies()).toEqual([]); // the keys live in this tab's sessionStorage only
+  return { page, problems };
+}
+
+/** Full-page screenshots at 1280 and 390 px wide. */
+async function shoot(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(250); // charts re-layout on resize
+    await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true });
+    expect(existsSync(`${SHOTS}${name}-${width}.png`)).toBe(true);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('the console in a browser, against make run', () => {
+  it('creates a model with two tiers; a generation on the second tier shows its cost on the dashboard', async () => {
+    const { page, problems } = await signedIn();
+    await page.getByRole('link', { name: 'Models' }).click();
+    await page.getByRole('heading', { name: 'Create a model' }).waitFor();
+    const form = page.getByRole('form', { name: 'Create a model' });
+    await form.getByLabel('Model name', { exact: true }).fill('e2e-tiered');
+    // an invalid pattern first: the server's message is shown, not a blank
+    await form.getByLabel('Match pattern', { exact: true }).fill('(?i)^e2e-tiered($');
+    await form.getByRole('radio', { name: 'Pricing tiers' }).check();
+    await form.getByLabel('Tier 1 input price', { exact: true }).fill('0.000001');
+    await form.getByLabel('Tier 1 output price', { exact: true }).fill('0.000002');
+    await form.getByRole('button', { name: 'Add tier' }).click();
+    await form.getByLabel('Tier 2 name', { exact: true }).fill('Large');
+    await form.getByLabel('Tier 2 condition 1 usage pattern', { exact: true }).fill('input');
+    await form.getByLabel('Tier 2 condition 1 operator', { exact: true }).selectOption('gt');
+    await form.getByLabel('Tier 2 condition 1 threshold', { exact: true }).fill('1000');
+    await form.getByLabel('Tier 2 input price', { exact: true }).fill('0.00001');
+    await form.getByLabel('Tier 2 output price', { exact: true }).fill('0.00002');
+    await form.getByRole('button', { name: 'Create model' }).click();
+    await expect.poll(() => form.getByRole('alert').first().textContent()).toMatch(/\S/);
+    await expect.poll(() => form.textContent()).toMatch(/regular expression|pattern/i);
+
+    await form.getByLabel('Match pattern', { exact: true }).fill('(?i)^e2e-tiered$');
+    await form.getByRole('button', { name: 'Create model' }).click();
+    await page.getByText('Created model e2e-tiered.').waitFor();
+    await page.getByLabel('Search models').fill('e2e-tiered');
+    await page.getByRole('table', { name: 'Models' }).getByRole('rowheader', { name: 'e2e-tiered' }).waitFor();
+    await shoot(page, 'models');
+
+    // a generation with 2,000 input tokens: over the "Large" tier's threshold of 1,000
+    const now = new Date().toISOString();
+    const ingest = await api('POST', '/api/public/ingestion', { batch: [
+      { id: 'e2e-ev-trace', timestamp: now, type: 'trace-create', body: { id: 'e2e-trace', name: 'e2e-call', userId: 'user-e2e' } },
+      { id: 'e2e-ev-gen', timestamp: now, type: 'generation-create', body: { id: 'e2e-gen', traceId: 'e2e-trace', name: 'e2e-call', model: 'e2e-tiered', startTime: now, usageDetails: { input: 2000, output: 100 } } },
+    ] });
+    expect(ingest.status).toBe(207);
+    expect(ingest.body.errors).toEqual([]);
+    const stored = await api('GET', '/api/public/observations/e2e-gen');
+    expect(stored.body.costDetails).toEqual({ input: 0.02, output: 0.002, total: 0.022 }); // 2000 × 0.00001 + 100 × 0.00002
+
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    const summary = page.getByRole('region', { name: 'Summary' });
+    await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toContain('$0.022');
+    const costCard = page.getByRole('region', { name: 'Cost per day by model' });
+    await costCard.getByText('Numbers').click();
+    const numbers = costCard.getByRole('table', { name: 'Cost per day by model: numbers' });
+    const today = now.slice(0, 10);
+    await expect.poll(() => numbers.getByRole('row', { name: new RegExp(today) }).textContent()).toContain('$0.022');
+    expect(await numbers.getByRole('columnheader', { name: 'e2e-tiered' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('table', { name: 'Top users by cost' }).textContent()).toContain('user-e2e');
+    await expect.poll(() => page.getByRole('table', { name: 'Top names by cost' }).textContent()).toContain('e2e-call');
+    await shoot(page, 'dashboard');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a connection to a fake provider, tests it, and streams a playground answer with its cost', async () => {
+    // a price for the fake provider's model, so the answer has a cost: 12 × 0.000001 + 5 × 0.000002
+    expect((await api('POST', '/api/public/models', { modelName: 'fake-model', matchPattern: '(?i)^fake-model$', unit: 'TOKENS', inputPrice: 0.000001, outputPrice: 0.000002 })).status).toBe(200);
+    const pieces = ['Hello', ' from', ' the', ' fake provider.'];
+    const chunk = (extra: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', ...extra });
+    // streamed slowly, so the browser shows the answer growing before it is complete
+    fake.answer = (r, res: http.ServerResponse) => {
+      if (!r.body?.stream) {
+        json(res, 200, { id: 'p', object: 'chat.completion', created: 1, model: 'fake-model', usage: { prompt_tokens: 80, completion_tokens: 10, total_tokens: 90 },
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"5","reasoning":"fine"}' } }] } }] });
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const next = () => {
+        if (res.destroyed) return;
+        if (i < pieces.length) {
+          // as OpenAI does, the first delta names the role
+          res.write(`data: ${JSON.stringify(chunk({ choices: [{ index: 0, delta: { ...(i === 0 ? { role: 'assistant' } : {}), content: pieces[i++] }, finish_reason: null }] }))}\n\n`);
+          setTimeout(next, 400);
+          return;
+        }
+        res.write(`data: ${JSON.stringify(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }))}\n\n`);
+        res.write(`data: ${JSON.stringify(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } }))}\n\n`);
+        res.end('data: [DONE]\n\n');
+      };
+      next();
+    };
+
+    const { page, problems } = await signedIn();
+    await page.getByRole('link', { name: 'LLM connections' }).click();
+    const form = page.getByRole('form', { name: 'New connection' });
+    await form.getByLabel('Provider name', { exact: true }).fill('fake-openai');
+    await form.getByLabel('Adapter', { exact: true }).selectOption('openai');
+    await form.getByLabel('API key', { exact: true }).fill(API_KEY);
+    await form.getByLabel('Base URL', { exact: true }).fill(`${fake.url}/v1`);
+    await form.getByLabel('Custom model', { exact: true }).fill('fake-model');
+    await form.getByRole('button', { name: 'Add model' }).click();
+    await form.getByRole('button', { name: 'Create connection' }).click();
+    await page.getByText('Created connection fake-openai.').waitFor();
+    const masked = await page.getByLabel('Masked key of fake-openai').textContent();
+    expect(masked).not.toContain(API_KEY);
+    expect(masked).toContain(API_KEY.slice(-4));
+    expect(await page.content()).not.toContain(API_KEY); // the key never comes back to the page
+
+    await page.getByRole('button', { name: 'Test fake-openai' }).click();
+    const result = page.getByRole('status', { name: 'Test result of fake-openai' });
+    await expect.poll(() => result.textContent(), { timeout: 15_000 }).toMatch(/ok/i);
+    await shoot(page, 'connections');
+
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Connection', { exact: true }).selectOption('fake-openai');
+    await page.getByLabel('Model', { exact: true }).selectOption('fake-model');
+    await page.getByLabel('Content of message 1', { exact: true }).fill('Say hello');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const answer = page.getByRole('region', { name: 'Answer' });
+    // part of the answer is on screen while the rest is still on its way
+    await expect.poll(() => answer.textContent(), { timeout: 15_000 }).toContain('Hello');
+    expect(await answer.textContent()).not.toContain('fake provider.');
+    await expect.poll(() => answer.textContent(), { timeout: 15_000 }).toContain('Hello from the fake provider.');
+    await page.getByText('Cost status: inferred').waitFor();
+    await expect.poll(() => page.getByRole('table', { name: 'Cost' }).textContent()).toContain('$0.000022');
+    const usage = await page.getByRole('table', { name: 'Usage' }).textContent();
+    expect(usage).toContain('12');
+    expect(usage).toContain('5');
+    await shoot(page, 'playground');
+
+    const streamed = fake.received.find((r) => r.body?.stream);
+    expect(streamed?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(streamed?.body.model).toBe('fake-model');
+    expect(streamed?.body.messages).toEqual([{ role: 'user', content: 'Say hello' }]);
+    expect(tally.output()).not.toContain(API_KEY); // nor does it reach the server's log
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the evaluators page with its empty states', async () => {
+    const { page, problems } = await signedIn();
+    await page.getByRole('link', { name: 'Evaluators' }).click();
+    await page.getByRole('heading', { name: 'Evaluators', level: 1 }).waitFor();
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/evaluation-rules/);
+    await shoot(page, 'evaluators');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

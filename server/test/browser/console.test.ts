@@ -196,12 +196,43 @@ describe('the console in a browser, against make run', () => {
     await page.close();
   });
 
-  it('shows the evaluators page with its empty states', async () => {
+  it('shows a rule that judged a generation: its execution, the score it wrote, and disabling it', async () => {
+    fake.answer = (_r, res) => json(res, 200, { id: 'j', object: 'chat.completion', created: 1, model: 'fake-model', usage: { prompt_tokens: 40, completion_tokens: 8, total_tokens: 48 },
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"0.9","reasoning":"Concise and correct."}' } }] } }] });
+    expect((await api('PUT', '/api/public/llm-connections', { provider: 'fake-judge', adapter: 'openai', secretKey: API_KEY, baseURL: `${fake.url}/v1`, customModels: ['fake-model'] })).status).toBe(201);
+    const evaluator = await api('POST', '/api/public/unstable/evaluators', {
+      name: 'e2e-helpfulness', prompt: 'Rate how helpful the answer is.',
+      outputDefinition: { dataType: 'NUMERIC', reasoning: { description: 'Why.' }, score: { description: 'Helpfulness 0 to 1.', minValue: 0, maxValue: 1 } },
+      modelConfig: { provider: 'fake-judge', model: 'fake-model' },
+    });
+    expect(evaluator.status, JSON.stringify(evaluator.body)).toBe(200);
+    const rule = await api('POST', '/api/public/unstable/evaluation-rules', {
+      name: 'e2e-judge-rule', enabled: true, sampling: 1, target: 'observation',
+      filter: [{ column: 'name', type: 'stringOptions', operator: 'any of', value: ['judged-call'] }],
+      evaluators: [{ evaluator: { name: 'e2e-helpfulness' } }],
+    });
+    expect(rule.status, JSON.stringify(rule.body)).toBe(200);
+    const now = new Date().toISOString();
+    expect((await api('POST', '/api/public/ingestion', { batch: [
+      { id: 'e2e-ev-judged', timestamp: now, type: 'generation-create', body: { id: 'e2e-judged', traceId: 'e2e-judged-trace', name: 'judged-call', model: 'fake-model', input: 'What is 2+2?', output: '4', usageDetails: { input: 5, output: 1 } } },
+    ] })).body.errors).toEqual([]);
+    await expect.poll(async () => (await api('GET', `/api/public/unstable/evaluation-rules/${rule.body.id}/executions`)).body.data?.[0]?.status, { timeout: 30_000, interval: 250 }).toBe('COMPLETED');
+
     const { page, problems } = await signedIn();
     await page.getByRole('link', { name: 'Evaluators' }).click();
-    await page.getByRole('heading', { name: 'Evaluators', level: 1 }).waitFor();
-    await expect.poll(() => page.locator('main').textContent()).toMatch(/evaluation-rules/);
+    await page.getByRole('table', { name: 'Evaluators' }).getByText('e2e-helpfulness').waitFor();
+    await page.getByRole('list', { name: 'Evaluation rules' }).getByText('e2e-judge-rule').first().waitFor();
+    const runs = page.getByRole('table', { name: 'Executions of e2e-judge-rule' });
+    await expect.poll(() => runs.textContent(), { timeout: 15_000 }).toMatch(/COMPLETED|completed/);
+    expect(await runs.textContent()).toContain('0.9');
+    const scores = page.getByRole('table', { name: 'Scores written by evaluators' });
+    await expect.poll(() => scores.textContent()).toContain('e2e-helpfulness');
+    expect(await scores.textContent()).toContain('Concise and correct.');
     await shoot(page, 'evaluators');
+
+    await page.getByRole('button', { name: 'Disable e2e-judge-rule' }).click();
+    await page.getByRole('button', { name: 'Enable e2e-judge-rule' }).waitFor();
+    expect((await api('GET', `/api/public/unstable/evaluation-rules/${rule.body.id}`)).body.enabled).toBe(false);
     expect(problems).toEqual([]);
     await page.close();
   });

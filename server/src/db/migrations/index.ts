@@ -13,6 +13,7 @@ import { Migration20261122000010LlmConnections } from './Migration20261122000010
 import { Migration20261122000011Scores } from './Migration20261122000011Scores.ts';
 import { Migration20261122000012Evaluators } from './Migration20261122000012Evaluators.ts';
 import { Migration20261122000013EvaluationJobs } from './Migration20261122000013EvaluationJobs.ts';
+import { Migration20261122000014Lz4Payloads } from './Migration20261122000014Lz4Payloads.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -28,4 +29,5 @@ export const migrationsList = [
   { name: 'Migration20261122000011Scores', class: Migration20261122000011Scores },
   { name: 'Migration20261122000012Evaluators', class: Migration20261122000012Evaluators },
   { name: 'Migration20261122000013EvaluationJobs', class: Migration20261122000013EvaluationJobs },
+  { name: 'Migration20261122000014Lz4Payloads', class: Migration20261122000014Lz4Payloads },
 ];

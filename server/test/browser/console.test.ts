@@ -44,16 +44,32 @@ async function signedIn(): Promise<{ page: Page; problems: string[] }> {
   page.on('response', (r) => { if (r.status() >= 500) problems.push(`${r.status()} ${r.url()}`); });
   page.on('request', (r) => { if (!r.url().startsWith(tally.url) && /^https?:/.test(r.url())) problems.push(`left the host: ${r.url()}`); });
   await page.goto(`${tally.url}/`);
-  await page.getByLabel('Public key').fill(tally.publicKey);
-  await page.getByLabel('Secret key').fill(tally.secretKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // by keyboard alone: type, Tab to the next field, Enter submits
+  await page.getByLabel('Public key').focus();
+  await page.keyboard.type(tally.publicKey);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(tally.secretKey);
+  await page.keyboard.press('Enter');
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
   expect(await page.context().cookies()).toEqual([]); // the keys live in this tab's sessionStorage only
   return { page, problems };
 }
 
-/** Full-page screenshots at 1280 and 390 px wide. */
+/** Form controls a screen reader would announce without a name (no label, aria-label or aria-labelledby). */
+async function unlabelled(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => {
+      const c = el as HTMLInputElement;
+      if (c.type === 'hidden') return false;
+      const named = (c.labels?.length ?? 0) > 0 || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent?.trim());
+      return !named;
+    })
+    .map((el) => el.outerHTML.slice(0, 120)));
+}
+
+/** Full-page screenshots at 1280 and 390 px wide, once every control on the page has a name. */
 async function shoot(page: Page, name: string): Promise<void> {
+  expect(await unlabelled(page), `unlabelled controls on ${name}`).toEqual([]);
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     await page.waitForTimeout(250); // charts re-layout on resize

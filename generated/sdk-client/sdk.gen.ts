@@ -402,7 +402,9 @@ export class LlmConnections extends HeyApiClient {
      * Upsert keyed on (project, `provider`): 201 when created, 200 when updated. An update
      * writes every mutable field from the request: an omitted `baseURL` becomes null, omitted
      * `customModels` `[]`, omitted `extraHeaders` are cleared and an omitted `withDefaultModels`
-     * becomes true; only an omitted `config` keeps the stored one (`config: null` is refused).
+     * becomes true; an omitted `config` keeps the stored one (`config: null` is refused), and so
+     * does an omitted `secretKey` when the adapter is unchanged (a Tally extension: Langfuse
+     * requires the key on every upsert).
      * `id` and `createdAt` are kept.
      *
      * `secretKey` and the values of `extraHeaders` are encrypted at rest (AES-256-GCM under

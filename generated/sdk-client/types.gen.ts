@@ -270,9 +270,13 @@ export type UpsertLlmConnectionRequest = {
     provider: ConnectionProvider;
     adapter: LlmAdapter;
     /**
-     * Encrypted at rest and never returned.
+     * Encrypted at rest and never returned. Required to create a connection. Tally
+     * extension: omitted on an update of a connection with the same adapter, the stored key
+     * (and its masked form) is kept, so a client can change settings without holding the key;
+     * Langfuse requires it on every upsert.
+     *
      */
-    secretKey: string;
+    secretKey?: string;
     /**
      * An http(s) URL replacing the provider endpoint; null or "" for none. Egress policy: the
      * host must resolve only to globally routable unicast addresses (no loopback, private,

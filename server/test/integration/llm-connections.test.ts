@@ -8,7 +8,9 @@ import { decryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
 import { DEFAULT_MODELS } from '../../src/domain/llm-connections/default-models.ts';
 import { sql } from '../../src/store/sql.ts';
 import { clientFor, raw, unique } from '../support/client.ts';
+import { json, startFakeProvider } from '../support/fake-provider.ts';
 import { TEST_ENCRYPTION_KEY } from '../support/start.ts';
+import { FAKE_PROVIDER_HOST } from './global-setup.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const bodies: string[] = [];
@@ -67,6 +69,35 @@ describe('LLM connections: upsert', () => {
     expect(replaced.body.config).toEqual({});
     // "" as baseURL means none
     expect((await put({ provider, adapter: 'openai', secretKey: key2, baseURL: '' })).body.baseURL).toBeNull();
+  });
+
+  it('keeps the stored key when an update omits secretKey (Tally extension), and names secretKey when it cannot', async () => {
+    const fake = await startFakeProvider(FAKE_PROVIDER_HOST);
+    try {
+      const provider = unique('keep-key');
+      const key = secret();
+      expect((await put({ provider, adapter: 'openai', secretKey: key })).status).toBe(201);
+      const updated = await put({ provider, adapter: 'openai', baseURL: `${fake.url}/v1`, customModels: ['m1'] });
+      expect(updated.status).toBe(200);
+      expect(updated.body).toMatchObject({ displaySecretKey: '...' + key.slice(-4), baseURL: `${fake.url}/v1`, customModels: ['m1'] });
+      // the kept key is the one calls are made with
+      fake.answer = (_r, res) => json(res, 401, { error: { message: 'no' } });
+      const probe = await call(`/api/public/llm-connections/${updated.body.id}/test`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm1' }) });
+      expect(probe.body).toMatchObject({ ok: false, error: { kind: 'auth_invalid' } });
+      expect(fake.received.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+
+      const changed = await put({ provider, adapter: 'anthropic' });
+      expect(changed.status).toBe(400);
+      expect(changed.body.error).toEqual([{ code: 'custom', path: ['secretKey'], message: 'Required when the adapter changes (openai to anthropic): the stored key belongs to the old provider' }]);
+      const fresh = unique('no-key');
+      const missing = await put({ provider: fresh, adapter: 'openai' });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toEqual([{ code: 'custom', path: ['secretKey'], message: `Required to create a connection: there is no connection "${fresh}" whose key could be kept` }]);
+      // another project's connection of the same name is not a key to keep
+      expect((await put({ provider, adapter: 'openai' }, 'projectB')).status).toBe(400);
+    } finally {
+      await fake.close();
+    }
   });
 
   it('answers through the generated SDK client', async () => {

@@ -65,7 +65,8 @@ const BAD_HEADER_VALUE = /[\r\n\0]/;
 
 export interface UpsertInput {
   adapter: LlmAdapter;
-  secretKey: string;
+  /** undefined: the stored key is kept (checked when it was stored) */
+  secretKey?: string;
   config?: Config;
   extraHeaders?: Record<string, string>;
 }
@@ -75,7 +76,7 @@ export function validateConnectionInput(input: UpsertInput): Issue[] {
   const issues: Issue[] = [];
   const c = configIssue(input.adapter, input.config);
   if (c) issues.push(c);
-  if (input.adapter === 'bedrock' && !bedrockCredentialsValid(input.secretKey)) {
+  if (input.adapter === 'bedrock' && input.secretKey !== undefined && !bedrockCredentialsValid(input.secretKey)) {
     issues.push(custom('secretKey', 'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.'));
   }
   const seen = new Set<string>();

@@ -2,11 +2,12 @@ import { connectionModels } from '../../domain/llm-connections/default-models.ts
 import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS, checkBaseUrl, DEFAULT_CREDENTIALS_NOT_BEDROCK, displaySecretKey, validateConnectionInput } from '../../domain/llm-connections/validate.ts';
 import { baseUrlRefusal } from '../../services/egress.ts';
-import { deleteConnection, getConnection, listConnections, upsertConnection } from '../../store/llm-connections.ts';
+import { deleteConnection, getConnection, getConnectionByProvider, listConnections, upsertConnection, type StoredConnection } from '../../store/llm-connections.ts';
 import { LlmError } from '../../domain/llm/call.ts';
 import { EXTRACT_TOOL, extractArguments, PROBE_MESSAGE } from '../../domain/llm/extract-tool.ts';
 import { callThroughConnection, ConnectionSecretsUnreadable } from '../../services/llm-gateway.ts';
 import { unblockEvaluatorsOfProvider } from '../../store/evaluators.ts';
+import type { ValidationIssue as Issue } from '../../../../generated/client/types.gen.ts';
 import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';
 import { unreadableSecrets } from '../llm-call-error.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
@@ -27,6 +28,8 @@ export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
   const base = checkBaseUrl(body.baseURL);
   const issues = validateConnectionInput(body);
   if ('notAUrl' in base) issues.unshift({ code: 'invalid_format', path: ['baseURL'], message: 'Invalid URL' });
+  // no secretKey: keep the stored one (a Tally extension), which only an existing connection of the same adapter has
+  const kept = body.secretKey === undefined ? await keptKey(ctx.em, projectId, body.provider, body.adapter, issues) : null;
   if (issues.length) throw invalidData(issues);
   if (body.secretKey === BEDROCK_DEFAULT_CREDENTIALS && body.adapter !== 'bedrock') throw invalidRequest(DEFAULT_CREDENTIALS_NOT_BEDROCK);
   if ('refused' in base) throw invalidRequest(`Invalid baseURL: ${base.refused}`);
@@ -40,8 +43,9 @@ export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
   const { connection, created } = await upsertConnection(ctx.em, projectId, {
     provider: body.provider,
     adapter: body.adapter,
-    displaySecretKey: displaySecretKey(body.secretKey),
-    secretKeyEnc: encryptSecret(keyring, body.secretKey),
+    // without a kept key, body.secretKey is present (its absence was refused above)
+    displaySecretKey: kept ? kept.displaySecretKey : displaySecretKey(body.secretKey!),
+    secretKeyEnc: kept ? kept.secretKeyEnc : encryptSecret(keyring, body.secretKey!),
     baseUrl: 'url' in base ? base.url : null,
     customModels: body.customModels ?? [],
     withDefaultModels: body.withDefaultModels ?? true,
@@ -53,6 +57,19 @@ export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
   if (await unblockEvaluatorsOfProvider(ctx.em, projectId, body.provider)) ctx.services.evaluation?.rules.invalidate(projectId);
   return { status: created ? 201 : 200, body: presentConnection(connection) };
 };
+
+async function keptKey(em: Parameters<typeof getConnectionByProvider>[0], projectId: string, provider: string, adapter: string, issues: Issue[]): Promise<StoredConnection | null> {
+  const existing = await getConnectionByProvider(em, projectId, provider);
+  if (!existing) {
+    issues.push({ code: 'custom', path: ['secretKey'], message: `Required to create a connection: there is no connection "${provider}" whose key could be kept` });
+    return null;
+  }
+  if (existing.adapter !== adapter) {
+    issues.push({ code: 'custom', path: ['secretKey'], message: `Required when the adapter changes (${existing.adapter} to ${adapter}): the stored key belongs to the old provider` });
+    return null;
+  }
+  return existing;
+}
 
 export const llmConnectionsDelete: OperationHandler = async (ctx) => {
   if (!(await deleteConnection(ctx.em, projectOf(ctx), ctx.params.id!))) throw notFound(NOT_FOUND);

@@ -459,7 +459,7 @@ export type LlmCallError = {
  */
 export type LlmConnectionTestRequest = {
     /**
-     * The model to probe; default: the first of the connection's models.
+     * The model to probe; default: the connection's first custom model, else the first of its default models.
      */
     model?: string;
 };

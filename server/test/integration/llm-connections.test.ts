@@ -82,9 +82,11 @@ describe('LLM connections: upsert', () => {
       expect(updated.body).toMatchObject({ displaySecretKey: '...' + key.slice(-4), baseURL: `${fake.url}/v1`, customModels: ['m1'] });
       // the kept key is the one calls are made with
       fake.answer = (_r, res) => json(res, 401, { error: { message: 'no' } });
-      const probe = await call(`/api/public/llm-connections/${updated.body.id}/test`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm1' }) });
-      expect(probe.body).toMatchObject({ ok: false, error: { kind: 'auth_invalid' } });
+      // without a model, the probe tries the first custom model (a gateway need not serve the defaults)
+      const probe = await call(`/api/public/llm-connections/${updated.body.id}/test`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(probe.body).toMatchObject({ ok: false, model: 'm1', error: { kind: 'auth_invalid' } });
       expect(fake.received.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+      expect(fake.received.at(-1)?.body.model).toBe('m1');
 
       const changed = await put({ provider, adapter: 'anthropic' });
       expect(changed.status).toBe(400);

@@ -85,7 +85,8 @@ export const llmConnectionsModels: OperationHandler = async (ctx) => {
 export const llmConnectionsTest: OperationHandler = async (ctx) => {
   const c = await getConnection(ctx.em, projectOf(ctx), ctx.params.id!);
   if (!c) throw notFound(NOT_FOUND);
-  const model = ctx.body?.model ?? connectionModels(c.adapter, c.withDefaultModels, c.customModels)[0]?.name;
+  // a connection's custom models are what its owner configured (a gateway often serves no default model)
+  const model = ctx.body?.model ?? c.customModels[0] ?? connectionModels(c.adapter, c.withDefaultModels, c.customModels)[0]?.name;
   if (!model) throw invalidRequest('The connection offers no model (withDefaultModels is false and customModels is empty): name one in `model`');
   const started = performance.now();
   try {

@@ -151,7 +151,7 @@ describe('LLM connections: upsert', () => {
     ['config null', { adapter: 'openai', secretKey: 'sk-1234567890', config: null }, [{ code: 'invalid_type', path: ['config'], message: 'Invalid input: expected object' }]],
     ['unknown adapter', { adapter: 'cohere', secretKey: 'sk-1234567890' }, [expect.objectContaining({ code: 'invalid_value', path: ['adapter'] })]],
     ['empty secret', { adapter: 'openai', secretKey: '' }, [expect.objectContaining({ code: 'too_small', path: ['secretKey'] })]],
-    ['no secret', { adapter: 'openai' }, [expect.objectContaining({ code: 'invalid_type', path: ['secretKey'] })]],
+    ['no secret for a new connection', { adapter: 'openai' }, [expect.objectContaining({ code: 'custom', path: ['secretKey'], message: expect.stringContaining('Required to create a connection') })]],
     ['empty custom model', { adapter: 'openai', secretKey: 'sk-1234567890', customModels: [''] }, [expect.objectContaining({ code: 'too_small', path: ['customModels', 0] })]],
     ['not a URL', { adapter: 'openai', secretKey: 'sk-1234567890', baseURL: 'nope' }, [{ code: 'invalid_format', path: ['baseURL'], message: 'Invalid URL' }]],
     ['header name not a token', { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X Bad': 'v' } }, [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'X Bad'] })]],

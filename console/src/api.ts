@@ -78,6 +78,22 @@ export function describeError(e: unknown): ProblemText {
     }
     return { message, fields, status: e.status };
   }
-  if (e instanceof TallyNetworkError) return { message: `No answer from the server: ${e.message}`, fields: {} };
+  if (e instanceof TallyNetworkError) return { message: unreachable(e), fields: {} };
   return { message: e instanceof Error && e.message ? e.message : String(e), fields: {} };
+}
+
+/**
+ * A call that got no HTTP answer at all (server stopped, restarting, network down). The SDK's own
+ * message carries the whole URL, which for a metrics query is a screenful of encoded JSON: say
+ * what happened in words, with just the method and path for whoever debugs it.
+ */
+function unreachable(e: TallyNetworkError): string {
+  const said = "Can't reach the Tally server";
+  const advice = 'it may be stopped or restarting, or the network is down. Try again once it is back.';
+  const reason = e.message.split('got no response: ')[1] ?? e.message;
+  let url: URL | undefined;
+  try { url = e.url ? new URL(e.url) : undefined; } catch { url = undefined; }
+  return url
+    ? `${said} at ${url.origin}: ${advice} (${e.method ?? 'request'} ${url.pathname}: ${reason})`
+    : `${said}: ${advice} (${reason})`;
 }

@@ -25,4 +25,14 @@ describe('describeError: the server\'s words for a failed call', () => {
     expect(describeError(new TallyNetworkError({ cause: new Error('ECONNREFUSED') })).message).toContain('ECONNREFUSED');
     expect(describeError(new Error('boom')).message).toBe('boom');
   });
+
+  it('a server that cannot be reached is said so in words, without the query string of the call', () => {
+    const query = encodeURIComponent(JSON.stringify({ view: 'observations', metrics: [{ measure: 'totalCost', aggregation: 'sum' }] }));
+    const e = new TallyNetworkError({ cause: new TypeError('Failed to fetch'), method: 'GET', url: `http://127.0.0.1:3000/api/public/v2/metrics?query=${query}` });
+    const { message } = describeError(e);
+    expect(message).toMatch(/^Can't reach the Tally server at http:\/\/127\.0\.0\.1:3000: it may be stopped/);
+    expect(message).toContain('(GET /api/public/v2/metrics: Failed to fetch)');
+    expect(message).not.toContain('query=');
+    expect(message.length).toBeLessThan(220);
+  });
 });

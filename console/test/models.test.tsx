@@ -219,6 +219,17 @@ describe('Models page', () => {
     mockServer.events.removeAllListeners();
   });
 
+  it('after a delete, focus lands on the notice instead of falling to the page', async () => {
+    serveModels(SEVERAL);
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    await user.click(within(table).getByRole('button', { name: 'Delete my-llama' }));
+    await user.keyboard('{Enter}');
+    const notice = await screen.findByText('Deleted model my-llama.');
+    await waitFor(() => expect(notice).toHaveFocus());
+  });
+
   it("shows the server's reason when a delete fails", async () => {
     serveModels(SEVERAL);
     mockServer.use(http.delete(`${BASE_URL}/api/public/models/:id`, () => HttpResponse.json({ message: 'No model with this id found.', error: 'LangfuseNotFoundError' }, { status: 404 })));

@@ -1,6 +1,6 @@
 // LLM connections: the project's stored provider connections (keys masked), a form to create or
 // update one per adapter, and a probe per connection. The playground and evaluators use them.
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTally } from '../api.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
@@ -20,6 +20,10 @@ export function Connections() {
   const [editing, setEditing] = useState<LlmConnection>();
   const [notice, setNotice] = useState<string>();
   const formTop = useRef<HTMLDivElement>(null);
+  // a deleted row takes the focused button with it: focus lands on the notice instead of the page
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const [focusNotice, setFocusNotice] = useState(0);
+  useEffect(() => { if (focusNotice) noticeRef.current?.focus(); }, [focusNotice]);
 
   function edit(c: LlmConnection) {
     setEditing(c);
@@ -39,9 +43,10 @@ export function Connections() {
           onCancel={editing ? () => setEditing(undefined) : undefined}
         />
       </div>
-      <div role="status">{notice ? <div className="ok-banner">{notice}</div> : null}</div>
+      <div role="status">{notice ? <div className="ok-banner" ref={noticeRef} tabIndex={-1}>{notice}</div> : null}</div>
       <h2>Connections</h2>
       <ErrorBanner problem={list.error} title="Could not list the connections" />
+      {list.error ? <button type="button" className="secondary" onClick={list.reload}>Reload connections</button> : null}
       {list.loading && !list.data ? <p className="muted" role="status">Loading connections…</p> : null}
       {list.data && list.data.length === 0 ? (
         <EmptyState title="No LLM connections yet">Create one with the form above (a provider name, an adapter and its key) to use the playground and evaluators.</EmptyState>
@@ -50,7 +55,7 @@ export function Connections() {
         <ConnectionList
           connections={list.data}
           onEdit={edit}
-          onDeleted={(c) => { if (editing?.id === c.id) setEditing(undefined); setNotice(`Deleted connection ${c.provider}.`); list.reload(); }}
+          onDeleted={(c) => { if (editing?.id === c.id) setEditing(undefined); setNotice(`Deleted connection ${c.provider}.`); setFocusNotice((n) => n + 1); list.reload(); }}
         />
       ) : null}
     </div>

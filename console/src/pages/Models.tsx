@@ -1,6 +1,6 @@
 // The Models page: every model that prices generations (managed and project), creating and
 // deleting project models, and a dry run of how a generation would be priced.
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTally } from '../api.ts';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
 import { Field } from '../components/Field.tsx';
@@ -26,6 +26,10 @@ export function Models() {
   const [notice, setNotice] = useState<string>();
   const [explainModel, setExplainModel] = useState('');
   const usageRef = useRef<HTMLTextAreaElement>(null);
+  // a deleted row takes the focused button with it: focus lands on the notice instead of the page
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const [focusNotice, setFocusNotice] = useState(0);
+  useEffect(() => { if (focusNotice) noticeRef.current?.focus(); }, [focusNotice]);
 
   const list = models.data ?? [];
   const shown = list.filter((m) => matches(m, search)).length;
@@ -44,7 +48,7 @@ export function Models() {
             {(ids) => <input {...ids} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
           </Field>
         </div>
-        {notice ? <div className="ok-banner" role="status">{notice}</div> : null}
+        {notice ? <div className="ok-banner" role="status" ref={noticeRef} tabIndex={-1}>{notice}</div> : null}
         <ErrorBanner problem={models.error} title="Could not load the models" />
         {models.error ? <button type="button" className="secondary" onClick={models.reload}>Try again</button> : null}
         {models.data ? (
@@ -53,7 +57,7 @@ export function Models() {
               {search.trim() ? `${shown} of ${list.length} models` : `${list.length} models`} ({managed} managed, {list.length - managed} project)
             </p>
             <ModelTable models={list} search={search}
-              onDeleted={(m) => { setNotice(`Deleted model ${m.modelName}.`); models.reload(); }}
+              onDeleted={(m) => { setNotice(`Deleted model ${m.modelName}.`); setFocusNotice((n) => n + 1); models.reload(); }}
               onExplain={(name) => { setExplainModel(name); usageRef.current?.focus(); }} />
           </>
         ) : models.loading ? <p className="muted" role="status">Loading models…</p> : null}

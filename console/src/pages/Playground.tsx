@@ -87,6 +87,7 @@ export function Playground() {
   return (
     <div className="playground-page">
       <ErrorBanner problem={connections.error} title="Could not list the connections" />
+      {connections.error ? <button type="button" className="secondary" onClick={connections.reload}>Reload connections</button> : null}
       <form className="card" aria-label="Playground call" onSubmit={submit} noValidate>
         <div className="grid-2">
           <Field label="Connection" error={fields.provider} hint={connection ? `${connection.adapter} · key ${connection.displaySecretKey}` : connections.loading ? 'Loading connections…' : undefined}>
@@ -97,7 +98,7 @@ export function Playground() {
             )}
           </Field>
           <Field label="Model" error={fields.model ?? models.error?.message}
-            hint={models.loading ? 'Loading models…' : models.data?.length === 0 ? 'This connection offers no model: add a custom model on the LLM connections page.' : undefined}>
+            hint={models.loading ? 'Loading models…' : connection && models.data?.length === 0 ? 'This connection offers no model: add a custom model on the LLM connections page.' : undefined}>
             {(ids) => (
               <select {...ids} value={form.model} onChange={(e) => set('model', e.target.value)} disabled={!models.data?.length}>
                 {models.data?.map((m) => <option key={m.name} value={m.name}>{m.name}{m.source === 'custom' ? ' (custom)' : ''}</option>)}

@@ -1,5 +1,5 @@
 // Create or update one connection, showing only the fields of the chosen adapter.
-import { useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -19,6 +19,12 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
   const [fields, setFields] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  // Edit is pressed far below the form: take the keyboard to it, not just the scroll position
+  useEffect(() => { if (editing) formRef.current?.querySelector<HTMLElement>('select, input:not([readonly]), textarea')?.focus(); }, [editing]);
+  // after a refused save, the first field with a message gets focus (Enter on it resubmits)
+  const [focusInvalid, setFocusInvalid] = useState(0);
+  useEffect(() => { if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(); }, [focusInvalid]);
   const set = <K extends keyof FormState>(k: K, v: FormState[K]) => setS((x) => ({ ...x, [k]: v }));
   const title = editing ? `Edit connection ${editing.provider}` : 'New connection';
 
@@ -40,7 +46,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
     if (pending) { setS(state); setNewModel(''); }
     const built = buildBody(state, !!editing);
     setProblem(undefined);
-    if ('errors' in built) { setFields(built.errors); return; }
+    if ('errors' in built) { setFields(built.errors); setFocusInvalid((n) => n + 1); return; }
     setFields({});
     setBusy(true);
     try {
@@ -55,6 +61,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
       if (!fields.baseURL && p.message.startsWith('Invalid baseURL')) fields.baseURL = p.message;
       if (!fields.secretKey && p.message.startsWith('Default AWS credentials')) fields.secretKey = p.message;
       setFields(fields);
+      if (Object.keys(fields).length) setFocusInvalid((n) => n + 1);
     } finally {
       setBusy(false);
     }
@@ -65,7 +72,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
   const modelErrors = Object.entries(fields).filter(([k]) => k.startsWith('customModels')).map(([, v]) => v).join('; ');
 
   return (
-    <form className="card connection-form" aria-label={title} onSubmit={submit} noValidate>
+    <form ref={formRef} className="card connection-form" aria-label={title} onSubmit={submit} noValidate>
       <h2>{title}</h2>
       <div className="grid-2">
         <Field label="Provider name" error={fields.provider}

@@ -22,7 +22,8 @@ export function ConnectionList({ connections, onEdit, onDeleted }: {
           </tr>
         </thead>
         <tbody>
-          {connections.map((c) => <ConnectionRow key={c.id} c={c} onEdit={onEdit} onDeleted={onDeleted} />)}
+          {/* keyed on updatedAt too: a probe result of the connection as it was before a save is stale */}
+          {connections.map((c) => <ConnectionRow key={`${c.id}@${c.updatedAt}`} c={c} onEdit={onEdit} onDeleted={onDeleted} />)}
         </tbody>
       </table>
     </div>
@@ -56,7 +57,12 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
   const [deleting, setDeleting] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const deleteRef = useRef<HTMLButtonElement>(null);
+  // where focus goes once the confirmation opens or closes: the Delete button is disabled while it
+  // is open, so it can only take focus back after the re-render that enables it
+  const [focusBack, setFocusBack] = useState(false);
   useEffect(() => { if (confirming) confirmRef.current?.focus(); }, [confirming]);
+  useEffect(() => { if (!confirming && focusBack) { deleteRef.current?.focus(); setFocusBack(false); } }, [confirming, focusBack]);
+  const cancel = () => { setConfirming(false); setFocusBack(true); };
 
   async function test() {
     setTesting(true); setResult(undefined); setProblem(undefined);
@@ -80,7 +86,7 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
     } catch (e) {
       setProblem(describeError(e));
       setDeleting(false);
-      setConfirming(false);
+      cancel();
     }
   }
 
@@ -93,10 +99,10 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
       </div>
       {confirming ? (
         <div className="confirm" role="group" aria-label={`Confirm deleting ${c.provider}`}
-          onKeyDown={(e) => { if (e.key === 'Escape') { setConfirming(false); deleteRef.current?.focus(); } }}>
+          onKeyDown={(e) => { if (e.key === 'Escape') cancel(); }}>
           <p>Delete <strong>{c.provider}</strong> and its stored key? Evaluators using it pause until a connection of that name exists again.</p>
           <button type="button" className="danger" ref={confirmRef} onClick={remove} disabled={deleting}>{deleting ? 'Deleting…' : 'Yes, delete'}</button>{' '}
-          <button type="button" className="secondary" onClick={() => { setConfirming(false); deleteRef.current?.focus(); }}>Keep it</button>
+          <button type="button" className="secondary" onClick={cancel}>Keep it</button>
         </div>
       ) : null}
       <div role="status" aria-label={`Test result of ${c.provider}`}>{result ? <TestOutcome r={result} /> : null}</div>

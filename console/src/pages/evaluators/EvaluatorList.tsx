@@ -11,6 +11,7 @@ export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
     <section className="card" aria-labelledby="ev-evaluators">
       <h2 id="ev-evaluators">Evaluators</h2>
       <ErrorBanner problem={loaded.error} title="Evaluators" />
+      {loaded.error ? <button type="button" className="secondary" onClick={loaded.reload}>Reload evaluators</button> : null}
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && list.length === 0 ? (
         <EmptyState title="No evaluators yet">

@@ -71,6 +71,7 @@ export function RuleList({ loaded, selectedId, onSelect, onChanged }: {
     <section className="card" aria-labelledby="ev-rules">
       <h2 id="ev-rules">Evaluation rules</h2>
       <ErrorBanner problem={loaded.error} title="Evaluation rules" />
+      {loaded.error ? <button type="button" className="secondary" onClick={loaded.reload}>Reload rules</button> : null}
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && rules.length === 0 ? (
         <EmptyState title="No evaluation rules yet">

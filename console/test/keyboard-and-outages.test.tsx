@@ -51,6 +51,20 @@ describe('connections by keyboard', () => {
     await waitFor(() => expect(within(form).getByLabelText('Adapter')).toHaveFocus());
   });
 
+  it("Cancel on the edit form returns focus to the row's Edit button; a save puts it on the notice", async () => {
+    const user = userEvent.setup();
+    renderSignedIn(<Connections />);
+    const edit = await screen.findByRole('button', { name: 'Edit conformance-openai' });
+    await user.click(edit);
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Edit conformance-openai' })).toHaveFocus());
+    await user.keyboard('{Enter}');
+    const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    await user.type(within(form).getByLabelText('API key'), 'sk-new-0003{Enter}');
+    const notice = await screen.findByText('Saved connection conformance-openai.');
+    await waitFor(() => expect(notice).toHaveFocus());
+  });
+
   it('a refused save focuses the first field with a message', async () => {
     const user = userEvent.setup();
     renderSignedIn(<Connections />);

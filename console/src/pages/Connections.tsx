@@ -24,6 +24,15 @@ export function Connections() {
   const noticeRef = useRef<HTMLDivElement>(null);
   const [focusNotice, setFocusNotice] = useState(0);
   useEffect(() => { if (focusNotice) noticeRef.current?.focus(); }, [focusNotice]);
+  // leaving the edit form swaps it for the new-connection form, which would drop focus to the page:
+  // a cancel goes back to the row's Edit button
+  const listRef = useRef<HTMLDivElement>(null);
+  const [backToEdit, setBackToEdit] = useState<string>();
+  useEffect(() => {
+    if (backToEdit === undefined) return;
+    [...(listRef.current?.querySelectorAll('button') ?? [])].find((b) => b.getAttribute('aria-label') === `Edit ${backToEdit}`)?.focus();
+    setBackToEdit(undefined);
+  }, [backToEdit]);
 
   function edit(c: LlmConnection) {
     setEditing(c);
@@ -39,8 +48,13 @@ export function Connections() {
         <ConnectionForm
           key={editing?.id ?? 'new'}
           editing={editing}
-          onSaved={(c, created) => { setEditing(undefined); setNotice(`${created ? 'Created' : 'Saved'} connection ${c.provider}.`); list.reload(); }}
-          onCancel={editing ? () => setEditing(undefined) : undefined}
+          onSaved={(c, created) => {
+            setEditing(undefined);
+            setNotice(`${created ? 'Created' : 'Saved'} connection ${c.provider}.`);
+            if (editing) setFocusNotice((n) => n + 1);
+            list.reload();
+          }}
+          onCancel={editing ? () => { setEditing(undefined); setBackToEdit(editing.provider); } : undefined}
         />
       </div>
       <div role="status">{notice ? <div className="ok-banner" ref={noticeRef} tabIndex={-1}>{notice}</div> : null}</div>
@@ -52,11 +66,11 @@ export function Connections() {
         <EmptyState title="No LLM connections yet">Create one with the form above (a provider name, an adapter and its key) to use the playground and evaluators.</EmptyState>
       ) : null}
       {list.data && list.data.length > 0 ? (
-        <ConnectionList
+        <div ref={listRef}><ConnectionList
           connections={list.data}
           onEdit={edit}
           onDeleted={(c) => { if (editing?.id === c.id) setEditing(undefined); setNotice(`Deleted connection ${c.provider}.`); setFocusNotice((n) => n + 1); list.reload(); }}
-        />
+        /></div>
       ) : null}
     </div>
   );

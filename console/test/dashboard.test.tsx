@@ -180,3 +180,15 @@ describe('Dashboard page', () => {
     expect(within(table).getByRole('rowheader', { name: '2001-02-05' }).closest('tr')).toHaveTextContent('$0.25');
   });
 });
+
+describe('dashboard custom dates', () => {
+  it('a cleared from date is reported by the From date field, a reversed range by the To date field', async () => {
+    renderSignedIn(<Dashboard />);
+    await chooseCustom('', '2026-11-03');
+    expect(screen.getByLabelText('From date')).toHaveAccessibleDescription(/Pick both a from date and a to date/);
+    expect(screen.getByLabelText('To date')).not.toHaveAccessibleDescription(/Pick both/);
+    await chooseCustom('2026-11-04', '2026-11-03');
+    expect(screen.getByLabelText('To date')).toHaveAccessibleDescription(/must not be after/);
+    expect(screen.getByLabelText('From date')).not.toHaveAttribute('aria-invalid');
+  });
+});

@@ -16,6 +16,8 @@ export function Filters({ choice, onChoice, environment, onEnvironment, environm
   const envs = environment && !environments.includes(environment) ? [environment, ...environments] : environments;
   const today = new Date().toISOString().slice(0, 10);
   const weekAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+  // the message belongs by the date that is missing: a cleared from date is not the to date's fault
+  const fromMissing = choice.kind === 'custom' && !/^\d{4}-\d{2}-\d{2}$/.test(choice.from);
   return (
     <div className="card row dashboard-filters">
       <Field label="Range">
@@ -34,10 +36,10 @@ export function Filters({ choice, onChoice, environment, onEnvironment, environm
       </Field>
       {choice.kind === 'custom' ? (
         <>
-          <Field label="From date" hint="UTC, from 00:00">
+          <Field label="From date" hint="UTC, from 00:00" error={fromMissing ? customError : undefined}>
             {(ids) => <input {...ids} type="date" value={choice.from} max={choice.to || undefined} onChange={(e) => onChoice({ ...choice, from: e.target.value })} />}
           </Field>
-          <Field label="To date" hint="UTC, through 23:59" error={customError}>
+          <Field label="To date" hint="UTC, through 23:59" error={fromMissing ? undefined : customError}>
             {(ids) => <input {...ids} type="date" value={choice.to} min={choice.from || undefined} onChange={(e) => onChoice({ ...choice, to: e.target.value })} />}
           </Field>
         </>

@@ -184,6 +184,8 @@ describe('Models page', () => {
     const others = screen.getByRole('list', { name: 'Other problems' });
     expect(others).toHaveTextContent('somethingElse');
     expect(others).not.toHaveTextContent('matches none');
+    // the keyboard is taken to the first refused field, in form order
+    await waitFor(() => expect(screen.getByLabelText('Match pattern')).toHaveFocus());
   });
 
   it('catches a price that is not a number without calling the server', async () => {
@@ -193,6 +195,7 @@ describe('Models page', () => {
     await userEvent.type(screen.getByLabelText('Input price'), 'cheap');
     await userEvent.click(screen.getByRole('button', { name: 'Create model' }));
     expect(screen.getByLabelText('Input price')).toHaveAccessibleDescription(/"cheap" is not a number/);
+    await waitFor(() => expect(screen.getByLabelText('Input price')).toHaveFocus());
     expect(seen.some((r) => r.method === 'POST')).toBe(false);
     mockServer.events.removeAllListeners();
   });

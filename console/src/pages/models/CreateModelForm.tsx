@@ -1,6 +1,6 @@
 // Creates a project model: flat prices, or usage types priced by tiers. The server's issues
 // appear next to their controls (by issue path) and its message in the banner.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -15,6 +15,11 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
 
+  const formRef = useRef<HTMLFormElement>(null);
+  // after a refused create, the first field with a message gets focus (Enter on it resubmits)
+  const [focusInvalid, setFocusInvalid] = useState(0);
+  useEffect(() => { if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(); }, [focusInvalid]);
+
   const update = (change: (d: ModelDraft) => ModelDraft) => setDraft(change);
   const set = <K extends keyof ModelDraft>(key: K, value: ModelDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
   const errorOf = (path: string) => local[path] ?? problem?.fields[path];
@@ -24,7 +29,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
     setProblem(undefined);
     const { body, errors } = toRequest(draft);
     setLocal(errors);
-    if (!body) return;
+    if (!body) { setFocusInvalid((n) => n + 1); return; }
     setBusy(true);
     try {
       const { data } = await tally.models.create({ body });
@@ -32,6 +37,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
       onCreated(data);
     } catch (err) {
       setProblem(describeError(err));
+      setFocusInvalid((n) => n + 1);
     } finally {
       setBusy(false);
     }
@@ -43,7 +49,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
   const localCount = Object.keys(local).length;
 
   return (
-    <form onSubmit={submit} aria-label="Create a model" noValidate className="create-model">
+    <form ref={formRef} onSubmit={submit} aria-label="Create a model" noValidate className="create-model">
       <div className="row">
         <Field label="Model name" error={errorOf('modelName')} hint="e.g. gpt-4o-mini; a project model overrides a managed one of the same name">
           {(ids) => <input {...ids} required value={draft.modelName} onChange={(e) => set('modelName', e.target.value)} />}

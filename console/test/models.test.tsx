@@ -188,6 +188,18 @@ describe('Models page', () => {
     await waitFor(() => expect(screen.getByLabelText('Match pattern')).toHaveFocus());
   });
 
+  it('a taken model name (a bare 400 message) is shown by the Model name field, which gets focus', async () => {
+    mockServer.use(http.post(`${BASE_URL}/api/public/models`, () => HttpResponse.json({ message: "Model name 'my-llama' already exists in project", error: 'InvalidRequestError' }, { status: 400 })));
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    await user.type(screen.getByLabelText('Model name'), 'my-llama');
+    await user.type(screen.getByLabelText('Match pattern'), '(?i)^my-llama$');
+    await user.click(screen.getByRole('button', { name: 'Create model' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent("Model name 'my-llama' already exists in project");
+    expect(screen.getByLabelText('Model name')).toHaveAccessibleDescription(/already exists in project/);
+    await waitFor(() => expect(screen.getByLabelText('Model name')).toHaveFocus());
+  });
+
   it('catches a price that is not a number without calling the server', async () => {
     const seen = recordRequests();
     renderSignedIn(<Models />);

@@ -36,7 +36,10 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
       setDraft(emptyDraft());
       onCreated(data);
     } catch (err) {
-      setProblem(describeError(err));
+      const p = describeError(err);
+      // a taken name comes as a bare message, without an issue path: still put it by the name
+      if (!p.fields.modelName && /^Model name .* already exists/.test(p.message)) p.fields = { ...p.fields, modelName: p.message };
+      setProblem(p);
       setFocusInvalid((n) => n + 1);
     } finally {
       setBusy(false);

@@ -76,6 +76,17 @@ describe('connections by keyboard', () => {
     expect(screen.getByLabelText('Base URL')).toHaveAccessibleDescription(/Azure needs the resource URL/);
   });
 
+  it("changing the adapter drops the other adapter's messages (Bedrock's region message appeared under the Responses API box)", async () => {
+    const user = userEvent.setup();
+    renderSignedIn(<Connections />);
+    await user.type(screen.getByLabelText('Provider name'), 'b');
+    await user.selectOptions(screen.getByLabelText('Adapter'), 'bedrock');
+    await user.click(screen.getByRole('button', { name: 'Create connection' }));
+    expect(screen.getByLabelText('AWS region')).toHaveAccessibleDescription(/Enter the AWS region/);
+    await user.selectOptions(screen.getByLabelText('Adapter'), 'openai');
+    expect(screen.queryByText(/Enter the AWS region/)).not.toBeInTheDocument();
+  });
+
   it("a probe result of the connection before a save is cleared once it is saved", async () => {
     const example = await exampleConnections();
     let saved = false;

@@ -81,7 +81,11 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
         </Field>
         <Field label="Adapter" error={fields.adapter} hint="The provider API this connection speaks.">
           {(ids) => (
-            <select {...ids} value={a} onChange={(e) => set('adapter', e.target.value as LlmAdapter)}>
+            <select {...ids} value={a} onChange={(e) => {
+              set('adapter', e.target.value as LlmAdapter);
+              // messages about the other adapter's fields would land on this one's (Bedrock's region under the Responses API box)
+              setFields({}); setProblem(undefined);
+            }}>
               {ADAPTERS.map((x) => <option key={x.value} value={x.value}>{x.label}</option>)}
             </select>
           )}

@@ -130,7 +130,7 @@ export function Playground() {
 
         <div className="row actions">
           <label className="check"><input type="checkbox" checked={stream} onChange={(e) => setStream(e.target.checked)} disabled={busy} /> Stream the answer</label>
-          <button type="submit" disabled={busy || !connections.data}>{busy ? 'Running…' : 'Run'}</button>
+          <button type="submit" disabled={!connections.data} aria-disabled={busy || undefined}>{busy ? 'Running…' : 'Run'}</button>
           {busy ? <button type="button" className="danger" onClick={() => abort.current?.abort()}>Stop</button> : null}
         </div>
       </form>

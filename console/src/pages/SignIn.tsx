@@ -12,6 +12,7 @@ export function SignIn({ onSignedIn, baseUrl }: { onSignedIn: (s: Session, tally
 
   async function submit(e: FormEvent) {
     e.preventDefault();
+    if (busy) return;
     setBusy(true);
     setProblem(undefined);
     const session = { publicKey: publicKey.trim(), secretKey: secretKey.trim() };
@@ -35,7 +36,7 @@ export function SignIn({ onSignedIn, baseUrl }: { onSignedIn: (s: Session, tally
         <Field label="Public key">{(ids) => <input {...ids} name="publicKey" autoComplete="username" required value={publicKey} onChange={(e) => setPublicKey(e.target.value)} placeholder="pk-lf-…" />}</Field>
         <Field label="Secret key">{(ids) => <input {...ids} name="secretKey" type="password" autoComplete="current-password" required value={secretKey} onChange={(e) => setSecretKey(e.target.value)} placeholder="sk-lf-…" />}</Field>
         <ErrorBanner problem={problem} title="Could not sign in" />
-        <button type="submit" disabled={busy}>{busy ? 'Checking…' : 'Sign in'}</button>
+        <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Checking…' : 'Sign in'}</button>
       </form>
     </main>
   );

@@ -40,6 +40,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
+    if (busy) return;
     // a model typed but not added yet is surely meant to be saved
     const pending = newModel.trim();
     const state = pending && !s.customModels.includes(pending) ? { ...s, customModels: [...s.customModels, pending] } : s;
@@ -175,7 +176,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
 
       <ErrorBanner problem={problem} title="Not saved" />
       <div className="row actions">
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create connection'}</button>
+        <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create connection'}</button>
         {onCancel ? <button type="button" className="secondary" onClick={onCancel}>Cancel</button> : null}
       </div>
     </form>

@@ -65,6 +65,7 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
   const cancel = () => { setConfirming(false); setFocusBack(true); };
 
   async function test() {
+    if (testing) return;
     setTesting(true); setResult(undefined); setProblem(undefined);
     try {
       // probe a model the user named, when there is one: it is the one they mean to use
@@ -79,6 +80,7 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
   }
 
   async function remove() {
+    if (deleting) return;
     setDeleting(true); setProblem(undefined);
     try {
       await tally.llmConnections.delete({ path: { id: c.id } });
@@ -93,7 +95,7 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
   return (
     <div className="row-actions">
       <div className="buttons">
-        <button type="button" className="secondary" aria-label={`Test ${c.provider}`} onClick={test} disabled={testing}>{testing ? 'Testing…' : 'Test'}</button>
+        <button type="button" className="secondary" aria-label={`Test ${c.provider}`} onClick={test} aria-disabled={testing || undefined}>{testing ? 'Testing…' : 'Test'}</button>
         <button type="button" className="secondary" aria-label={`Edit ${c.provider}`} onClick={() => onEdit(c)}>Edit</button>
         <button type="button" className="danger" ref={deleteRef} aria-label={`Delete ${c.provider}`} onClick={() => setConfirming(true)} disabled={confirming}>Delete</button>
       </div>
@@ -101,7 +103,7 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
         <div className="confirm" role="group" aria-label={`Confirm deleting ${c.provider}`}
           onKeyDown={(e) => { if (e.key === 'Escape') cancel(); }}>
           <p>Delete <strong>{c.provider}</strong> and its stored key? Evaluators using it pause until a connection of that name exists again.</p>
-          <button type="button" className="danger" ref={confirmRef} onClick={remove} disabled={deleting}>{deleting ? 'Deleting…' : 'Yes, delete'}</button>{' '}
+          <button type="button" className="danger" ref={confirmRef} onClick={remove} aria-disabled={deleting || undefined}>{deleting ? 'Deleting…' : 'Yes, delete'}</button>{' '}
           <button type="button" className="secondary" onClick={cancel}>Keep it</button>
         </div>
       ) : null}

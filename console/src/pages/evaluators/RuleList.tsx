@@ -20,6 +20,7 @@ function RuleCard({ rule, selected, onSelect, onChanged }: {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ProblemText>();
   const toggle = async () => {
+    if (busy) return;
     setBusy(true);
     setProblem(undefined);
     try {
@@ -55,7 +56,7 @@ function RuleCard({ rule, selected, onSelect, onChanged }: {
       <ErrorBanner problem={problem} title={`${action} ${rule.name}`} />
       <div className="row">
         <button type="button" className="secondary" aria-pressed={selected} onClick={onSelect}>Executions of {rule.name}</button>
-        <button type="button" className={rule.enabled ? 'danger' : ''} disabled={busy} onClick={toggle}>
+        <button type="button" className={rule.enabled ? 'danger' : ''} aria-disabled={busy || undefined} onClick={toggle}>
           {busy ? `${action}…` : `${action} ${rule.name}`}
         </button>
       </div>

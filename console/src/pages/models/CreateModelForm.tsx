@@ -26,6 +26,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
 
   async function submit(e: FormEvent) {
     e.preventDefault();
+    if (busy) return;
     setProblem(undefined);
     const { body, errors } = toRequest(draft);
     setLocal(errors);
@@ -116,7 +117,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
         </ul>
       ) : null}
       {localCount ? <div className="error-banner" role="alert">Fix the {localCount === 1 ? 'field' : `${localCount} fields`} marked below the controls first.</div> : null}
-      <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create model'}</button>
+      <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Creating…' : 'Create model'}</button>
     </form>
   );
 }

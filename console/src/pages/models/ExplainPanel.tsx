@@ -36,6 +36,7 @@ export function ExplainPanel({ model, onModelChange, modelNames, usageRef }: {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
+    if (busy) return;
     setProblem(undefined);
     const { usage, error } = parseUsage(usageText);
     setUsageError(error);
@@ -68,7 +69,7 @@ export function ExplainPanel({ model, onModelChange, modelNames, usageRef }: {
           {(ids) => <textarea {...ids} ref={usageRef} className="mono" rows={5} value={usageText} onChange={(e) => setUsageText(e.target.value)} />}
         </Field>
         <ErrorBanner problem={problem} title="Could not explain" />
-        <button type="submit" disabled={busy}>{busy ? 'Explaining…' : 'Explain cost'}</button>
+        <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Explaining…' : 'Explain cost'}</button>
       </form>
       {result ? <ExplainResult result={result} /> : null}
     </div>

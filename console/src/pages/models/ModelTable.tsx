@@ -117,9 +117,9 @@ function DeleteButton({ model, onDeleted }: { model: Model; onDeleted: (m: Model
 
   return (
     <div className="delete" onKeyDown={(e) => { if (e.key === 'Escape') setConfirming(false); }}>
-      <button type="button" className="danger" disabled={busy}
+      <button type="button" className="danger" aria-disabled={busy || undefined}
         aria-label={`${confirming ? 'Confirm delete' : 'Delete'} ${model.modelName}`}
-        onClick={() => (confirming ? void remove() : setConfirming(true))}>
+        onClick={() => (busy ? undefined : confirming ? void remove() : setConfirming(true))}>
         {busy ? 'Deleting…' : confirming ? 'Confirm delete' : 'Delete'}
       </button>
       {confirming && !busy ? <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button> : null}

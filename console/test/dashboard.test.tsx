@@ -192,3 +192,16 @@ describe('dashboard custom dates', () => {
     expect(screen.getByLabelText('From date')).not.toHaveAttribute('aria-invalid');
   });
 });
+
+describe('dashboard at phone width', () => {
+  it("a chart's numbers table scrolls inside its own box (ten model columns made the whole page scroll sideways at 390 px)", async () => {
+    mockServer.use(http.get(`${BASE_URL}/api/public/v2/metrics`, ({ request }) => {
+      const q = JSON.parse(new URL(request.url).searchParams.get('query')!);
+      const byModel = q.dimensions?.some((d: { field: string }) => d.field === 'providedModelName') && q.timeDimension;
+      return HttpResponse.json({ data: byModel ? costRows : [] });
+    }));
+    renderSignedIn(<Dashboard />);
+    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
+    expect(table.parentElement).toHaveClass('table-wrap');
+  });
+});

@@ -50,6 +50,8 @@ export function Chart({ title, labels, series, kind = 'bar', stacked = false, fo
       <div className="chart-canvas"><canvas ref={canvas} role="img" aria-label={title} /></div>
       <details>
         <summary>Numbers</summary>
+        {/* one column per series: with eight models and "other" it is wider than a phone */}
+        <div className="table-wrap">
         <table aria-label={`${title}: numbers`}>
           <thead><tr><th scope="col">{' '}</th>{series.map((s) => <th scope="col" key={s.label}>{s.label}</th>)}</tr></thead>
           <tbody>
@@ -58,6 +60,7 @@ export function Chart({ title, labels, series, kind = 'bar', stacked = false, fo
             ))}
           </tbody>
         </table>
+        </div>
       </details>
     </figure>
   );

@@ -104,28 +104,45 @@ describe('LLM connections page', () => {
 
   it('builds the default-credentials and API-key Bedrock secrets', () => {
     const base = { ...emptyForm(), provider: 'b', adapter: 'bedrock' as const, region: 'eu-west-1' };
-    expect(buildBody({ ...base, bedrockAuth: 'default' }, false)).toMatchObject({ body: { secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'eu-west-1' } } });
-    expect(buildBody({ ...base, bedrockAuth: 'apiKey', bedrockApiKey: 'k1' }, false)).toMatchObject({ body: { secretKey: '{"apiKey":"k1"}' } });
-    expect(buildBody({ ...base, region: '' }, false)).toMatchObject({ errors: { config: expect.any(String), secretKey: expect.any(String) } });
-    expect(buildBody({ ...emptyForm(), provider: 'a', adapter: 'anthropic', secretKey: 'k' }, false)).not.toHaveProperty('body.config');
+    expect(buildBody({ ...base, bedrockAuth: 'default' }, null)).toMatchObject({ body: { secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'eu-west-1' } } });
+    expect(buildBody({ ...base, bedrockAuth: 'apiKey', bedrockApiKey: 'k1' }, null)).toMatchObject({ body: { secretKey: '{"apiKey":"k1"}' } });
+    expect(buildBody({ ...base, region: '' }, null)).toMatchObject({ errors: { config: expect.any(String), secretKey: expect.any(String) } });
+    expect(buildBody({ ...emptyForm(), provider: 'a', adapter: 'anthropic', secretKey: 'k' }, null)).not.toHaveProperty('body.config');
   });
 
-  it('on update asks for the key again (the API replaces it) and sends nothing until it is given', async () => {
+  it('on update a blank key is left out (the server keeps the stored one); a typed key replaces it', async () => {
     const seen = record('/api/public/llm-connections');
     renderSignedIn(<Connections />);
     await userEvent.click(await screen.findByRole('button', { name: 'Edit conformance-openai' }));
     const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
     const key = within(form).getByLabelText('API key');
     expect(key).toHaveValue('');
-    expect(key).toHaveAccessibleDescription(/every save replaces the stored key \(currently \.\.\.t123\)/);
-    await userEvent.click(within(form).getByRole('button', { name: 'Save changes' }));
-    expect(key).toHaveAccessibleDescription(/Enter the key again/);
-    expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(0);
-    await userEvent.type(key, 'sk-new-key-0001');
+    expect(key).toHaveAccessibleDescription(/Leave blank to keep the stored key \(\.\.\.t123\)/);
     await userEvent.click(within(form).getByRole('button', { name: 'Save changes' }));
     await waitFor(() => expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(1));
-    expect(seen.find((r) => r.method === 'PUT')!.body).toMatchObject({ provider: 'conformance-openai', secretKey: 'sk-new-key-0001' });
+    const kept = seen.find((r) => r.method === 'PUT')!.body as Record<string, unknown>;
+    expect(kept).toMatchObject({ provider: 'conformance-openai', adapter: 'openai' });
+    expect(kept).not.toHaveProperty('secretKey');
+
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit conformance-openai' }));
+    const again = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    await userEvent.type(within(again).getByLabelText('API key'), 'sk-new-key-0001');
+    await userEvent.click(within(again).getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(2));
+    expect(seen.filter((r) => r.method === 'PUT')[1]!.body).toMatchObject({ secretKey: 'sk-new-key-0001' });
     mockServer.events.removeAllListeners();
+  });
+
+  it('a blank key is kept only while the adapter stays: a new adapter needs its own key', () => {
+    const form = { ...emptyForm(), provider: 'p', adapter: 'anthropic' as const };
+    expect(buildBody(form, 'anthropic')).toEqual({ body: expect.not.objectContaining({ secretKey: expect.anything() }) });
+    expect(buildBody(form, 'openai')).toEqual({ errors: { secretKey: 'Enter the key. The stored key belongs to the openai adapter.' } });
+    expect(buildBody(form, null)).toEqual({ errors: { secretKey: 'Enter the key.' } });
+    const bedrock = { ...emptyForm(), provider: 'b', adapter: 'bedrock' as const, region: 'us-east-1' };
+    expect(buildBody(bedrock, 'bedrock')).toMatchObject({ body: { config: { region: 'us-east-1' } } });
+    expect(buildBody(bedrock, 'bedrock')).not.toHaveProperty('body.secretKey');
+    // half a key pair is not a key to keep
+    expect(buildBody({ ...bedrock, accessKeyId: 'AKIA1' }, 'bedrock')).toMatchObject({ errors: { secretKey: expect.stringContaining('Enter both') } });
   });
 
   it('tests a connection: ok with latency and response model', async () => {

@@ -84,7 +84,7 @@ describe('the console in a browser, against make run', () => {
     const { page, problems } = await signedIn();
     await page.getByRole('link', { name: 'Models' }).click();
     await page.getByRole('heading', { name: 'Create a model' }).waitFor();
-    const form = page.getByRole('form', { name: 'Create a model' });
+    const form = page.getByRole('form', { name: 'Create a model', exact: true });
     await form.getByLabel('Model name', { exact: true }).fill('e2e-tiered');
     // an invalid pattern first: the server's message is shown, not a blank
     await form.getByLabel('Match pattern', { exact: true }).fill('(?i)^e2e-tiered($');
@@ -106,7 +106,7 @@ describe('the console in a browser, against make run', () => {
     await form.getByRole('button', { name: 'Create model' }).click();
     await page.getByText('Created model e2e-tiered.').waitFor();
     await page.getByLabel('Search models').fill('e2e-tiered');
-    await page.getByRole('table', { name: 'Models' }).getByRole('rowheader', { name: 'e2e-tiered' }).waitFor();
+    await page.getByRole('table', { name: 'Models', exact: true }).getByRole('rowheader', { name: 'e2e-tiered' }).waitFor();
     await shoot(page, 'models');
 
     // a generation with 2,000 input tokens: over the "Large" tier's threshold of 1,000
@@ -121,16 +121,16 @@ describe('the console in a browser, against make run', () => {
     expect(stored.body.costDetails).toEqual({ input: 0.02, output: 0.002, total: 0.022 }); // 2000 × 0.00001 + 100 × 0.00002
 
     await page.getByRole('link', { name: 'Dashboard' }).click();
-    const summary = page.getByRole('region', { name: 'Summary' });
+    const summary = page.getByRole('region', { name: 'Summary', exact: true });
     await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toContain('$0.022');
-    const costCard = page.getByRole('region', { name: 'Cost per day by model' });
+    const costCard = page.getByRole('region', { name: 'Cost per day by model', exact: true });
     await costCard.getByText('Numbers').click();
-    const numbers = costCard.getByRole('table', { name: 'Cost per day by model: numbers' });
+    const numbers = costCard.getByRole('table', { name: 'Cost per day by model: numbers', exact: true });
     const today = now.slice(0, 10);
     await expect.poll(() => numbers.getByRole('row', { name: new RegExp(today) }).textContent()).toContain('$0.022');
     expect(await numbers.getByRole('columnheader', { name: 'e2e-tiered' }).count()).toBe(1);
-    await expect.poll(() => page.getByRole('table', { name: 'Top users by cost' }).textContent()).toContain('user-e2e');
-    await expect.poll(() => page.getByRole('table', { name: 'Top names by cost' }).textContent()).toContain('e2e-call');
+    await expect.poll(() => page.getByRole('table', { name: 'Top users by cost', exact: true }).textContent()).toContain('user-e2e');
+    await expect.poll(() => page.getByRole('table', { name: 'Top names by cost', exact: true }).textContent()).toContain('e2e-call');
     await shoot(page, 'dashboard');
     expect(problems).toEqual([]);
     await page.close();
@@ -167,7 +167,7 @@ describe('the console in a browser, against make run', () => {
 
     const { page, problems } = await signedIn();
     await page.getByRole('link', { name: 'LLM connections' }).click();
-    const form = page.getByRole('form', { name: 'New connection' });
+    const form = page.getByRole('form', { name: 'New connection', exact: true });
     await form.getByLabel('Provider name', { exact: true }).fill('fake-openai');
     await form.getByLabel('Adapter', { exact: true }).selectOption('openai');
     await form.getByLabel('API key', { exact: true }).fill(API_KEY);
@@ -182,23 +182,34 @@ describe('the console in a browser, against make run', () => {
     expect(await page.content()).not.toContain(API_KEY); // the key never comes back to the page
 
     await page.getByRole('button', { name: 'Test fake-openai' }).click();
-    const result = page.getByRole('status', { name: 'Test result of fake-openai' });
+    const result = page.getByRole('status', { name: 'Test result of fake-openai', exact: true });
     await expect.poll(() => result.textContent(), { timeout: 15_000 }).toMatch(/ok/i);
     await shoot(page, 'connections');
+
+    // an edit that leaves the key blank keeps the stored key
+    await page.getByRole('button', { name: 'Edit fake-openai' }).click();
+    const edit = page.getByRole('form', { name: 'Edit connection fake-openai', exact: true });
+    await edit.getByLabel("Offer the adapter's default models", { exact: true }).uncheck();
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved connection fake-openai.').waitFor();
+    const probes = fake.received.length;
+    await page.getByRole('button', { name: 'Test fake-openai' }).click();
+    await expect.poll(() => result.textContent(), { timeout: 15_000 }).toMatch(/ok/i);
+    expect(fake.received[probes]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
 
     await page.getByRole('link', { name: 'Playground' }).click();
     await page.getByLabel('Connection', { exact: true }).selectOption('fake-openai');
     await page.getByLabel('Model', { exact: true }).selectOption('fake-model');
     await page.getByLabel('Content of message 1', { exact: true }).fill('Say hello');
     await page.getByRole('button', { name: 'Run' }).click();
-    const answer = page.getByRole('region', { name: 'Answer' });
+    const answer = page.getByRole('region', { name: 'Answer', exact: true });
     // part of the answer is on screen while the rest is still on its way
     await expect.poll(() => answer.textContent(), { timeout: 15_000 }).toContain('Hello');
     expect(await answer.textContent()).not.toContain('fake provider.');
     await expect.poll(() => answer.textContent(), { timeout: 15_000 }).toContain('Hello from the fake provider.');
     await page.getByText('Cost status: inferred').waitFor();
-    await expect.poll(() => page.getByRole('table', { name: 'Cost' }).textContent()).toContain('$0.000022');
-    const usage = await page.getByRole('table', { name: 'Usage' }).textContent();
+    await expect.poll(() => page.getByRole('table', { name: 'Cost', exact: true }).textContent()).toContain('$0.000022');
+    const usage = await page.getByRole('table', { name: 'Usage', exact: true }).textContent();
     expect(usage).toContain('12');
     expect(usage).toContain('5');
     await shoot(page, 'playground');
@@ -236,12 +247,12 @@ describe('the console in a browser, against make run', () => {
 
     const { page, problems } = await signedIn();
     await page.getByRole('link', { name: 'Evaluators' }).click();
-    await page.getByRole('table', { name: 'Evaluators' }).getByText('e2e-helpfulness').waitFor();
-    await page.getByRole('list', { name: 'Evaluation rules' }).getByText('e2e-judge-rule').first().waitFor();
-    const runs = page.getByRole('table', { name: 'Executions of e2e-judge-rule' });
+    await page.getByRole('table', { name: 'Evaluators', exact: true }).getByText('e2e-helpfulness').waitFor();
+    await page.getByRole('list', { name: 'Evaluation rules', exact: true }).getByText('e2e-judge-rule').first().waitFor();
+    const runs = page.getByRole('table', { name: 'Executions of e2e-judge-rule', exact: true });
     await expect.poll(() => runs.textContent(), { timeout: 15_000 }).toMatch(/COMPLETED|completed/);
     expect(await runs.textContent()).toContain('0.9');
-    const scores = page.getByRole('table', { name: 'Scores written by evaluators' });
+    const scores = page.getByRole('table', { name: 'Scores written by evaluators', exact: true });
     await expect.poll(() => scores.textContent()).toContain('e2e-helpfulness');
     expect(await scores.textContent()).toContain('Concise and correct.');
     await shoot(page, 'evaluators');

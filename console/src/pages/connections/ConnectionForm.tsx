@@ -27,6 +27,10 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
   useEffect(() => { if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(); }, [focusInvalid]);
   const set = <K extends keyof FormState>(k: K, v: FormState[K]) => setS((x) => ({ ...x, [k]: v }));
   const title = editing ? `Edit connection ${editing.provider}` : 'New connection';
+  // the server keeps the stored key when an edit leaves it out and keeps the adapter
+  const keyHint = !editing ? undefined : editing.adapter === s.adapter
+    ? `Leave blank to keep the stored key (${editing.displaySecretKey}); it is never shown.`
+    : `The stored key belongs to the ${editing.adapter} adapter: enter the key for this one.`;
 
   function addModel() {
     const name = newModel.trim();
@@ -45,7 +49,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
     const pending = newModel.trim();
     const state = pending && !s.customModels.includes(pending) ? { ...s, customModels: [...s.customModels, pending] } : s;
     if (pending) { setS(state); setNewModel(''); }
-    const built = buildBody(state, !!editing);
+    const built = buildBody(state, editing?.adapter ?? null);
     setProblem(undefined);
     if ('errors' in built) { setFields(built.errors); setFocusInvalid((n) => n + 1); return; }
     setFields({});
@@ -103,7 +107,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
           </div>
           {s.bedrockAuth === 'accessKeys' ? (
             <div className="grid-2">
-              <Field label="Access key id" error={fields.secretKey} hint={editing ? 'Enter the credentials again: every save replaces them.' : undefined}>
+              <Field label="Access key id" error={fields.secretKey} hint={keyHint}>
                 {(ids) => <input {...ids} value={s.accessKeyId} onChange={(e) => set('accessKeyId', e.target.value)} autoComplete="off" />}
               </Field>
               <Field label="Secret access key">
@@ -111,7 +115,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
               </Field>
             </div>
           ) : s.bedrockAuth === 'apiKey' ? (
-            <Field label="Bedrock API key" error={fields.secretKey} hint={editing ? 'Enter the key again: every save replaces it.' : undefined}>
+            <Field label="Bedrock API key" error={fields.secretKey} hint={keyHint}>
               {(ids) => <input {...ids} type="password" value={s.bedrockApiKey} onChange={(e) => set('bedrockApiKey', e.target.value)} autoComplete="new-password" />}
             </Field>
           ) : (
@@ -124,7 +128,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
       ) : a === 'google-vertex-ai' ? (
         <div className="grid-2">
           <Field label="Service account key (JSON)" error={fields.secretKey}
-            hint={editing ? 'Paste the key again: every save replaces the stored key (currently ' + editing.displaySecretKey + ').' : 'The JSON key file of a service account allowed to call Vertex AI.'}>
+            hint={keyHint ?? 'The JSON key file of a service account allowed to call Vertex AI.'}>
             {(ids) => <textarea {...ids} className="mono" value={s.secretKey} onChange={(e) => set('secretKey', e.target.value)} spellCheck={false} />}
           </Field>
           <Field label="Vertex location" error={fields.config} hint="For example us-central1; blank for the provider's default.">
@@ -133,7 +137,7 @@ export function ConnectionForm({ editing, onSaved, onCancel }: {
         </div>
       ) : (
         <Field label="API key" error={fields.secretKey}
-          hint={editing ? `Enter the key again: every save replaces the stored key (currently ${editing.displaySecretKey}); it is never shown.` : 'Stored encrypted; only its last 4 characters are ever shown.'}>
+          hint={keyHint ?? 'Stored encrypted; only its last 4 characters are ever shown.'}>
           {(ids) => <input {...ids} type="password" value={s.secretKey} onChange={(e) => set('secretKey', e.target.value)} autoComplete="new-password" />}
         </Field>
       )}

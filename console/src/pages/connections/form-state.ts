@@ -81,33 +81,37 @@ function configOf(s: FormState): Record<string, string | boolean> | undefined {
 
 /**
  * The upsert body, or the problems found before sending it (keyed like the server's issue paths).
- * The API replaces every field on update (the key and header values included), so both must be
- * entered again when editing.
+ * `storedAdapter`: the adapter of the connection being edited (null when creating). A blank key on
+ * an edit that keeps the adapter is left out of the body, and the server keeps the stored key; a
+ * new adapter needs its own key. Header values are never returned, so they are entered again.
  */
-export function buildBody(s: FormState, editing: boolean): { body: UpsertLlmConnectionRequest } | { errors: FieldErrors } {
+export function buildBody(s: FormState, storedAdapter: LlmAdapter | null): { body: UpsertLlmConnectionRequest } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
   if (!s.provider.trim()) errors.provider = 'Name the connection (its provider name).';
   const secretKey = secretOf(s);
+  const keepKey = storedAdapter === s.adapter && !secretKey;
+  const keyNeeded = storedAdapter && storedAdapter !== s.adapter ? ` The stored key belongs to the ${storedAdapter} adapter.` : '';
   if (s.adapter === 'bedrock') {
-    if (s.bedrockAuth === 'accessKeys' && (!s.accessKeyId || !s.secretAccessKey)) errors.secretKey = 'Enter both the access key id and the secret access key.';
-    if (s.bedrockAuth === 'apiKey' && !s.bedrockApiKey) errors.secretKey = 'Enter the Bedrock API key.';
+    // one of the pair typed is not a key to keep: both are needed
+    if (s.bedrockAuth === 'accessKeys' && !keepKey && (!s.accessKeyId || !s.secretAccessKey)) errors.secretKey = 'Enter both the access key id and the secret access key.' + keyNeeded;
+    if (s.bedrockAuth === 'apiKey' && !keepKey && !s.bedrockApiKey) errors.secretKey = 'Enter the Bedrock API key.' + keyNeeded;
     if (!s.region.trim()) errors.config = 'Enter the AWS region, e.g. us-east-1.';
-  } else if (!secretKey) {
-    errors.secretKey = editing ? 'Enter the key again: every save replaces the stored key.' : 'Enter the key.';
+  } else if (!secretKey && !keepKey) {
+    errors.secretKey = 'Enter the key.' + keyNeeded;
   }
   if (s.adapter === 'azure' && !s.baseURL.trim()) errors.baseURL = 'Azure needs the resource URL, e.g. https://<resource>.openai.azure.com/openai.';
   const extraHeaders: Record<string, string> = {};
   s.headers.forEach((h, i) => {
     const name = h.name.trim();
     if (!name) errors[`headers.${i}`] = 'Name the header or remove the row.';
-    else if (!h.value) errors[`headers.${i}`] = editing ? 'Enter the value again (stored values are never shown), or remove the row.' : 'Enter the header value.';
+    else if (!h.value) errors[`headers.${i}`] = storedAdapter ? 'Enter the value again (stored values are never shown), or remove the row.' : 'Enter the header value.';
     else extraHeaders[name] = h.value;
   });
   if (Object.keys(errors).length) return { errors };
   const body: UpsertLlmConnectionRequest = {
     provider: s.provider.trim(),
     adapter: s.adapter,
-    secretKey,
+    ...(keepKey ? {} : { secretKey }),
     baseURL: s.baseURL.trim() || null,
     customModels: s.customModels,
     withDefaultModels: s.withDefaultModels,

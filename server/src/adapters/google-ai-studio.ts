@@ -3,7 +3,7 @@
 // (httpOptions.fetch), so requests go through egressFetch and the address connected to is checked
 // against the egress policy. The SDK only retries when given retryOptions, which it is not.
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
-import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmParams, type LlmResult } from '../domain/llm/call.ts';
+import { causeChain, classifyHttpError, egressRefusal, LlmError, readableProviderMessage, redact, type LlmAdapterCall, type LlmCall, type LlmParams, type LlmResult } from '../domain/llm/call.ts';
 import { egressFetch } from '../services/egress-fetch.ts';
 
 export const GOOGLE_AI_STUDIO_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -120,7 +120,7 @@ export function toGoogleLlmError(err: unknown, secrets: readonly string[]): LlmE
   const chain = causeChain(err);
   // the SDK aborts the fetch itself when httpOptions.timeout passes, and on call.signal
   if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError')) return new LlmError('timeout', clean('the provider did not answer in time'));
-  if (err instanceof ApiError && typeof err.status === 'number') return new LlmError(classifyHttpError(err.status, err.message), clean(err.message), err.status);
+  if (err instanceof ApiError && typeof err.status === 'number') return new LlmError(classifyHttpError(err.status, err.message), clean(readableProviderMessage(err.message)), err.status);
   // undici's "fetch failed" carries the socket error (ECONNREFUSED, ENOTFOUND, …) as its cause
   if (err instanceof TypeError && chain.length > 1) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
   return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));

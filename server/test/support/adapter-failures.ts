@@ -119,6 +119,7 @@ export function describeProviderFailures(p: ProviderFailures) {
         expect(e.kind).toBe('auth_invalid');
         expect(e.status).toBe(401);
         expect(e.message).toContain(p.authMessage);
+        expect(e.message).not.toMatch(/\{\s*"/); // the provider's words, not its JSON body
         expect(e.message).not.toContain(p.secret);
         expect(e.message).not.toContain(p.secret.slice(-8));
         for (const s of p.alsoRedacted ?? []) expect(e.message).not.toContain(s);

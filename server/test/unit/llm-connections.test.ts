@@ -80,3 +80,15 @@ describe('connection rules', () => {
     expect(() => loadConfig({ ENCRYPTION_KEY_PREVIOUS: 'nope' })).toThrow(/ENCRYPTION_KEY_PREVIOUS must be 64 hex characters/);
   });
 });
+
+describe('readableProviderMessage', () => {
+  it("takes the provider's words out of a JSON error body, and leaves other text alone", async () => {
+    const { readableProviderMessage } = await import('../../src/domain/llm/call.ts');
+    expect(readableProviderMessage('401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"r"}'))
+      .toBe('401 authentication_error: invalid x-api-key');
+    expect(readableProviderMessage('{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}')).toBe('INVALID_ARGUMENT: API key not valid.');
+    expect(readableProviderMessage('401 Incorrect API key provided')).toBe('401 Incorrect API key provided');
+    expect(readableProviderMessage('500 {not json')).toBe('500 {not json');
+    expect(readableProviderMessage('502 {"detail":"bad gateway"}')).toBe('502 {"detail":"bad gateway"}');
+  });
+});

@@ -167,6 +167,28 @@ export interface SdkErrorClasses {
 }
 
 /** a failure of such an SDK as an LlmError, the secrets redacted from its message */
+/**
+ * A provider SDK's error text made readable: several SDKs put the provider's whole JSON body in
+ * the message (`401 {"type":"error","error":{"type":"authentication_error","message":"invalid
+ * x-api-key"}}`); the person reading it wants `401 authentication_error: invalid x-api-key`.
+ * Text without such a body is returned as it is.
+ */
+export function readableProviderMessage(message: string): string {
+  const start = message.indexOf('{');
+  if (start < 0) return message;
+  let body: unknown;
+  try {
+    body = JSON.parse(message.slice(start));
+  } catch {
+    return message;
+  }
+  const b = body as { error?: unknown; message?: unknown; type?: unknown };
+  const inner = (b.error && typeof b.error === 'object' ? b.error : b) as { message?: unknown; type?: unknown; status?: unknown; code?: unknown };
+  if (typeof inner.message !== 'string' || !inner.message) return message;
+  const label = [inner.type, inner.status, inner.code].find((x) => typeof x === 'string' && x);
+  return `${message.slice(0, start)}${label ? `${label as string}: ` : ''}${inner.message}`.trim();
+}
+
 export function sdkLlmError(err: unknown, secrets: readonly string[], sdk: SdkErrorClasses): LlmError {
   if (err instanceof LlmError) return err;
   const clean = (m: string) => redact(m, secrets);
@@ -177,7 +199,7 @@ export function sdkLlmError(err: unknown, secrets: readonly string[], sdk: SdkEr
   const { status, error } = (err ?? {}) as { status?: unknown; error?: unknown };
   if (err instanceof sdk.APIError && typeof status === 'number') {
     const detail = error === undefined ? '' : JSON.stringify(error);
-    return new LlmError(classifyHttpError(status, `${err.message} ${detail}`), clean(err.message), status);
+    return new LlmError(classifyHttpError(status, `${err.message} ${detail}`), clean(readableProviderMessage(err.message)), status);
   }
   return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));
 }

@@ -23,7 +23,10 @@ export function consoleRouter(dist: string = CONSOLE_DIST): Router {
     res.setHeader('referrer-policy', 'no-referrer');
     next();
   };
-  router.get('/', security, (_req, res) => {
+  // not router.get: a route would make express answer OPTIONS / itself, outside the API's error shapes
+  router.use((req, res, next) => {
+    if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    security(req, res, () => {});
     const index = `${dist}index.html`;
     if (!existsSync(index)) return res.status(200).type('html').send(NOT_BUILT);
     res.setHeader('cache-control', 'no-cache'); // the page names the hashed assets of the current build

@@ -66,6 +66,8 @@ describe('the console routes', () => {
 
   it('does not answer other methods or paths', async () => {
     expect((await fetch(`${base}/`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`${base}/`, { method: 'OPTIONS' })).status).toBe(404);
+    expect((await fetch(`${base}/`, { method: 'HEAD' })).status).toBe(200);
     expect((await fetch(`${base}/index.html.bak`)).status).toBe(404);
   });
 });

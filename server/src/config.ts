@@ -32,6 +32,8 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** embedded database only: PostgreSQL's shared_buffers inside PGlite, in MB */
   pgliteSharedBuffersMb: number;
+  /** TALLY_HEAP_GROWTH_PERCENT: V8's heap may grow to (1 + p/100) × the live data before a full collection; 0 leaves V8's own heuristic */
+  heapGrowthPercent: number;
 }
 
 /**
@@ -96,6 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const evalRetryBaseMs = Number(env.TALLY_EVAL_RETRY_BASE_MS ?? 15_000);
   if (!Number.isInteger(evalRetryBaseMs) || evalRetryBaseMs < 10 || evalRetryBaseMs > 3_600_000) problems.push(`TALLY_EVAL_RETRY_BASE_MS must be a whole number of milliseconds 10..3600000, got "${env.TALLY_EVAL_RETRY_BASE_MS}"`);
 
+  const heapGrowthPercent = Number(env.TALLY_HEAP_GROWTH_PERCENT ?? 100);
+  if (!Number.isInteger(heapGrowthPercent) || heapGrowthPercent < 0 || heapGrowthPercent > 1000) problems.push(`TALLY_HEAP_GROWTH_PERCENT must be a whole number 0..1000 (0: V8's own heuristic), got "${env.TALLY_HEAP_GROWTH_PERCENT}"`);
+
   let llmAllowedHosts: AllowList = parseAllowList('');
   try {
     llmAllowedHosts = parseAllowList(env.TALLY_LLM_ALLOWED_HOSTS);
@@ -126,5 +131,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llmTimeoutMs,
     evalConcurrency,
     evalRetryBaseMs,
+    heapGrowthPercent,
   };
 }

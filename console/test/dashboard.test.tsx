@@ -4,8 +4,9 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dashboard } from '../src/pages/Dashboard.tsx';
 import {
-  costByModelQuery, daysOf, formatUsd, resolveRange, summaryQuery, toDailySeries, tokensByTypeQuery, topByCostQuery,
+  costByModelQuery, daysOf, resolveRange, summaryQuery, toDailySeries, tokensByTypeQuery, topByCostQuery,
 } from '../src/pages/dashboard/queries.ts';
+import { formatUsd } from '../src/format.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 type Q = { view: string; dimensions?: { field: string }[]; metrics: { measure: string; aggregation: string }[]; [k: string]: unknown };

@@ -9,9 +9,10 @@ import { useLoad, type Loaded } from '../hooks.ts';
 import { Filters } from './dashboard/Filters.tsx';
 import { TopTable } from './dashboard/TopTable.tsx';
 import {
-  costByModelQuery, daysOf, environmentsQuery, formatCount, formatUsd, resolveRange, summaryQuery, toDailySeries,
+  costByModelQuery, daysOf, environmentsQuery, resolveRange, summaryQuery, toDailySeries,
   tokensByTypeQuery, topByCostQuery, type MetricsQuery, type RangeChoice, type Row, type TimeWindow,
 } from './dashboard/queries.ts';
+import { formatCount, formatUsd } from '../format.ts';
 import './dashboard/dashboard.css';
 
 const SEND_HINT = (

@@ -3,7 +3,8 @@ import type { ReactNode } from 'react';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import type { Loaded } from '../../hooks.ts';
-import { formatCount, formatUsd, type Row } from './queries.ts';
+import { formatCount, formatUsd } from '../../format.ts';
+import type { Row } from './queries.ts';
 
 export function TopTable({ title, field, column, noneLabel, loaded, emptyHint }: {
   title: string;

@@ -133,18 +133,3 @@ export function toDailySeries(rows: Row[], opts: {
   }
   return { labels, series };
 }
-
-/** USD with enough decimals that a tiny cost (a few tokens) never shows as $0.00 */
-export function formatUsd(v: number): string {
-  if (!Number.isFinite(v)) return '–';
-  const abs = Math.abs(v);
-  if (abs === 0) return '$0.00';
-  const decimals = abs >= 1 ? 2 : Math.min(10, Math.max(2, 3 - Math.floor(Math.log10(abs))));
-  let s = abs.toFixed(decimals);
-  // trailing zeros past the cents say nothing
-  s = s.replace(/(\.\d\d\d*?)0+$/, '$1');
-  const [int, frac] = s.split('.');
-  return `${v < 0 ? '-' : ''}$${Number(int).toLocaleString('en-US')}.${frac}`;
-}
-
-export const formatCount = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');

@@ -5,7 +5,7 @@ import { describeError, useTally, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
 import type { ExplainCostResponse, UsageDetails } from '../../../../sdk/index.ts';
-import { formatCost, formatPrice } from './format.ts';
+import { formatCost, formatPrice } from '../../format.ts';
 
 const SAMPLE_USAGE = '{\n  "input": 250000,\n  "output": 1000\n}';
 

@@ -5,7 +5,8 @@ import { describeError, useTally, type ProblemText } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import type { Model } from '../../../../sdk/index.ts';
-import { conditionsSummary, formatDate, formatPrice, perMillion, pricesText } from './format.ts';
+import { formatPrice, perMillion } from '../../format.ts';
+import { conditionsSummary, formatDate, pricesText } from './format.ts';
 
 export function matches(model: Model, search: string): boolean {
   const q = search.trim().toLowerCase();

@@ -1,24 +1,6 @@
-// How the Models page writes prices and tier conditions: plain decimals (never 8e-7), since
-// per-token prices are tiny and exponent notation hides their size.
+// How the Models page writes tier conditions and price lists (numbers through ../../format.ts).
 import type { PricingTier, PricingTierCondition } from '../../../../sdk/index.ts';
-
-/** 0.0000008 → "0.0000008"; keeps six significant digits without exponent notation. */
-export function formatPrice(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  if (n === 0) return '0';
-  const digits = Math.min(20, Math.max(0, 6 - Math.floor(Math.log10(Math.abs(n)))));
-  const fixed = n.toFixed(digits);
-  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
-}
-
-/** A per-token price as USD per million tokens, the figure price lists quote. */
-export function perMillion(n: number): string {
-  return `$${formatPrice(Math.round(n * 1e6 * 1e6) / 1e6)} / 1M`;
-}
-
-export function formatCost(n: number | null | undefined): string {
-  return n === null || n === undefined ? '—' : `$${formatPrice(n)}`;
-}
+import { formatPrice } from '../../format.ts';
 
 const OPERATOR_TEXT: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤', eq: '=', neq: '≠' };
 

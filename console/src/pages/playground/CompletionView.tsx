@@ -1,9 +1,9 @@
 // What a playground call produced: the answer (growing while it streams), then its usage
 // buckets, its cost and costStatus; or the failure, with the provider's kind and status.
 import type { PlaygroundCompletion } from '../../../../sdk/index.ts';
+import { formatCost } from '../../format.ts';
 import type { CallFailure } from './run.ts';
 
-const usd = (v: number) => `$${v.toLocaleString('en-US', { maximumSignificantDigits: 6, maximumFractionDigits: 12 })}`;
 
 const STATUS_HINT: Record<string, string> = {
   inferred: 'every usage bucket was priced from the matched model',
@@ -53,8 +53,8 @@ export function CompletionDetails({ c }: { c: PlaygroundCompletion }) {
             <caption>Cost (USD)</caption>
             <thead><tr><th scope="col">Usage key</th><th scope="col" className="num">Cost</th></tr></thead>
             <tbody>
-              {cost.map(([k, v]) => <tr key={k}><th scope="row">{k}</th><td className="num">{usd(v)}</td></tr>)}
-              <tr className="total"><th scope="row">Total cost</th><td className="num">{c.totalCost === null ? 'not priced' : usd(c.totalCost)}</td></tr>
+              {cost.map(([k, v]) => <tr key={k}><th scope="row">{k}</th><td className="num">{formatCost(v)}</td></tr>)}
+              <tr className="total"><th scope="row">Total cost</th><td className="num">{c.totalCost === null ? 'not priced' : formatCost(c.totalCost)}</td></tr>
             </tbody>
           </table>
         </div>

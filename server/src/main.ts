@@ -15,8 +15,8 @@ try {
   throw e;
 }
 // Ingestion allocates ~45 KB per event that dies within a batch. Left to its own heuristic, V8
-// let the heap grow to ~4× the live data (65 MB) before a full collection: 650-680 MB peak RSS in
-// make bench's ingestion run. Growth capped at 2× kept it at 525-540 MB for 8-12% more CPU per
+// let the heap grow to ~4× the live data (65 MB) before a full collection: 648-684 MB peak RSS in
+// make bench's ingestion run. Growth capped at 2× kept it at 526-541 MB for 6-14% more CPU per
 // event (bench runs of 2026-11-23). Flags are process-wide: the tokenizer threads follow it.
 if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 const log = createLogger(config.logLevel);

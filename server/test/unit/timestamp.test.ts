@@ -41,3 +41,23 @@ describe('stored timestamps outside the range (written by an earlier version)', 
     expect(toDate('2026-01-01 10:00:00.123+00').toISOString()).toBe('2026-01-01T10:00:00.123Z');
   });
 });
+
+describe('the canonical UTC fast path', () => {
+  it('agrees with the general path on every field value, valid or not', async () => {
+    const fc = (await import('fast-check')).default;
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    fc.assert(fc.property(
+      fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }),
+      fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }),
+      fc.option(fc.stringMatching(/^[0-9]{0,12}$/), { nil: undefined }),
+      (y, mo, d, h, mi, s, frac) => {
+        const canonical = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${frac === undefined ? '' : `.${frac}`}Z`;
+        // the same instant with an explicit offset never takes the fast path
+        expect(checkTimestamp(canonical), canonical).toEqual(checkTimestamp(canonical.replace(/Z$/, '+00:00')));
+      },
+    ), { numRuns: 20_000 });
+    for (const s of ['2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2000-02-29T23:59:59.999999999Z', '9999-12-31T23:59:59.9999Z', '0999-12-31T23:59:59Z', '2026-11-23T10:00:00.Z', '2026-11-23T10:00:00.29Z']) {
+      expect(checkTimestamp(s), s).toEqual(checkTimestamp(s.replace(/Z$/, '+00:00')));
+    }
+  });
+});

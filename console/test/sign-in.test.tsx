@@ -11,9 +11,11 @@ describe('sign in', () => {
     const seen: string[] = [];
     mockServer.events.on('request:start', ({ request }) => { seen.push(request.headers.get('authorization') ?? ''); });
     render(<App baseUrl={BASE_URL} />);
-    await userEvent.type(screen.getByLabelText('Public key'), 'pk-lf-abc');
-    await userEvent.type(screen.getByLabelText('Secret key'), 'sk-lf-xyz');
-    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    // the first field has focus: type, Tab, type, Enter
+    expect(screen.getByLabelText('Public key')).toHaveFocus();
+    await userEvent.keyboard('pk-lf-abc');
+    await userEvent.tab();
+    await userEvent.keyboard('sk-lf-xyz{Enter}');
     expect(await screen.findByRole('navigation', { name: 'Console' })).toBeInTheDocument();
     expect(seen[0]).toBe(`Basic ${btoa('pk-lf-abc:sk-lf-xyz')}`);
     expect(JSON.parse(sessionStorage.getItem('tally-console-session')!)).toEqual({ publicKey: 'pk-lf-abc', secretKey: 'sk-lf-xyz' });

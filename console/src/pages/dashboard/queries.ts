@@ -1,6 +1,7 @@
 // Pure pieces of the dashboard: a chosen range → the metrics v2 queries it sends, and the rows
 // that come back → chart series (every day present, the long tail folded into "other").
 // Kept free of React so the tests can check the exact queries and the folding.
+import type { MetricsQuery, MetricsResponse } from '../../../../sdk/index.ts';
 
 export type Preset = '24h' | '7d' | '30d';
 export type RangeChoice = { kind: 'preset'; preset: Preset } | { kind: 'custom'; from: string; to: string };
@@ -37,22 +38,13 @@ export function daysOf(w: TimeWindow): string[] {
   return out;
 }
 
-export interface MetricsQuery {
-  view: 'observations';
-  dimensions: { field: string }[];
-  metrics: { measure: string; aggregation: string }[];
-  filters: { column: string; operator: string; value: string; type: 'string' }[];
-  timeDimension?: { granularity: 'day' };
-  fromTimestamp: string;
-  toTimestamp: string;
-  orderBy?: { field: string; direction: 'asc' | 'desc' }[];
-  config?: { row_limit: number };
-}
+// the query and row shapes are the spec's (generated types), not restated here
+export type { MetricsQuery };
 
-function base(w: TimeWindow, environment: string | null) {
+function base(w: TimeWindow, environment: string | null): Pick<MetricsQuery, 'view' | 'filters' | 'fromTimestamp' | 'toTimestamp'> {
   return {
     view: 'observations' as const,
-    filters: environment ? [{ column: 'environment', operator: '=', value: environment, type: 'string' as const }] : [],
+    filters: environment ? [{ column: 'environment', operator: '=' as const, value: environment, type: 'string' as const }] : [],
     fromTimestamp: w.from.toISOString(),
     toTimestamp: w.to.toISOString(),
   };
@@ -92,7 +84,7 @@ export function environmentsQuery(w: TimeWindow): MetricsQuery {
   return { ...base(w, null), dimensions: [{ field: 'environment' }], metrics: [{ measure: 'count', aggregation: 'count' }], config: { row_limit: 100 } };
 }
 
-export type Row = Record<string, unknown>;
+export type Row = MetricsResponse['data'][number];
 
 export interface ChartData { labels: string[]; series: { label: string; values: number[] }[] }
 

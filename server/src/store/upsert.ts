@@ -37,19 +37,35 @@ function element(v: unknown, type: ColumnType): string {
  * One column of every row as a PostgreSQL array literal, or for jsonb as one JSON array (a
  * single native JSON.stringify instead of a stringify plus escaping per value). Rows of a batch
  * often share a value (the trace's tags, the batch's timestamp), so a value equal to the
- * previous row's is not encoded again.
+ * previous row's is not encoded again. A column that is null in every row travels as SQL NULL:
+ * unnest pads a null array with nulls to the length of the others, and PostgreSQL then parses
+ * nothing for it (a generation sent with usage leaves about ten of the 46 columns empty, and
+ * each all-null jsonb array cost the backend ~0.1 ms per batch to parse and aggregate).
  */
-export function columnParam<T>(rows: T[], column: Column<T>): string {
-  if (column.type === 'jsonb') return JSON.stringify(rows.map(column.get));
+export function columnParam<T>(rows: T[], column: Column<T>): string | null {
+  const get = column.get;
+  if (column.type === 'jsonb') {
+    const values = new Array<unknown>(rows.length);
+    let present = false;
+    for (let i = 0; i < rows.length; i++) {
+      const v = get(rows[i]!);
+      values[i] = v;
+      if (v !== null && v !== undefined) present = true;
+    }
+    return present ? JSON.stringify(values) : null;
+  }
   let out = '{';
-  let previous: unknown = undefined, encoded = '';
+  let previous: unknown = undefined, encoded = '', present = false;
   for (let i = 0; i < rows.length; i++) {
-    const v = column.get(rows[i]!);
-    if (i === 0 || v !== previous) encoded = element(v, column.type);
+    const v = get(rows[i]!);
+    if (i === 0 || v !== previous) {
+      encoded = element(v, column.type);
+      if (v !== null && v !== undefined) present = true;
+    }
     previous = v;
     out += (i ? ',' : '') + encoded;
   }
-  return out + '}';
+  return present ? out + '}' : null;
 }
 
 // a JSON array parameter as jsonb[]; JSON null and missing values become SQL NULL

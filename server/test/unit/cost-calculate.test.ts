@@ -88,6 +88,16 @@ describe('calculateCost, provided (Case A)', () => {
     expect(r.lines).toEqual([]);
   });
 
+  it('keeps a __proto__ key as plain data, provided or priced', () => {
+    const provided = calculateCost({ usage: {}, providedCost: JSON.parse('{"__proto__": 0.5, "input": 1}'), prices: null });
+    expect(Object.keys(provided.costDetails)).toEqual(['__proto__', 'input']);
+    expect(Object.getPrototypeOf(provided.costDetails)).toBe(Object.prototype);
+    const priced = calculateCost({ usage: JSON.parse('{"__proto__": 10, "input": 2}'), prices: JSON.parse('{"__proto__": 0.1, "input": 1}') });
+    expect(Object.keys(priced.costDetails)).toEqual(['__proto__', 'input', 'total']);
+    expect(Object.getOwnPropertyDescriptor(priced.costDetails, '__proto__')?.value).toBe(1);
+    expect(priced.costDetails.total).toBe(3);
+  });
+
   it('derives input+output exactly', () => {
     expect(calculateCost({ usage: {}, providedCost: { input: 0.1, output: 0.2 }, prices: null }).costDetails.total).toBe(0.3);
   });

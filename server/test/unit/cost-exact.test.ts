@@ -36,6 +36,17 @@ describe('exact decimal arithmetic', () => {
     }
   });
 
+  it('rounds m × 10^e to the same double as decimal.js for every exponent, mantissas up to 2^53', () => {
+    const rnd = seeded(11);
+    for (let i = 0; i < 50_000; i++) {
+      const e = -30 + (i % 61);
+      const m = i % 4 === 0 ? Math.floor(rnd() * 2 ** 53) : Math.floor(rnd() * 10 ** (1 + (i % 15)));
+      // a product whose mantissa is m: times() keeps scaled integers exact
+      const x = times(exact(m), exact(Number(`1e${e}`)));
+      expect(toNumber(x)).toBe(new D(m).times(new D(10).pow(e)).toNumber());
+    }
+  });
+
   it('falls back to decimal.js where the integers would overflow', () => {
     const big = 2 ** 52 + 1;
     expect(toNumber(times(exact(big), exact(big)))).toBe(new D(big).times(big).toNumber());

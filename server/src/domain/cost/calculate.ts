@@ -30,27 +30,48 @@ export interface CostInput {
   prices: Record<string, number> | null;
 }
 
-export function calculateCost({ usage, providedCost, prices }: CostInput): CostResult {
-  const provided = Object.entries(providedCost ?? {}).filter(([, v]) => v != null);
-  if (provided.length) return ingested(Object.fromEntries(provided));
+/** obj[k] = v, except that a `__proto__` key (JSON.parse makes it an own key) stays plain data */
+function put(obj: Record<string, number>, k: string, v: number): void {
+  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else obj[k] = v;
+}
 
-  const usageEntries = Object.entries(usage).filter(([, v]) => v != null);
-  const positive = usageEntries.filter(([k, v]) => k !== 'total' && v > 0).map(([k]) => k);
+export function calculateCost({ usage, providedCost, prices }: CostInput): CostResult {
+  // loops rather than entries/filter/fromEntries: this runs once per ingested generation
+  let provided: Record<string, number> | null = null;
+  for (const k in providedCost) {
+    const v = providedCost[k];
+    if (v != null) put((provided ??= {}), k, v);
+  }
+  if (provided) return ingested(provided);
+
+  const keys: string[] = [];
+  const positive: string[] = [];
+  for (const k in usage) {
+    const v = usage[k];
+    if (v == null) continue;
+    keys.push(k);
+    if (k !== 'total' && v > 0) positive.push(k);
+  }
   if (!prices) {
-    return { costDetails: {}, status: usageEntries.length ? 'unpriced' : 'none', unpricedUsageKeys: positive, lines: [] };
+    return { costDetails: {}, status: keys.length ? 'unpriced' : 'none', unpricedUsageKeys: positive, lines: [] };
   }
 
   const lines: CostLine[] = [];
   const exactCosts = new Map<string, Exact>();
+  const costDetails: Record<string, number> = {};
   let pricedSum: Exact | null = null;
-  for (const [k, units] of usageEntries) {
-    if (!Object.hasOwn(prices, k) || prices[k] == null) continue;
-    const cost = times(exact(prices[k]), exact(units));
+  for (const k of keys) {
+    const price = Object.hasOwn(prices, k) ? prices[k] : undefined;
+    if (price == null) continue;
+    const units = usage[k]!;
+    const cost = times(exact(price), exact(units));
     exactCosts.set(k, cost);
     pricedSum = pricedSum ? plus(pricedSum, cost) : cost;
-    lines.push({ usageType: k, units, price: prices[k], cost: toNumber(cost) });
+    const rounded = toNumber(cost);
+    put(costDetails, k, rounded);
+    lines.push({ usageType: k, units, price, cost: rounded });
   }
-  const costDetails = Object.fromEntries(lines.map((l) => [l.usageType, l.cost])) as Record<string, number>;
   const totalPriced = Object.hasOwn(costDetails, 'total');
   // A priced `total` is the whole cost (embedding models price only total); the other
   // entries are not added to it. Otherwise total is the exact sum of the computed entries.
@@ -64,7 +85,7 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   let status: CostStatus;
   // `unpriced` means no model matched; a matched model that prices none of the buckets
   // is `partial` with every bucket listed, which points the user at the key names
-  if (!usageEntries.length) status = 'none';
+  if (!keys.length) status = 'none';
   else status = unpriced.length ? 'partial' : 'inferred';
   return { costDetails, status, unpricedUsageKeys: unpriced, lines, exactCosts };
 }

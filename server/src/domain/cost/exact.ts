@@ -72,10 +72,17 @@ export function plus(a: Exact, b: Exact): Exact {
   return toDecimal(a).plus(toDecimal(b));
 }
 
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
 /** the nearest double, like Decimal#toNumber */
 export function toNumber(x: Exact): number {
   if (!isScaled(x)) return x.toNumber();
-  return x.e === 0 ? x.m : Number(`${x.m}e${x.e}`);
+  if (x.e === 0) return x.m;
+  // m and 10^k (k <= 22) are exact doubles, and IEEE division and multiplication round the exact
+  // result once: the same double as parsing "<m>e<e>", without building and parsing the string
+  if (x.e < 0 && x.e >= -22) return x.m / POWERS_OF_TEN[-x.e]!;
+  if (x.e > 0 && x.e <= 22) return x.m * POWERS_OF_TEN[x.e]!;
+  return Number(`${x.m}e${x.e}`);
 }
 
 /** exact sum of numbers, rounded once */

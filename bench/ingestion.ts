@@ -46,7 +46,7 @@ function psqlStdin(url: string, sql: string, input: string): Promise<number> {
   });
 }
 
-function mulberry32(seed: number) {
+export function mulberry32(seed: number) {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
@@ -65,7 +65,7 @@ const WORDS = (
 interface Row { id: string; traceId: string; name: string; start: string; end: string; model: string; usage: Record<string, number> }
 interface Batch { body: string; events: number; rows: Row[]; texts: { model: string; input: string; output: string }[] }
 
-function buildBatches(count: number, tokenised: boolean, runId: string, first: number, rnd: () => number, t0: number): Batch[] {
+export function buildBatches(count: number, tokenised: boolean, runId: string, first: number, rnd: () => number, t0: number): Batch[] {
   const pick = (): string => {
     if (tokenised) return TOKENISED_MODELS[Math.floor(rnd() * TOKENISED_MODELS.length)]!;
     let x = rnd();

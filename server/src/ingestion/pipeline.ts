@@ -150,8 +150,7 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   // concurrently: observations that need a tokenizer wait on worker threads, not on each other
   const priced = await Promise.all(mergedObs.map((rec) => {
     const t = traces.get(rec.traceId!);
-    const withTrace = t ? { ...rec, traceName: t.name, userId: t.userId, sessionId: t.sessionId, release: t.release, traceVersion: t.version, tags: t.tags } : rec;
-    return priceObservation(withTrace, matcher, services.tokenizers);
+    return priceObservation(rec, matcher, services.tokenizers, t);
   }));
   // rows in id order: concurrent batches inserting the same new rows take their locks in one
   // order (stored rows were locked by the claim already; see store/upsert.ts guardedUpsert)

@@ -1,7 +1,7 @@
 // Usage and cost of one generation: match its model, tokenise when nothing was provided,
 // then let the domain core select the tier and price the buckets. Ingestion and the explain
 // endpoint both price through here, so what explain shows is what ingestion stores.
-import type { ObservationRecord } from '../domain/ingestion/types.ts';
+import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { computeFromProvided, needsTokenization, type UsageAndCost } from '../domain/usage/index.ts';
 import type { StoredModel } from '../domain/models/types.ts';
@@ -39,14 +39,19 @@ export async function priceUsage(p: PricingInput, tokenizers: TokenizerPool): Pr
 /** the applied tier of a result, looked up on its model */
 export const appliedTier = (model: StoredModel | null, r: UsageAndCost) => (r.tier ? model?.pricingTiers.find((t) => t.id === r.tier!.id) ?? null : null);
 
-export async function priceObservation(rec: ObservationRecord, matcher: ModelMatcher, tokenizers: TokenizerPool): Promise<ObservationRecord> {
+/**
+ * The observation priced, as a new record; `trace`, when given, is its trace, whose grouping
+ * fields the record takes (one copy of the record for both: each copy of its ~46 fields was a
+ * visible share of ingestion's CPU per event).
+ */
+export async function priceObservation(rec: ObservationRecord, matcher: ModelMatcher, tokenizers: TokenizerPool, trace?: TraceRecord): Promise<ObservationRecord> {
   const model = PRICED_TYPES.has(rec.type) ? matcher.match(rec.model) : null;
   const r = await priceUsage({
     model, providedUsage: rec.providedUsageDetails ?? {}, providedCost: rec.providedCostDetails ?? {}, level: rec.level,
     modelParameters: rec.modelParameters, metadata: rec.metadata, input: rec.input, output: rec.output,
   }, tokenizers);
   const tier = appliedTier(model, r);
-  return {
+  const out: ObservationRecord = {
     ...rec,
     providedUsageDetails: Object.keys(r.providedUsageDetails).length ? r.providedUsageDetails : rec.providedUsageDetails,
     usageDetails: r.usageDetails,
@@ -64,6 +69,15 @@ export async function priceObservation(rec: ObservationRecord, matcher: ModelMat
     costStatus: r.costStatus,
     unpricedUsageKeys: r.unpricedUsageKeys,
   };
+  if (trace) {
+    out.traceName = trace.name;
+    out.userId = trace.userId;
+    out.sessionId = trace.sessionId;
+    out.release = trace.release;
+    out.traceVersion = trace.version;
+    out.tags = trace.tags;
+  }
+  return out;
 }
 
 /**

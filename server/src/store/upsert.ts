@@ -69,7 +69,7 @@ export function columnParam<T>(rows: T[], column: Column<T>): string | null {
 }
 
 // a JSON array parameter as jsonb[]; JSON null and missing values become SQL NULL
-const jsonbArray = (param: string) =>
+const jsonbArray = (param: string | null) =>
   sql`(select array_agg(nullif(e, 'null'::jsonb) order by i) from jsonb_array_elements(cast(${param} as jsonb)) with ordinality as x(e, i))`;
 
 /** how each column type travels (see element) */

@@ -27,12 +27,17 @@ export interface TokenizationQuestion {
 
 /** Tokenize only when nothing usable was provided, a model with a tokenizer matched, and the call did not fail. */
 export function needsTokenization({ providedUsage, providedCost, model, level }: TokenizationQuestion): boolean {
-  return (
-    !!model?.tokenizerId &&
-    level !== 'ERROR' &&
-    Object.keys(finaliseUsage(providedUsage).provided).length === 0 &&
-    !Object.values(providedCost).some((v) => v != null)
-  );
+  return !!model?.tokenizerId && level !== 'ERROR' && !hasEntries(finaliseUsage(providedUsage).provided) && !hasValue(providedCost);
+}
+
+function hasEntries(o: Record<string, unknown>): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+function hasValue(o: Record<string, unknown>): boolean {
+  for (const k in o) if (o[k] != null) return true;
+  return false;
 }
 
 export interface FromProvidedInput {
@@ -76,7 +81,8 @@ export interface UsageAndCost {
 export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
   const { provided, usage: finalProvided } = finaliseUsage(input.providedUsage);
   const providedCostDetails = Object.fromEntries(Object.entries(input.providedCost).filter(([, v]) => v != null)) as Record<string, number>;
-  const infer = needsTokenization({ providedUsage: provided, providedCost: providedCostDetails, model: input.model, level: input.level });
+  // needsTokenization on maps already finalised (without finalising `provided` again)
+  const infer = !!input.model?.tokenizerId && input.level !== 'ERROR' && !hasEntries(provided) && !hasValue(providedCostDetails);
   // Tokenizer failure leaves usage empty: no zero is written and no fallback runs.
   const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : finalProvided;
 

@@ -1,8 +1,8 @@
 // Turns the usage/cost inputs of an observation event into the provided maps Langfuse stores
 // (behaviour.md §3.1-3.3). Pure functions: validation failures come back as values.
 //
-// Maps keyed by client-supplied names are built with Object.fromEntries (never `obj[k] = v`)
-// so a `__proto__` key stays an ordinary entry instead of replacing the prototype.
+// Maps keyed by client-supplied names are built with Object.fromEntries or put() (never a bare
+// `obj[k] = v`) so a `__proto__` key stays an ordinary entry instead of replacing the prototype.
 import { USAGE_UNITS, type UsageUnit } from '../models/types.ts';
 
 export type UsageShape = 'openai-chat' | 'openai-responses' | 'map' | 'absent';
@@ -180,19 +180,25 @@ export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: s
  */
 export function providedUsage(legacy: LegacyUsage | undefined, details: Record<string, number> | undefined): Record<string, number> {
   const u = legacy ?? {};
-  const detailsEmpty = !details || Object.keys(details).length === 0;
+  const detailsEmpty = !details || !hasKeys(details);
   const total = u.total ? u.total : detailsEmpty ? (u.input && u.output ? u.input + u.output : (u.input ?? u.output)) : undefined;
-  const base = Object.entries({ input: u.input, output: u.output, total }).filter(([, v]) => v != null);
-  const overlay = Object.entries(details ?? {}).filter(([, v]) => v != null);
-  return Object.fromEntries([...base, ...overlay]) as Record<string, number>;
+  const out: Record<string, number> = {};
+  if (u.input != null) out.input = u.input;
+  if (u.output != null) out.output = u.output;
+  if (total != null) out.total = total;
+  for (const k in details) if (details[k] != null) put(out, k, details[k]);
+  return out;
 }
 
 /** provided_cost_details of one event: legacy *Cost fields under input/output/total, costDetails win. */
 export function providedCost(legacy: LegacyUsage | undefined, costDetails: Record<string, number> | undefined): Record<string, number> {
   const u = legacy ?? {};
-  const base = Object.entries({ input: u.inputCost, output: u.outputCost, total: u.totalCost }).filter(([, v]) => v != null);
-  const overlay = Object.entries(costDetails ?? {}).filter(([, v]) => v != null);
-  return Object.fromEntries([...base, ...overlay]) as Record<string, number>;
+  const out: Record<string, number> = {};
+  if (u.inputCost != null) out.input = u.inputCost;
+  if (u.outputCost != null) out.output = u.outputCost;
+  if (u.totalCost != null) out.total = u.totalCost;
+  for (const k in costDetails) if (costDetails[k] != null) put(out, k, costDetails[k]);
+  return out;
 }
 
 /**
@@ -201,14 +207,30 @@ export function providedCost(legacy: LegacyUsage | undefined, costDetails: Recor
  * Values are integers here, so a plain sum is exact.
  */
 export function finaliseUsage(provided: Record<string, unknown>): { provided: Record<string, number>; usage: Record<string, number> } {
-  const kept: [string, number][] = [];
-  for (const [k, v] of Object.entries(provided)) {
+  // loops, not entries/fromEntries: this runs several times per ingested generation
+  const clean: Record<string, number> = {};
+  let count = 0, sum = 0;
+  for (const k in provided) {
+    const v = provided[k];
     if (v == null) continue;
     const n = Number(v);
-    if (!Number.isNaN(n) && n >= 0) kept.push([k, n + 0]);
+    if (Number.isNaN(n) || n < 0) continue;
+    put(clean, k, n + 0);
+    count++;
+    sum += n;
   }
-  const clean = Object.fromEntries(kept) as Record<string, number>;
   const usage = { ...clean };
-  if (kept.length && !Object.hasOwn(clean, 'total')) usage.total = kept.reduce((s, [, v]) => s + v, 0);
+  if (count && !Object.hasOwn(clean, 'total')) usage.total = sum + 0;
   return { provided: clean, usage };
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/** obj[k] = v, except that a `__proto__` key stays an ordinary entry (see the top of this file) */
+function put(obj: Record<string, number>, k: string, v: number): void {
+  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else obj[k] = v;
 }

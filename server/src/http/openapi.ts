@@ -6,6 +6,7 @@ import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isDate, isTimestamp } from '../domain/time/timestamp.ts';
+import { precomputeRouting } from './route-match.ts';
 
 const addFormatsTo = addFormatsModule as unknown as (ajv: Ajv2020, opts: { mode: 'fast' | 'full' }) => Ajv2020;
 // `date-time` and `date` are Tally's own (domain/time/timestamp.ts): a calendar check and the
@@ -30,6 +31,7 @@ export async function createBackend(definition: Document = loadSpec()): Promise<
     customizeAjv: (_original, opts) => addFormats(new Ajv2020({ ...opts, strict: false, allErrors: true })) as never,
   });
   await api.init();
+  precomputeRouting(api);
   return api;
 }
 

@@ -81,7 +81,8 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
  */
 export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[], before: ObservationRecord[]): Promise<void> {
   if (!records.length) return;
-  const { variant, ctes } = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0, ['id', ...ROLLUP_SOURCE_COLUMNS]);
+  // zipJson: nothing joins on the written rows here (the roll-up only groups them)
+  const { variant, ctes } = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0, ['id', ...ROLLUP_SOURCE_COLUMNS], { zipJson: true });
   const { rows } = await prepared(`upsert_observations_${variant}`, sql`with ${ctes}, ${rollupCte(projectId, before)} select id from written`).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }

@@ -6,8 +6,11 @@
 //   node bench/ingestion-statements.ts                 10,000 events with usage provided, 3 rounds after a warm-up
 //   BENCH_TOKENISED=1 node bench/ingestion-statements.ts   text only, counted by the tokenizer worker
 //   BENCH_EVENTS, BENCH_ROUNDS change the size
+//   BENCH_ALLOC_PROFILE=<file>   writes a sampling profile of every allocation in the measured rounds,
+//                                collected or not (a .heapprofile for Chrome's DevTools)
 // The machine's speed drifts by 10-20% between runs: compare versions in alternating runs.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import { buildBatches, mulberry32 } from './ingestion.ts';
 import { psql } from './lib.ts';
@@ -60,7 +63,11 @@ try {
   const validate = createEventValidator();
   const backends = () => psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`).split(',').filter(Boolean).map(Number);
   console.log(`${N.toLocaleString('en-US')} ${tokenised ? 'text-only (tokenised)' : 'usage-provided'} events per round in batches of 100, one batch at a time; round 0 warms up`);
+  const allocProfile = process.env.BENCH_ALLOC_PROFILE;
+  const inspector = allocProfile ? new Session() : null;
+  inspector?.connect();
   for (let round = 0; round <= ROUNDS; round++) {
+    if (round === 1) await inspector?.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
     const batches = buildBatches(N, tokenised, `s${round}x${Date.now().toString(36)}`, 0, mulberry32(42 + round), Date.now() - 86_400_000);
     const pids = backends();
     const pg0 = cpuSeconds(pids), cpu0 = process.cpuUsage(), t0 = performance.now();
@@ -75,6 +82,13 @@ try {
     const cpu = process.cpuUsage(cpu0), ms = performance.now() - t0, pgCpu = cpuSeconds(pids) - pg0;
     if (round === 0) { timing.clear(); continue; }
     console.log(`round ${round}: ${(ms / 1000).toFixed(2)} s  this process ${((cpu.user + cpu.system) / N).toFixed(1)} µs/event${tokenised ? ' (tokenizer worker included)' : ''}  PostgreSQL ${((1e6 * pgCpu) / N).toFixed(1)} µs/event`);
+  }
+  if (inspector) {
+    const { profile } = await inspector.post('HeapProfiler.stopSampling');
+    writeFileSync(allocProfile!, JSON.stringify(profile));
+    const bytes = (n: { selfSize: number; children: unknown[] }): number => n.selfSize + n.children.reduce((s: number, c) => s + bytes(c as typeof n), 0);
+    console.log(`allocated ${((bytes(profile.head) / (N * ROUNDS)) / 1024).toFixed(1)} KB per event (sampled, ${allocProfile})`);
+    inspector.disconnect();
   }
   console.log('wall time per statement (round trip included):');
   for (const [name, { ms, calls }] of [...timing].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {

@@ -1,5 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  CHAT_SHAPE,
+  RESPONSES_SHAPE,
+  matchesStrictShape,
+  strictShapeMismatch,
   finaliseUsage,
   parseCostDetails,
   parseLegacyUsage,
@@ -174,5 +179,29 @@ describe('finaliseUsage (§3.3)', () => {
   it('keeps a provided total and leaves an empty map empty', () => {
     expect(finaliseUsage({ input: 1, total: 100 }).usage).toEqual({ input: 1, total: 100 });
     expect(finaliseUsage({ a: null, b: Number.NaN })).toEqual({ provided: {}, usage: {} });
+  });
+});
+
+describe('matchesStrictShape', () => {
+  it('agrees with strictShapeMismatch(...) === null on generated usage objects, both shapes', () => {
+    const keys = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details',
+      'input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details', 'input', 'cost', '__proto__'];
+    const chat = keys.slice(0, 5), responses = keys.slice(2, 9);
+    const count = fc.oneof({ weight: 8, arbitrary: fc.nat(10_000) }, fc.constant(-1), fc.constant(1.5), fc.constant('7'), fc.constant(null));
+    const details = fc.oneof(fc.constant(null), fc.constant('x'), fc.constant([1]), fc.dictionary(fc.constantFrom('cached_tokens', 'reasoning_tokens', 'audio_tokens'), count));
+    const keySet = fc.oneof(
+      fc.subarray(chat, { minLength: 3 }), fc.subarray(responses, { minLength: 3 }), fc.uniqueArray(fc.constantFrom(...keys), { maxLength: 7 }));
+    const usage = keySet.chain((ks) =>
+      fc.tuple(...ks.map((k) => (k.endsWith('_details') ? details : count))).map((vs) => JSON.parse(JSON.stringify(Object.fromEntries(ks.map((k, i) => [k, vs[i]]))))));
+    let strict = 0;
+    fc.assert(fc.property(usage, (raw: Record<string, unknown>) => {
+      for (const shape of [CHAT_SHAPE, RESPONSES_SHAPE]) {
+        const expected = strictShapeMismatch(raw, shape) === null;
+        if (expected) strict++;
+        expect(matchesStrictShape(raw, shape)).toBe(expected);
+      }
+    }), { numRuns: 20_000, seed: 23 });
+    // the generator reaches the strict shapes too, not only mismatches
+    expect(strict).toBeGreaterThan(20);
   });
 });

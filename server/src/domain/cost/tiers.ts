@@ -124,6 +124,8 @@ function selection(tier: PricingTierDef | null, reason: () => string): TierSelec
   return { tier, get reason() { return (text ??= reason()); } };
 }
 
+const NO_ATTRIBUTES = { model_parameters: new Map<string, string>(), metadata: new Map<string, string>() };
+
 export function selectPricingTier(tiers: PricingTierDef[], usage: Record<string, number>, attributes: TierAttributes = {}): TierSelection {
   if (!tiers.length) return { tier: null, reason: 'the model has no pricing tiers' };
   // Langfuse skips matching entirely for an empty usage map, so no tier and no computed cost.
@@ -131,9 +133,10 @@ export function selectPricingTier(tiers: PricingTierDef[], usage: Record<string,
   for (const _ in usage) { empty = false; break; }
   if (empty) return { tier: null, reason: 'no usage details: tier matching skipped' };
 
-  const attrs = { model_parameters: stringAttributes(attributes.modelParameters), metadata: stringAttributes(attributes.metadata) };
   const misses: (() => string)[] = [];
   const conditional = tiers.filter((t) => !t.isDefault).sort((a, b) => a.priority - b.priority);
+  // most models have only a default tier: the attribute maps are built only for conditions to read
+  const attrs = conditional.length ? { model_parameters: stringAttributes(attributes.modelParameters), metadata: stringAttributes(attributes.metadata) } : NO_ATTRIBUTES;
   for (const tier of conditional) {
     if (!tier.conditions.length) {
       misses.push(() => `${tier.name}: has no conditions`);

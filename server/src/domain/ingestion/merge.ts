@@ -37,13 +37,33 @@ export interface ObservationEvent {
 const date = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
 const toDate = (v: unknown) => new Date(v as string);
 
-/** copies each non-null body field onto the record, converted as given, unless an event of a later order set it */
-function overlay<T extends { fieldTimes: FieldTimes }>(rec: T, body: Record<string, any>, order: number, fields: Partial<Record<keyof T & string, ((v: any) => unknown) | true>>) {
-  for (const [key, convert] of Object.entries(fields) as [keyof T & string, ((v: any) => unknown) | true][]) {
+/** how a body field becomes a record field: as is, normalised as an environment, or converted */
+type Convert = true | 'environment' | ((v: any) => unknown);
+
+/**
+ * copies each non-null body field onto the record, converted as given, unless an event of a later
+ * order set it. `fields` are constant lists (below), not an object literal per call whose entries
+ * were built anew for every ingested event.
+ */
+function overlay<T extends { fieldTimes: FieldTimes }>(rec: T, body: Record<string, any>, order: number, fields: readonly (readonly [keyof T & string, Convert])[], internal?: boolean) {
+  for (const [key, convert] of fields) {
     const v = body[key];
-    if (v !== undefined && v !== null && claimField(rec.fieldTimes, key, order)) (rec as any)[key] = convert === true ? v : convert(v);
+    if (v !== undefined && v !== null && claimField(rec.fieldTimes, key, order)) {
+      (rec as any)[key] = convert === true ? v : convert === 'environment' ? normaliseEnvironment(v, internal) : convert(v);
+    }
   }
 }
+
+const OBSERVATION_BODY_FIELDS: readonly (readonly [keyof ObservationRecord & string, Convert])[] = [
+  ['traceId', true], ['parentObservationId', true], ['name', true], ['environment', 'environment'], ['level', true], ['statusMessage', true],
+  ['version', true], ['startTime', toDate], ['endTime', toDate], ['completionStartTime', toDate], ['model', true], ['modelParameters', true],
+  ['input', true], ['output', true], ['metadata', true], ['promptName', true], ['promptVersion', true],
+];
+
+const TRACE_BODY_FIELDS: readonly (readonly [keyof TraceRecord & string, Convert])[] = [
+  ['timestamp', toDate], ['name', true], ['userId', true], ['sessionId', true], ['release', true], ['version', true], ['externalId', true],
+  ['environment', 'environment'], ['tags', (v: string[]) => [...new Set(v)].sort()], ['public', true], ['input', true], ['output', true], ['metadata', true],
+];
 
 /** Events of one entity in processing order: by timestamp, a create before an update at the same instant. */
 export function processingOrder<T extends { type: string; timestamp: Date }>(events: T[]): T[] {
@@ -73,11 +93,7 @@ export function applyObservationEvent(existing: ObservationRecord | undefined, e
   // a create gives the type (and may turn a placeholder made by an update into its real type)
   if (eventType && !update && claimField(rec.fieldTimes, 'type', order)) rec.type = eventType;
 
-  overlay<ObservationRecord>(rec, b, order, {
-    traceId: true, parentObservationId: true, name: true, environment: (v: unknown) => normaliseEnvironment(v, ev.internal), level: true, statusMessage: true,
-    version: true, startTime: toDate, endTime: toDate, completionStartTime: toDate, model: true, modelParameters: true,
-    input: true, output: true, metadata: true, promptName: true, promptVersion: true,
-  });
+  overlay(rec, b, order, OBSERVATION_BODY_FIELDS, ev.internal);
   if (ev.providedUsage && Object.keys(ev.providedUsage).length && claimField(rec.fieldTimes, 'providedUsageDetails', order)) rec.providedUsageDetails = ev.providedUsage;
   if (ev.providedCost && Object.keys(ev.providedCost).length && claimField(rec.fieldTimes, 'providedCostDetails', order)) rec.providedCostDetails = ev.providedCost;
   // an observation must belong to a trace; Langfuse gives orphans a fresh one
@@ -95,10 +111,7 @@ export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent
         environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now, revision: 0,
         fieldTimes: {} };
   // trace-create is the only trace event (an upsert): no update to order after it
-  overlay<TraceRecord>(t, e.body, eventOrder(e.timestamp, false), {
-    timestamp: toDate, name: true, userId: true, sessionId: true, release: true, version: true, externalId: true,
-    environment: (v: unknown) => normaliseEnvironment(v, e.internal), tags: (v: string[]) => [...new Set(v)].sort(), public: true, input: true, output: true, metadata: true,
-  });
+  overlay(t, e.body, eventOrder(e.timestamp, false), TRACE_BODY_FIELDS, e.internal);
   t.updatedAt = now;
   return t;
 }

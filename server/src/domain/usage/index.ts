@@ -80,7 +80,14 @@ export interface UsageAndCost {
 /** For the merge path: provided maps already combined across events. */
 export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
   const { provided, usage: finalProvided } = finaliseUsage(input.providedUsage);
-  const providedCostDetails = Object.fromEntries(Object.entries(input.providedCost).filter(([, v]) => v != null)) as Record<string, number>;
+  const providedCostDetails: Record<string, number> = {};
+  for (const k in input.providedCost) {
+    const v = input.providedCost[k];
+    if (v == null) continue;
+    // a `__proto__` key stays plain data
+    if (k === '__proto__') Object.defineProperty(providedCostDetails, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else providedCostDetails[k] = v;
+  }
   // needsTokenization on maps already finalised (without finalising `provided` again)
   const infer = !!input.model?.tokenizerId && input.level !== 'ERROR' && !hasEntries(provided) && !hasValue(providedCostDetails);
   // Tokenizer failure leaves usage empty: no zero is written and no fallback runs.

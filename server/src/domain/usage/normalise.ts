@@ -30,7 +30,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-interface StrictShape {
+export interface StrictShape {
   input: string;
   output: string;
   total: string;
@@ -78,6 +78,25 @@ export function strictShapeMismatch(raw: Record<string, unknown>, s: StrictShape
   return null;
 }
 
+/**
+ * strictShapeMismatch(raw, s) === null, without building the message: parseUsageDetails asks this
+ * of every usage map an event carries, and most are flat maps that fail it on their first key.
+ */
+export function matchesStrictShape(raw: Record<string, unknown>, s: StrictShape): boolean {
+  for (const k in raw) if (k !== s.input && k !== s.output && k !== s.total && k !== s.inputDetails && k !== s.outputDetails) return false;
+  if (!(s.input in raw) || !isCount(raw[s.input]) || !(s.output in raw) || !isCount(raw[s.output]) || !(s.total in raw) || !isCount(raw[s.total])) return false;
+  for (const k of [s.inputDetails, s.outputDetails]) {
+    const d = raw[k];
+    if (d == null) continue;
+    if (!isPlainObject(d)) return false;
+    for (const dk in d) if (d[dk] != null && !isCount(d[dk])) return false;
+  }
+  return true;
+}
+
+export const CHAT_SHAPE: StrictShape = CHAT;
+export const RESPONSES_SHAPE: StrictShape = RESPONSES;
+
 export const chatCompletionsMismatch = (raw: Record<string, unknown>) => strictShapeMismatch(raw, CHAT);
 export const responsesMismatch = (raw: Record<string, unknown>) => strictShapeMismatch(raw, RESPONSES);
 
@@ -114,8 +133,8 @@ function freeMapCount(v: unknown): number | undefined {
 export function parseUsageDetails(raw: unknown): ParsedUsageDetails {
   if (raw == null) return { shape: 'absent' };
   if (!isPlainObject(raw)) return { shape: 'absent', error: 'usageDetails must be an object' };
-  if (chatCompletionsMismatch(raw) === null) return { usage: mapStrict(raw, CHAT), shape: 'openai-chat' };
-  if (responsesMismatch(raw) === null) return { usage: mapStrict(raw, RESPONSES), shape: 'openai-responses' };
+  if (matchesStrictShape(raw, CHAT)) return { usage: mapStrict(raw, CHAT), shape: 'openai-chat' };
+  if (matchesStrictShape(raw, RESPONSES)) return { usage: mapStrict(raw, RESPONSES), shape: 'openai-responses' };
   const kept: [string, number][] = [];
   for (const [k, v] of Object.entries(raw)) {
     const n = freeMapCount(v);

@@ -22,6 +22,8 @@ const ALIASES = [
   ['output_reasoning_tokens', 'output_reasoning', 'reasoning_tokens'],
 ];
 
+const BASES = [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const;
+
 const q = (k: string) => `\`${k}\``;
 
 /** Slack before a total counts as too small, as in Langfuse's consistency guard (§3.3). */
@@ -39,12 +41,17 @@ export function usageWarnings(
   final: Record<string, number>,
   provided: Record<string, number> = parsed.usage ?? {},
 ): string[] {
+  // runs for every ingested event that carries usageDetails: plain loops, and arrays only once
+  // something is to be said
   const out: string[] = [];
-  if (isPlainObject(raw) && parsed.shape === 'map') out.push(...unmappedOpenAiWarnings(raw));
+  if (isPlainObject(raw) && parsed.shape === 'map') {
+    const unmapped = unmappedOpenAiWarnings(raw);
+    if (unmapped.length) out.push(...unmapped);
+  }
 
   const has = (k: string) => Object.hasOwn(final, k);
-  const others = Object.entries(final).filter(([k]) => k !== 'total');
-  const sum = others.reduce((s, [, v]) => s + v, 0);
+  let sum = 0;
+  for (const k in final) if (k !== 'total') sum += final[k]!;
   const totalSent = Object.hasOwn(provided, 'total') && has('total');
   const mismatch = totalSent && sum > final.total! + totalTolerance(final.total!);
   if (mismatch) {
@@ -61,11 +68,12 @@ export function usageWarnings(
   // large base is ordinary exclusive data: warning there would drown the real cases.
   const mapped = parsed.shape === 'openai-chat' || parsed.shape === 'openai-responses';
   if (!mapped && (!totalSent || mismatch)) {
-    for (const [base, parts] of [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const) {
+    for (const [base, parts] of BASES) {
       if (!has(base)) continue;
       const b = final[base]!;
-      const hit = parts.filter((p) => has(p) && final[p]! > 0 && b >= final[p]! && final[p]! * 2 >= b);
-      if (!hit.length) continue;
+      const inclusive = (p: string) => has(p) && final[p]! > 0 && b >= final[p]! && final[p]! * 2 >= b;
+      if (!parts.some(inclusive)) continue;
+      const hit = parts.filter(inclusive);
       out.push(
         `${q(base)} (${final[base]}) is not smaller than ${hit.map((p) => `${q(p)} (${final[p]})`).join(', ')}: ` +
           `if ${q(base)} includes those tokens they are counted twice; ${q(base)} must exclude tokens reported in other ${base}_* buckets`,
@@ -74,10 +82,11 @@ export function usageWarnings(
   }
 
   for (const group of ALIASES) {
+    let count = 0;
+    for (const k of group) if (has(k) && final[k]! > 0) count++;
+    if (count < 2) continue;
     const present = group.filter((k) => has(k) && final[k]! > 0);
-    if (present.length > 1) {
-      out.push(`${present.map(q).join(' and ')} name the same tokens; sending both counts them twice`);
-    }
+    out.push(`${present.map(q).join(' and ')} name the same tokens; sending both counts them twice`);
   }
   return out;
 }
@@ -119,17 +128,21 @@ export function droppedValueWarnings(rawUsage: unknown, parsed: ParsedUsageDetai
 export const legacyDroppedWarnings = (dropped: [string, unknown][] | undefined): string[] =>
   (dropped ?? []).map(([k, v]) => `usage.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0`);
 
+const CHAT_ONLY_KEYS = CHAT_COMPLETIONS_KEYS.filter((k) => k !== 'total_tokens');
+const RESPONSES_DETAILS = ['input_tokens_details', 'output_tokens_details'];
+const RESPONSES_COUNTS = ['input_tokens', 'output_tokens'];
+
 function unmappedOpenAiWarnings(raw: Record<string, unknown>): string[] {
-  const keys = Object.keys(raw);
-  const any = (ks: readonly string[]) => ks.some((k) => keys.includes(k));
+  const any = (ks: readonly string[]) => ks.some((k) => Object.hasOwn(raw, k));
   // total_tokens is shared by both shapes; input_tokens/output_tokens alone is the Anthropic
   // shape, which is fine stored flat, so Responses needs a details object or total_tokens too.
-  const shape = any(CHAT_COMPLETIONS_KEYS.filter((k) => k !== 'total_tokens'))
+  const shape = any(CHAT_ONLY_KEYS)
     ? { name: 'OpenAI Chat Completions', allowed: CHAT_COMPLETIONS_KEYS, why: chatCompletionsMismatch(raw) }
-    : any(['input_tokens_details', 'output_tokens_details']) || (keys.includes('total_tokens') && any(['input_tokens', 'output_tokens']))
+    : any(RESPONSES_DETAILS) || (Object.hasOwn(raw, 'total_tokens') && any(RESPONSES_COUNTS))
       ? { name: 'OpenAI Responses', allowed: RESPONSES_KEYS, why: responsesMismatch(raw) }
       : null;
   if (!shape) return [];
+  const keys = Object.keys(raw);
   const extra = keys.filter((k) => !shape.allowed.includes(k));
   const fix = extra.length
     ? `remove ${extra.map(q).join(', ')} to get it mapped`

@@ -15,7 +15,7 @@ import { docsRouter } from './docs.ts';
 import { findTooDeep } from './json-depth.ts';
 import { OTEL_TRACES_PATH, otelBodyParser } from './handlers/otel.ts';
 import { pathProblem } from './request-path.ts';
-import { findUnstorableText, mayHoldUnstorableText } from './unstorable-text.ts';
+import { findUnstorableText, holdsNonFiniteNumber, mayHoldUnstorableText } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
 // set on a request whose raw JSON body has an escape PostgreSQL may not store
@@ -114,7 +114,8 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         throw invalidData(issues);
       }
       // query values always (a few strings); the body only when its raw text has a suspect escape
-      const mayHoldUnstorable = (req as any)[UNSTORABLE] === true;
+      // or it parsed to a number beyond a double
+      const mayHoldUnstorable = (req as any)[UNSTORABLE] === true || (!rawBody && holdsNonFiniteNumber(c.request.requestBody));
       const textIssue = findUnstorableText(c.request.query) ?? (mayHoldUnstorable && !envelopeOnly ? findUnstorableText(c.request.requestBody) : null);
       if (textIssue) throw invalidData([textIssue]);
       ({ status, body, headers, stream } = await fn({

@@ -2,6 +2,7 @@
 // with computed ones; otherwise each usage key is priced by exact key. Arithmetic is decimal:
 // the result is stored at 12 decimal places and float sums (0.1 + 0.2) would show up there.
 import { exact, plus, sum, times, toNumber, type Exact } from './exact.ts';
+import { setEntry } from '../plain-map.ts';
 
 export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
 
@@ -30,18 +31,12 @@ export interface CostInput {
   prices: Record<string, number> | null;
 }
 
-/** obj[k] = v, except that a `__proto__` key (JSON.parse makes it an own key) stays plain data */
-function put(obj: Record<string, number>, k: string, v: number): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else obj[k] = v;
-}
-
 export function calculateCost({ usage, providedCost, prices }: CostInput): CostResult {
   // loops rather than entries/filter/fromEntries: this runs once per ingested generation
   let provided: Record<string, number> | null = null;
   for (const k in providedCost) {
     const v = providedCost[k];
-    if (v != null) put((provided ??= {}), k, v);
+    if (v != null) setEntry((provided ??= {}), k, v);
   }
   if (provided) return ingested(provided);
 
@@ -69,7 +64,7 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
     exactCosts.set(k, cost);
     pricedSum = pricedSum ? plus(pricedSum, cost) : cost;
     const rounded = toNumber(cost);
-    put(costDetails, k, rounded);
+    setEntry(costDetails, k, rounded);
     lines.push({ usageType: k, units, price, cost: rounded });
   }
   const totalPriced = Object.hasOwn(costDetails, 'total');

@@ -5,6 +5,7 @@ import { calculateCost, type CostLine, type CostStatus } from '../cost/calculate
 import { selectPricingTier } from '../cost/tiers.ts';
 import type { StoredModel } from '../models/types.ts';
 import { aggregates, type Aggregates } from './aggregate.ts';
+import { hasEntries, setEntry } from '../plain-map.ts';
 import {
   finaliseUsage,
   parseCostDetails,
@@ -28,11 +29,6 @@ export interface TokenizationQuestion {
 /** Tokenize only when nothing usable was provided, a model with a tokenizer matched, and the call did not fail. */
 export function needsTokenization({ providedUsage, providedCost, model, level }: TokenizationQuestion): boolean {
   return !!model?.tokenizerId && level !== 'ERROR' && !hasEntries(finaliseUsage(providedUsage).provided) && !hasValue(providedCost);
-}
-
-function hasEntries(o: Record<string, unknown>): boolean {
-  for (const _ in o) return true;
-  return false;
 }
 
 function hasValue(o: Record<string, unknown>): boolean {
@@ -83,10 +79,7 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
   const providedCostDetails: Record<string, number> = {};
   for (const k in input.providedCost) {
     const v = input.providedCost[k];
-    if (v == null) continue;
-    // a `__proto__` key stays plain data
-    if (k === '__proto__') Object.defineProperty(providedCostDetails, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else providedCostDetails[k] = v;
+    if (v != null) setEntry(providedCostDetails, k, v);
   }
   // needsTokenization on maps already finalised (without finalising `provided` again)
   const infer = !!input.model?.tokenizerId && input.level !== 'ERROR' && !hasEntries(provided) && !hasValue(providedCostDetails);

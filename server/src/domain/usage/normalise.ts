@@ -1,9 +1,10 @@
 // Turns the usage/cost inputs of an observation event into the provided maps Langfuse stores
 // (behaviour.md §3.1-3.3). Pure functions: validation failures come back as values.
 //
-// Maps keyed by client-supplied names are built with Object.fromEntries or put() (never a bare
+// Maps keyed by client-supplied names are built with Object.fromEntries or setEntry() (never a bare
 // `obj[k] = v`) so a `__proto__` key stays an ordinary entry instead of replacing the prototype.
 import { USAGE_UNITS, type UsageUnit } from '../models/types.ts';
+import { hasEntries, setEntry } from '../plain-map.ts';
 
 export type UsageShape = 'openai-chat' | 'openai-responses' | 'map' | 'absent';
 
@@ -199,13 +200,13 @@ export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: s
  */
 export function providedUsage(legacy: LegacyUsage | undefined, details: Record<string, number> | undefined): Record<string, number> {
   const u = legacy ?? {};
-  const detailsEmpty = !details || !hasKeys(details);
+  const detailsEmpty = !details || !hasEntries(details);
   const total = u.total ? u.total : detailsEmpty ? (u.input && u.output ? u.input + u.output : (u.input ?? u.output)) : undefined;
   const out: Record<string, number> = {};
   if (u.input != null) out.input = u.input;
   if (u.output != null) out.output = u.output;
   if (total != null) out.total = total;
-  for (const k in details) if (details[k] != null) put(out, k, details[k]);
+  for (const k in details) if (details[k] != null) setEntry(out, k, details[k]);
   return out;
 }
 
@@ -216,7 +217,7 @@ export function providedCost(legacy: LegacyUsage | undefined, costDetails: Recor
   if (u.inputCost != null) out.input = u.inputCost;
   if (u.outputCost != null) out.output = u.outputCost;
   if (u.totalCost != null) out.total = u.totalCost;
-  for (const k in costDetails) if (costDetails[k] != null) put(out, k, costDetails[k]);
+  for (const k in costDetails) if (costDetails[k] != null) setEntry(out, k, costDetails[k]);
   return out;
 }
 
@@ -234,7 +235,7 @@ export function finaliseUsage(provided: Record<string, unknown>): { provided: Re
     if (v == null) continue;
     const n = Number(v);
     if (Number.isNaN(n) || n < 0) continue;
-    put(clean, k, n + 0);
+    setEntry(clean, k, n + 0);
     count++;
     sum += n;
   }
@@ -243,13 +244,3 @@ export function finaliseUsage(provided: Record<string, unknown>): { provided: Re
   return { provided: clean, usage };
 }
 
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
-}
-
-/** obj[k] = v, except that a `__proto__` key stays an ordinary entry (see the top of this file) */
-function put(obj: Record<string, number>, k: string, v: number): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else obj[k] = v;
-}

@@ -7,11 +7,14 @@
 // but input/output text on a tokenizer model (o200k_base, cl100k_base and the legacy Claude
 // vocabulary), so the server tokenises them in its worker threads. Its token throughput is compared
 // with the inline counting rate (same events, same code, this process, no worker hop) × the
-// server's tokenizer threads, measured in the same run. Every batch is 100 generations plus the
+// server's tokenizer threads, measured in the same run, and beside it the ceiling the machine
+// allows at all: the ratio if every core were busy for the whole phase at the CPU per event the
+// phase used (server, PostgreSQL, this load generator). Every batch is 100 generations plus the
 // trace-create of its own trace. Knobs: BENCH_EVENTS (default 200000), BENCH_CONCURRENCY
 // (POSTs in flight, default 4), BENCH_CPU_PROF=<dir> (writes a --cpu-prof profile of the server).
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child } from './lib.ts';
 import { defaultTokenizerThreads } from '../server/src/config.ts';
 import { inferUsage, type TokenizerRef } from '../server/src/domain/tokenizers/index.ts';
@@ -245,7 +248,9 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const memUsage = memory(child.proc.pid!);
     const threadsBefore = threadCpu(child.proc.pid!);
     const pgBefore = cpuSeconds(pgBackendPids(dbUrl));
+    const serverBefore = cpuSeconds([child.proc.pid!]), loadBefore = process.cpuUsage();
     const tok = await send(url, tokenBatches, concurrency);
+    const loadTokUs = process.cpuUsage(loadBefore), serverTok = cpuSeconds([child.proc.pid!]) - serverBefore;
     const pgTok = cpuSeconds(pgBackendPids(dbUrl)) - pgBefore;
     const threadsTok = [...threadCpu(child.proc.pid!)].map(([k, v]) => [k.replace(/#\d+$/, ''), v - (threadsBefore.get(k) ?? 0)] as const).filter(([, v]) => v >= 0.2).sort((a, b) => b[1] - a[1]);
     const mem = memory(child.proc.pid!);
@@ -306,6 +311,11 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const tokRate = rate(tokTokens, tok.ms), inlineRate = rate(inlineBest.tokens, inlineBest.ms);
     lines.push(`  tokenised tokens ${num(tokTokens).padStart(9)} tokens (${num(tokIn)} in, ${num(tokOut)} out)  ${num(tokRate).padStart(9)} tokens/s;  inline counting ${num(inlineRate)} tokens/s (first pass ${num(rate(inline[0]!.tokens, inline[0]!.ms))}) × ${tokenizerThreads} worker thread(s) = ${num(inlineRate * tokenizerThreads)}`);
     lines.push(`  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (target >= 70%; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`);
+    // what the machine allows at all: every core busy for the whole phase, at the CPU per event measured
+    const perEvent = { server: serverTok / tok.events, pg: pgTok / tok.events, load: (loadTokUs.user + loadTokUs.system) / 1e6 / tok.events };
+    const ceilingEvents = availableParallelism() / (perEvent.server + perEvent.pg + perEvent.load);
+    const ceilingRatio = (ceilingEvents * (tokTokens / tok.events)) / (inlineRate * tokenizerThreads);
+    lines.push(`                   ceiling: ${availableParallelism()} cores fully busy would give ${num(Math.round(ceilingEvents))} events/s = ${(100 * ceilingRatio).toFixed(0)}% (CPU per tokenised event: server ${(1e6 * perEvent.server).toFixed(0)} µs, PostgreSQL ${(1e6 * perEvent.pg).toFixed(0)} µs, load generator ${(1e6 * perEvent.load).toFixed(0)} µs)`);
     lines.push(`                   CPU in the tokenised phase by server thread: ${threadsTok.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}; PostgreSQL backends ${pgTok.toFixed(1)} s`);
     lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
     lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens, inferUsage, type TokenizerRef } from '../../src/domain/tokenizers/index.ts';
-import { parseJsonPrioritised } from '../../src/domain/tokenizers/json.ts';
+import fc from 'fast-check';
+import { cannotBeJson, parseJsonPrioritised } from '../../src/domain/tokenizers/json.ts';
 
 // Expected counts were cross-checked with the WASM `tiktoken` package (the library Langfuse uses)
 // and with @anthropic-ai/tokenizer's own countTokens().
@@ -138,5 +139,24 @@ describe('parseJsonPrioritised', () => {
   it('returns text that is not JSON unchanged', () => {
     expect(parseJsonPrioritised('hello')).toBe('hello');
     expect(parseJsonPrioritised('')).toBe('');
+    expect(parseJsonPrioritised(' \n true \t')).toBe(true);
+    expect(parseJsonPrioritised('nullable')).toBe('nullable');
+    expect(parseJsonPrioritised('\u00a0[1]')).toBe('\u00a0[1]'); // NBSP is not JSON whitespace
+  });
+
+  it('skips JSON.parse only for text JSON.parse would refuse (generated text and JSON)', () => {
+    const pieces = fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2028', 'true', 'false', 'null', 'the', 'nul', 'tru', 'x', '{', '}', '[', ']', '"', ':', ',', '-', '0', '7', '.', 'e', 'é', '日');
+    const text = fc.oneof(fc.array(pieces, { maxLength: 8 }).map((p) => p.join('')), fc.json(), fc.string());
+    let skipped = 0, parsed = 0;
+    fc.assert(fc.property(text, (t: string) => {
+      let parses = true;
+      try { JSON.parse(t); } catch { parses = false; }
+      if (cannotBeJson(t)) {
+        skipped++;
+        expect(parses, JSON.stringify(t)).toBe(false);
+      } else if (parses) parsed++;
+    }), { numRuns: 30_000, seed: 5 });
+    expect(skipped).toBeGreaterThan(1_000);
+    expect(parsed).toBeGreaterThan(1_000);
   });
 });

@@ -9,6 +9,8 @@ type Reviver = (key: string, value: unknown, context?: { source?: string }) => u
 const parseWithSource = JSON.parse as (text: string, reviver: Reviver) => unknown;
 
 export function parseJsonPrioritised(text: string): unknown {
+  // most inputs are prose: a failed JSON.parse builds a SyntaxError (message and stack) for each
+  if (cannotBeJson(text)) return text;
   try {
     return parseWithSource(text, (_key, value, context) =>
       typeof value === 'number' && context?.source !== undefined && !isSafeNumber(context.source) ? context.source : value,
@@ -16,6 +18,25 @@ export function parseJsonPrioritised(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * True only when JSON.parse(text) would throw, judged from the first character after JSON's
+ * whitespace: JSON text starts with { [ " - or a digit, or is exactly true, false or null.
+ */
+export function cannotBeJson(text: string): boolean {
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+  }
+  if (i === text.length) return true;
+  const c = text.charCodeAt(i);
+  if (c === 0x7b || c === 0x5b || c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39)) return false;
+  if (c === 0x74) return !text.startsWith('true', i);
+  if (c === 0x66) return !text.startsWith('false', i);
+  if (c === 0x6e) return !text.startsWith('null', i);
+  return true;
 }
 
 // lossless-json 4.x isSafeNumber (approx: false).

@@ -14,6 +14,8 @@ import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
 import type { Services } from './services.ts';
 import { startEventIdPruning } from './services/event-id-pruning.ts';
+import { analyzeAsTablesGrow, analyzeIngestionTables } from './store/planner-stats.ts';
+import { kysely } from './store/sql.ts';
 import { createModelCatalog } from './services/model-catalog.ts';
 import { resolveKeyring } from './services/encryption-keys.ts';
 import { createTokenizerPool } from './workers/tokenizer-pool.ts';
@@ -69,6 +71,10 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   let lastBatchAt = -Infinity;
   const services: Services = {
     version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts, llmTimeoutMs: config.llmTimeoutMs,
+    // only where the ingestion statements are prepared (cached plans); PGlite plans every statement anew
+    tableGrowth: db.kind === 'postgresql' && config.preparedStatements !== false
+      ? analyzeAsTablesGrow(() => analyzeIngestionTables(kysely(db.em())), (err) => log.warn({ err }, 'analysing the ingestion tables failed; autovacuum will do it'))
+      : undefined,
     evaluation: { rules: new EvaluationRulesCache(), jobsEnqueued: () => worker?.wake(), batchApplied: () => { lastBatchAt = performance.now(); } },
   };
   if (config.evalConcurrency > 0) {
@@ -93,6 +99,7 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
       await worker?.stop();
       server.closeAllConnections?.();
       await tokenizers.close();
+      await services.tableGrowth?.idle();
       await db.close();
     },
   };

@@ -1,6 +1,7 @@
 // Long-lived collaborators handed to every handler.
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { AllowList } from './domain/llm/egress.ts';
+import type { GrowthAnalyzer } from './store/planner-stats.ts';
 import type { EvaluationRulesCache } from './services/evaluation-rules-cache.ts';
 import type { ModelCatalog } from './services/model-catalog.ts';
 import type { TokenizerPool } from './workers/tokenizer-pool.ts';
@@ -16,5 +17,7 @@ export interface Services {
   /** the longest one LLM provider call may take (TALLY_LLM_TIMEOUT_MS) */
   llmTimeoutMs: number;
   /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
+  /** told the rows each committed ingestion batch wrote; analyses the tables as a new database fills (store/planner-stats.ts) */
+  tableGrowth?: GrowthAnalyzer;
   evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
 }

@@ -84,6 +84,7 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
       // senders' batches only: the judge's own records must not count as ingestion under way
       if (!events.some((e) => e.internal)) services.evaluation?.batchApplied();
       if (jobs > 0) services.evaluation?.jobsEnqueued();
+      services.tableGrowth?.written(events.length);
       break;
     } catch (e) {
       if (isLockTimeout(e)) {

@@ -8,6 +8,8 @@
 //   BENCH_EVENTS, BENCH_ROUNDS change the size
 //   BENCH_ALLOC_PROFILE=<file>   writes a sampling profile of every allocation in the measured rounds,
 //                                collected or not (a .heapprofile for Chrome's DevTools)
+//   BENCH_SQL=<statement>        run on the bench database once the server has migrated it (to try a
+//                                storage setting, say); BENCH_KEEP_DB=1 keeps the database afterwards
 // The machine's speed drifts by 10-20% between runs: compare versions in alternating runs.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -59,6 +61,7 @@ const url = ADMIN.replace(/\/[^/]*$/, `/${DB}`);
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-statements', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-statements' };
 const srv = await startServer(loadConfig({ ...process.env, ...keys, DATABASE_URL: url, PORT: '0', TALLY_EVAL_CONCURRENCY: '0' }), createLogger('error'), { host: '127.0.0.1' });
 try {
+  if (process.env.BENCH_SQL) psql(url, process.env.BENCH_SQL);
   const projectId = (await projectForPublicKey(srv.db.em(), keys.TALLY_INIT_PUBLIC_KEY))!;
   const validate = createEventValidator();
   const backends = () => psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`).split(',').filter(Boolean).map(Number);
@@ -96,5 +99,5 @@ try {
   }
 } finally {
   await srv.close();
-  psql(ADMIN, `drop database if exists ${DB}`);
+  if (!process.env.BENCH_KEEP_DB) psql(ADMIN, `drop database if exists ${DB}`);
 }

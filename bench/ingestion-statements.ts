@@ -11,7 +11,7 @@
 //   BENCH_SQL=<statement>        run on the bench database once the server has migrated it (to try a
 //                                storage setting, say); BENCH_KEEP_DB=1 keeps the database afterwards
 // The machine's speed drifts by 10-20% between runs: compare versions in alternating runs.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import { buildBatches, mulberry32 } from './ingestion.ts';
@@ -47,6 +47,19 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return r;
 } as typeof pg.Client.prototype.query;
 
+/** user+system CPU seconds of each thread of this process by name (several of one name summed), from /proc */
+const threadSeconds = () => {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    } catch { /* gone */ }
+  }
+  return out;
+};
+
 /** user+system CPU seconds of these processes, from /proc */
 const cpuSeconds = (pids: number[]) => pids.reduce((s, p) => {
   try {
@@ -73,7 +86,7 @@ try {
     if (round === 1) await inspector?.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
     const batches = buildBatches(N, tokenised, `s${round}x${Date.now().toString(36)}`, 0, mulberry32(42 + round), Date.now() - 86_400_000);
     const pids = backends();
-    const pg0 = cpuSeconds(pids), cpu0 = process.cpuUsage(), t0 = performance.now();
+    const pg0 = cpuSeconds(pids), threads0 = threadSeconds(), cpu0 = process.cpuUsage(), t0 = performance.now();
     for (const b of batches) {
       const events = (JSON.parse(b.body) as { batch: unknown[] }).batch.map((raw) => {
         const c = validate(raw);
@@ -83,8 +96,9 @@ try {
       await applyBatch(srv.db.em(), srv.services, projectId, events);
     }
     const cpu = process.cpuUsage(cpu0), ms = performance.now() - t0, pgCpu = cpuSeconds(pids) - pg0;
+    const byThread = [...threadSeconds()].map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
     if (round === 0) { timing.clear(); continue; }
-    console.log(`round ${round}: ${(ms / 1000).toFixed(2)} s  this process ${((cpu.user + cpu.system) / N).toFixed(1)} µs/event${tokenised ? ' (tokenizer worker included)' : ''}  PostgreSQL ${((1e6 * pgCpu) / N).toFixed(1)} µs/event`);
+    console.log(`round ${round}: ${(ms / 1000).toFixed(2)} s  this process ${((cpu.user + cpu.system) / N).toFixed(1)} µs/event${tokenised ? ' (tokenizer worker included)' : ''}  PostgreSQL ${((1e6 * pgCpu) / N).toFixed(1)} µs/event;  by thread: ${byThread.map(([k, v]) => `${k} ${((1e6 * v) / N).toFixed(0)}`).join(', ')} µs/event`);
   }
   if (inspector) {
     const { profile } = await inspector.post('HeapProfiler.stopSampling');

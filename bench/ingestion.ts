@@ -341,6 +341,13 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const ceilingEvents = availableParallelism() / (perEvent.server + perEvent.pg + perEvent.load);
     const ceilingRatio = (ceilingEvents * (tokTokens / tok.events)) / (inlineRate * tokenizerThreads);
     lines.push(`                   ceiling: ${availableParallelism()} cores fully busy would give ${num(Math.round(ceilingEvents))} events/s = ${(100 * ceilingRatio).toFixed(0)}% (CPU per tokenised event: server ${(1e6 * perEvent.server).toFixed(0)} µs, PostgreSQL ${(1e6 * perEvent.pg).toFixed(0)} µs, load generator ${(1e6 * perEvent.load).toFixed(0)} µs)`);
+    // the same with PostgreSQL and the load generator on cores of their own, as in a deployment
+    // with a separate database: the server's threads alone on these cores, where the tokenizer
+    // threads can use one core each at most (an estimate from the CPU measured, not a run)
+    const workerSeconds = threadsTok.filter(([k]) => k === 'WorkerThread').reduce((a, [, v]) => a + v, 0);
+    const aloneEvents = Math.min(availableParallelism() / perEvent.server, workerSeconds > 0 ? tokenizerThreads / (workerSeconds / tok.events) : Infinity);
+    const aloneRatio = (aloneEvents * (tokTokens / tok.events)) / (inlineRate * tokenizerThreads);
+    lines.push(`                   without PostgreSQL and the load generator on these cores (estimate from the same CPU figures): ${num(Math.round(aloneEvents))} events/s = ${(100 * aloneRatio).toFixed(0)}% (tokenizer worker ${(1e6 * workerSeconds / tok.events).toFixed(0)} µs per event)`);
     lines.push(`                   CPU in the tokenised phase by server thread: ${threadsTok.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}; PostgreSQL backends ${pgTok.toFixed(1)} s`);
     lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
     lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);

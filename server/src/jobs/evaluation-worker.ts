@@ -69,9 +69,13 @@ export class EvaluationWorker {
     this.schedule(0);
   }
 
-  /** jobs were committed: look now rather than at the next poll */
+  /**
+   * Jobs were committed: look now rather than at the next poll, unless ingestion is busy. Then
+   * the worker keeps to its poll interval, one job at a time: a wake per committed batch ran a
+   * judge call per batch, and an enabled rule at sampling 0.1 cost ingestion about 10%.
+   */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
+    if (!this.stopped && !this.opts.ingestionBusy?.()) this.schedule(0);
   }
 
   /** stops claiming, and resolves when the jobs in hand are settled */
@@ -101,7 +105,7 @@ export class EvaluationWorker {
           void this.run(job).finally(() => {
             this.running--;
             if (this.running === 0) for (const done of this.idle) done();
-            if (!this.opts.ingestionBusy?.()) this.wake();
+            this.wake();
           });
         }
       }

@@ -1,7 +1,7 @@
 // Evaluation jobs at rest (migration 13): enqueued by ingestion inside its transaction, claimed
 // by workers with FOR UPDATE SKIP LOCKED under a lease, finished only by the lease holder.
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { kysely, sql, toDate, type Db } from './sql.ts';
+import { kysely, prepared, sql, toDate, type Db } from './sql.ts';
 
 export type JobStatus = 'PENDING' | 'DELAYED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
 
@@ -40,11 +40,12 @@ export async function enqueueJobs(db: Db, projectId: string, jobs: NewJob[]): Pr
   if (!jobs.length) return;
   const sorted = [...jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const col = (f: keyof NewJob) => textArray(sorted.map((j) => j[f]));
-  await sql`insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
+  // prepared on PostgreSQL like the other statements of a batch (its text is the same for every batch)
+  await prepared('enqueue_evaluation_jobs', sql`insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
     select ${projectId}, u.* , 'PENDING' from unnest(${col('id')}, ${col('ruleId')}, ${col('assignmentId')}, ${col('evaluatorId')}, ${col('traceId')}, ${col('observationId')})
       as u(id, rule_id, assignment_id, evaluator_id, trace_id, observation_id)
     on conflict (project_id, id) do update set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null, first_attempt_at = null,
-      error = null, updated_at = now()`.execute(db);
+      error = null, updated_at = now()`).execute(db);
 }
 
 /** up to `limit` due jobs (PENDING or DELAYED and due, or RUNNING with an expired lease), now RUNNING under a lease until `leaseUntil` */

@@ -122,6 +122,28 @@ describe('evaluation rules on ingestion', () => {
     expect(await executions(s.ruleId)).toHaveLength(1);
   });
 
+  it('while ingestion is busy the judge keeps to its poll interval, one call at a time; the rest follows once ingestion pauses', async () => {
+    const name = unique('busy');
+    const s = await setup('projectA', { filterName: name });
+    gateway.reset();
+    gateway.answer = (_r, res) => json(res, 200, judgeReply('0.5'));
+    const marker = unique('busy-answer');
+    const mine = () => gateway.received.filter((r) => r.raw.includes(marker)).length;
+    // a committed batch every ~50 ms for about 1.5 s, each enqueuing one job
+    const started = Date.now();
+    let sent = 0;
+    while (Date.now() - started < 1_500) {
+      await ingestGeneration(name, `${marker}-${sent++}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const duringIngestion = mine();
+    expect(sent).toBeGreaterThanOrEqual(10);
+    // the poll interval is 500 ms: about three claims in 1.5 s, where a wake per batch ran one per batch
+    expect(duringIngestion).toBeLessThanOrEqual(5);
+    await until('every job judged', async () => (await evalScores(s.evaluatorName)).length >= sent, 30_000);
+    expect(mine()).toBe(sent);
+  });
+
   it('a rule on every observation never judges the judge\'s own generation', async () => {
     const s = await setup('projectB');
     gateway.reset();

@@ -1,5 +1,6 @@
 // The evaluator's pure core: prompt compilation, deterministic ids and sampling, the judge's
 // request and the reading of its answer, variable extraction and rule matching.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { executionTraceId, jobId, samplingValue, sampled, scoreId, uuidV5 } from '../../src/domain/evaluation/ids.ts';
 import { JUDGE_DEFAULT_PARAMS, judgeCall, readJudgeAnswer, type OutputDefinition } from '../../src/domain/evaluation/judge.ts';
@@ -29,6 +30,17 @@ describe('ids and sampling', () => {
     expect(executionTraceId(j)).toMatch(/^[0-9a-f]{32}$/);
     expect(scoreId(j, 'helpfulness', 0)).toBe(scoreId(j, 'helpfulness', 0));
     expect(scoreId(j, 'helpfulness', 1)).not.toBe(scoreId(j, 'helpfulness', 0));
+  });
+
+  it('ids and sample values never change between versions: stored jobs and scores are found again by them', () => {
+    // reference: SHA-256 of the UTF-8 text through createHash, as the first release computed them
+    const ref = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+    for (const id of ['obs-1', 'naïve-☃-日本', 'a'.repeat(300), '']) {
+      const h = ref(`langfuse:evaluation-sampling:v1\0${id}`);
+      expect(samplingValue(id)).toBe(((h.readUInt32BE(0) >>> 11) * 2 ** 32 + h.readUInt32BE(4)) / 2 ** 53);
+      expect(jobId('rule', 'assign', 'trace', id)).toBe(ref(JSON.stringify(['observation-eval', 'rule', 'assign', 'trace', id])).toString('hex').slice(0, 32));
+      expect(executionTraceId(id)).toBe(ref(id).toString('hex').slice(0, 32));
+    }
   });
 
   it('sampling is a stable value in [0,1) per observation, uniform enough that 10% samples ~10%', () => {

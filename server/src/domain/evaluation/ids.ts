@@ -1,9 +1,11 @@
 // The deterministic ids of an evaluation (evaluators contract §5.5, §5.6, §5.11): the same
 // observation gets the same sample value for every rule, the same job for the same rule and
 // assignment, and a re-run writes the same score ids, so nothing is ever duplicated.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
-const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest();
+// one-shot hash: ingestion samples every observation of a batch while a rule is enabled, and
+// createHash's object cost ~1 µs more per call (2.6 against 1.6 µs)
+const sha256 = (s: string) => hash('sha256', s, 'buffer');
 
 /** the first 53 bits of SHA-256("langfuse:evaluation-sampling:v1\0" + spanId), in [0, 1) */
 export function samplingValue(observationId: string): number {

@@ -16,8 +16,8 @@ export interface Services {
   egress: AllowList;
   /** the longest one LLM provider call may take (TALLY_LLM_TIMEOUT_MS) */
   llmTimeoutMs: number;
-  /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
   /** told the rows each committed ingestion batch wrote; analyses the tables as a new database fills (store/planner-stats.ts) */
   tableGrowth?: GrowthAnalyzer;
+  /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
   evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
 }

@@ -7,21 +7,14 @@ describe('analysing the ingestion tables as a new database fills', () => {
   it('runs once per threshold crossed, and not below the first', async () => {
     let runs = 0;
     const g = analyzeAsTablesGrow(async () => { runs++; }, () => {}, [1_000, 10_000]);
-    g.written(999);
-    await g.idle();
-    expect(runs).toBe(0);
-    g.written(1);
-    await g.idle();
-    expect(runs).toBe(1);
-    g.written(5_000);
-    await g.idle();
-    expect(runs).toBe(1);
-    g.written(5_000);
-    await g.idle();
-    expect(runs).toBe(2);
-    g.written(1_000_000);
-    await g.idle();
-    expect(runs).toBe(2); // past the last threshold autovacuum's schedule is enough
+    // rows written by a batch, and the runs expected once it settles
+    const steps: [number, number][] = [[999, 0], [1, 1], [5_000, 1], [5_000, 2],
+      [1_000_000, 2]]; // past the last threshold autovacuum's schedule is enough
+    for (const [rows, expected] of steps) {
+      g.written(rows);
+      await g.idle();
+      expect(runs).toBe(expected);
+    }
   });
 
   it('one batch crossing several thresholds runs it once', async () => {

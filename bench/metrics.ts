@@ -80,13 +80,20 @@ from (
 }
 
 
-/** the backfill of the migration that created observation_hourly, as written there */
-function rollupBackfillSql(): string {
-  const text = readFileSync(`${ROOT}server/src/db/migrations/Migration20261122000008ObservationHourly.ts`, 'utf8');
-  const m = /this\.addSql\(`(insert into observation_hourly[\s\S]*?)`\)/.exec(text);
-  if (!m) throw new Error('the backfill insert of Migration20261122000008ObservationHourly.ts was not found');
+/** the backfill of the migration that created a roll-up table, as written there */
+function rollupBackfillSql(migration: string, table: string): string {
+  const text = readFileSync(`${ROOT}server/src/db/migrations/${migration}.ts`, 'utf8');
+  const m = new RegExp(`this\\.addSql\\(\`(insert into ${table}[\\s\\S]*?)\`\\)`).exec(text);
+  if (!m) throw new Error(`the backfill insert of ${migration}.ts was not found`);
   return m[1]!;
 }
+
+/** rows where the daily roll-up differs from the hourly one summed per day */
+const DAILY_CHECK = `
+with h as (select project_id, date_trunc('day', hour, 'UTC') as d, type, name, environment, model, sum(count) as n, sum(total_cost) as c, sum(total_cost_count) as cc,
+             sum(latency_ms) as l, sum(input_usage) as i from observation_hourly group by 1, 2, 3, 4, 5, 6),
+     d as (select project_id, day, type, name, environment, model, count as n, total_cost as c, total_cost_count as cc, latency_ms as l, input_usage as i from observation_daily)
+select (select count(*) from (select * from h except all select * from d) x) + (select count(*) from (select * from d except all select * from h) y)`;
 
 /** per project, day and model, the roll-up's sums against the same sums straight from observations: rows that differ */
 const ROLLUP_CHECK = `
@@ -263,19 +270,23 @@ export async function run(): Promise<string[]> {
     psql(dbUrl, seedSql(OTHER_PROJECT, otherRows, end, 'b'));
     const seedMs = performance.now() - t;
     t = performance.now();
-    psql(dbUrl, 'truncate observation_hourly');
-    psql(dbUrl, rollupBackfillSql());
+    psql(dbUrl, 'truncate observation_hourly, observation_daily');
+    psql(dbUrl, rollupBackfillSql('Migration20261122000008ObservationHourly', 'observation_hourly'));
+    psql(dbUrl, rollupBackfillSql('Migration20261122000015ObservationDaily', 'observation_daily'));
     const rollupMs = performance.now() - t;
     t = performance.now();
     // what autovacuum does to a table after a bulk load (statistics, visibility map)
     psql(dbUrl, 'vacuum analyze observations');
     psql(dbUrl, 'vacuum analyze observation_hourly');
+    psql(dbUrl, 'vacuum analyze observation_daily');
     const vacuumMs = performance.now() - t;
     const rollupDiff = Number(psql(dbUrl, ROLLUP_CHECK));
     if (rollupDiff) throw new Error(`observation_hourly differs from a direct aggregate of observations in ${rollupDiff} (project, day, model) rows`);
+    const dailyDiff = Number(psql(dbUrl, DAILY_CHECK));
+    if (dailyDiff) throw new Error(`observation_daily differs from observation_hourly summed per day in ${dailyDiff} rows`);
     const sizes = psql(dbUrl, `select string_agg(relname || ' ' || pg_size_pretty(pg_relation_size(oid)), ', ' order by relname) from pg_class
-      where relname in ('observations', 'observation_hourly') or relname in (select indexname from pg_indexes where tablename in ('observations', 'observation_hourly'))`);
-    const counts = psql(dbUrl, `select (select count(*) from observations where project_id = '${projectId}') || ' ' || (select count(*) from observation_hourly where project_id = '${projectId}')`).split(' ').map(Number);
+      where relname in ('observations', 'observation_hourly', 'observation_daily') or relname in (select indexname from pg_indexes where tablename in ('observations', 'observation_hourly', 'observation_daily'))`);
+    const counts = psql(dbUrl, `select (select count(*) from observations where project_id = '${projectId}') || ' ' || (select count(*) from observation_hourly where project_id = '${projectId}') || ' ' || (select count(*) from observation_daily where project_id = '${projectId}')`).split(' ').map(Number);
     const shape = psql(dbUrl, `select count(distinct model) || ' models, ' || count(distinct name) || ' names, ' || count(distinct environment) || ' environments, ' ||
       count(distinct type) || ' types, ' || count(distinct user_id) || ' users, ' || round(100.0 * count(total_cost) / count(*)) || '% with a cost' from observations where project_id = '${projectId}'`);
 
@@ -286,7 +297,7 @@ export async function run(): Promise<string[]> {
     const to = new Date(now).toISOString();
 
     lines.push(`GET /api/public/v2/metrics, PostgreSQL, ${rows.toLocaleString('en-US')} observations of one project over 30 days (+${otherRows.toLocaleString('en-US')} of another project):`);
-    lines.push(`  data             ${shape}; observation_hourly holds ${counts[1]!.toLocaleString('en-US')} rows of the project (= the migration's backfill, checked against a direct aggregate)`);
+    lines.push(`  data             ${shape}; observation_hourly holds ${counts[1]!.toLocaleString('en-US')} rows of the project (= the migration's backfill, checked against a direct aggregate), observation_daily ${counts[2]!.toLocaleString('en-US')} (checked against the hourly rows)`);
     lines.push(`  seeding          ${(seedMs / 1000).toFixed(1)} s insert…select generate_series, roll-up ${(rollupMs / 1000).toFixed(1)} s, vacuum analyze ${(vacuumMs / 1000).toFixed(1)} s; sizes: ${sizes}`);
     lines.push(`  window           30 days: ${from30} .. ${to} (from rounded down to the day, to = now; covers every row of the project); 7 days: ${from7} .. ${to}`);
     lines.push(`  machine          ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} before timing (shared with other work)`);
@@ -351,7 +362,7 @@ export async function run(): Promise<string[]> {
       if (ok) met++;
       lines.push(`  ${c.name.padEnd(42)} Tally p50 ${fmt(tp).padStart(8)}  baseline p50 ${fmt(bp).padStart(8)}  ratio ${ratio.toFixed(2)}  (target ${c.target}: ${ok ? 'met' : 'MISSED'})`);
       const nulls = tallyAnswer.filter((r) => r.values.includes(null)).length;
-      lines.push(`  ${''.padEnd(42)} Tally's SQL alone p50 ${fmt(sp)}, ${[prepared.plan.rollup ? 'roll-up + edge hours from observations' : 'observations', ...(statements.length > 1 ? ['bins from observations'] : [])].join(', ')}; baseline: ${baseline.label}; ${tallyAnswer.length} rows equal${fillers ? ` (+${fillers} empty buckets filled)` : ''}${nulls ? `, ${nulls} of them with a null metric` : ''}`);
+      lines.push(`  ${''.padEnd(42)} Tally's SQL alone p50 ${fmt(sp)}, ${[prepared.plan.rollup ? (prepared.plan.rollup.days ? 'daily roll-up + hourly roll-up + edge hours from observations' : 'hourly roll-up + edge hours from observations') : 'observations', ...(statements.length > 1 ? ['bins from observations'] : [])].join(', ')}; baseline: ${baseline.label}; ${tallyAnswer.length} rows equal${fillers ? ` (+${fillers} empty buckets filled)` : ''}${nulls ? `, ${nulls} of them with a null metric` : ''}`);
 
       // EXPLAIN ANALYZE of Tally's statements
       for (const [i, s] of statements.entries()) {

@@ -1,4 +1,4 @@
-// Keeps observation_hourly (the metrics roll-up) in step with observations, in the very statement
+// Keeps observation_hourly and observation_daily (the metrics roll-ups) in step with observations, in the very statement
 // that writes them (store/observations.ts upsertObservations): a data-modifying CTE adds what the
 // written rows hold now, read from the upsert's RETURNING, and takes out what the stored rows
 // held before (read by the claim, locked since, sent as arrays). Reading the written rows back
@@ -41,22 +41,34 @@ const COLS = ROLLUP_SOURCE_COLUMNS.join(', ');
 export function rollupCte(projectId: string, before: ObservationRecord[]): RawBuilder<unknown> {
   const arrays = BEFORE.map((c) => sql`cast(${columnParam(before, c)} as ${sql.raw(ARRAY_TYPE[c.type]!)}[])`);
   const beforeValues = BEFORE.map((c) => (c.type === 'timestamptz' ? `${timestampFromMs(`b.${c.name}`)}` : `b.${c.name}`)).join(', ');
-  return sql`rollup as (
-    insert into observation_hourly as r (project_id, hour, type, name, environment, model, ${sql.raw(SUMS.join(', '))})
-    select cast(${projectId} as text), date_trunc('hour', start_time, 'UTC') as h, type, name, environment, model, sum(sign),
-      sum(sign * coalesce(latency, 0)), sum(case when latency is null then 0 else sign end),
-      sum(sign * input_usage), sum(sign * output_usage), sum(sign * total_usage),
-      sum(sign * coalesce(input_cost, 0)), sum(case when input_cost is null then 0 else sign end),
-      sum(sign * coalesce(output_cost, 0)), sum(case when output_cost is null then 0 else sign end),
-      sum(sign * coalesce(total_cost, 0)), sum(case when total_cost is null then 0 else sign end)
+  const sums = sql.raw(SUMS.join(', '));
+  const add = (table: string) => sql.raw(SUMS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '));
+  // the batch's change per hour and group, then written to the hourly roll-up and, summed per
+  // day, to the daily one
+  return sql`rollup_delta as materialized (
+    select date_trunc('hour', start_time, 'UTC') as h, type, name, environment, model, sum(sign) as count,
+      sum(sign * coalesce(latency, 0)) as latency_ms, sum(case when latency is null then 0 else sign end) as latency_count,
+      sum(sign * input_usage) as input_usage, sum(sign * output_usage) as output_usage, sum(sign * total_usage) as total_usage,
+      sum(sign * coalesce(input_cost, 0)) as input_cost, sum(case when input_cost is null then 0 else sign end) as input_cost_count,
+      sum(sign * coalesce(output_cost, 0)) as output_cost, sum(case when output_cost is null then 0 else sign end) as output_cost_count,
+      sum(sign * coalesce(total_cost, 0)) as total_cost, sum(case when total_cost is null then 0 else sign end) as total_cost_count
     from (
       select 1 as sign, ${sql.raw(COLS)} from written
       union all
       select -1, ${sql.raw(beforeValues)} from unnest(${sql.join(arrays)}) as b(${sql.raw(COLS)})
     ) s cross join lateral (select extract(epoch from end_time - start_time) * 1000 as latency) l
-    group by h, type, name, environment, model
+    group by h, type, name, environment, model),
+  rollup as (
+    insert into observation_hourly as r (project_id, hour, type, name, environment, model, ${sums})
+    select cast(${projectId} as text), h, type, name, environment, model, ${sums} from rollup_delta
     order by h, type, name, environment, model
-    on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set
-      ${sql.raw(SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '))}
+    on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set ${add('r')}
+    returning 1),
+  rollup_daily as (
+    insert into observation_daily as r (project_id, day, type, name, environment, model, ${sums})
+    select cast(${projectId} as text), date_trunc('day', h, 'UTC') as d, type, name, environment, model, ${sql.raw(SUMS.map((c) => `sum(${c})`).join(', '))}
+    from rollup_delta group by d, type, name, environment, model
+    order by d, type, name, environment, model
+    on conflict (project_id, day, type, md5(name), md5(environment), md5(model)) do update set ${add('r')}
     returning 1)`;
 }

@@ -68,7 +68,7 @@ afterAll(async () => { await t?.server.close(); });
 async function run(input: MetricsQueryInput, useRollup = true, version: 'v1' | 'v2' = 'v2') {
   const { plan, compiled } = prepareMetrics(input, t.projectA.projectId, { version, useRollup });
   const { rows, histograms } = await executeMetrics(kysely(t.server.db.em()), compiled);
-  return { rows: shape(plan, rows, histograms), rollup: plan.rollup !== null };
+  return { rows: shape(plan, rows, histograms), rollup: plan.rollup !== null, daily: plan.rollup?.days != null };
 }
 
 const inWindow = () => [...sent.values()].filter((o) => o.start >= Date.parse(FROM) && o.start <= Date.parse(TO));
@@ -87,14 +87,33 @@ describe('metrics on a database', () => {
   }
 
   it(`gives the same rows from the roll-up as from the base table (${queries.length} queries)`, async () => {
-    let servedByRollup = 0;
+    let servedByRollup = 0, servedByDaily = 0;
     for (const q of queries) {
       const [viaRollup, viaBase] = [await run(q, true), await run(q, false)];
       expect(viaBase.rollup).toBe(false);
       if (viaRollup.rollup) servedByRollup++;
+      if (viaRollup.daily) servedByDaily++;
       expect(viaRollup.rows, JSON.stringify(q)).toEqual(viaBase.rows);
     }
     expect(servedByRollup).toBe(queries.length);
+    // the buckets of whole days (none, day, week, month, and auto, which picks days over the first
+    // two windows and hours over the third's 48 hours), in each window holding a whole day
+    expect(servedByDaily).toBe(4 * (5 + 5 + 4));
+  });
+
+  it('keeps the daily roll-up equal to the hourly one summed per day, through updates that move observations', async () => {
+    const { sql } = await import('../../src/store/sql.ts');
+    const db = kysely(t.server.db.em());
+    const sums = 'sum(count), sum(latency_ms), sum(latency_count), sum(input_usage), sum(output_usage), sum(total_usage), sum(input_cost), sum(input_cost_count), sum(output_cost), sum(output_cost_count), sum(total_cost), sum(total_cost_count)';
+    const { rows } = await sql<{ n: string }>`select count(*) as n from (
+      (select date_trunc('day', hour, 'UTC') as day, type, name, environment, model, ${sql.raw(sums)} from observation_hourly where project_id = ${t.projectA.projectId} group by 1, 2, 3, 4, 5
+       except select day, type, name, environment, model, ${sql.raw(sums)} from observation_daily where project_id = ${t.projectA.projectId} group by 1, 2, 3, 4, 5)
+      union all
+      (select day, type, name, environment, model, ${sql.raw(sums)} from observation_daily where project_id = ${t.projectA.projectId} group by 1, 2, 3, 4, 5
+       except select date_trunc('day', hour, 'UTC'), type, name, environment, model, ${sql.raw(sums)} from observation_hourly where project_id = ${t.projectA.projectId} group by 1, 2, 3, 4, 5)) d`.execute(db);
+    expect(Number(rows[0]!.n)).toBe(0);
+    const days = await sql<{ n: string }>`select count(*) as n from observation_daily where project_id = ${t.projectA.projectId}`.execute(db);
+    expect(Number(days.rows[0]!.n)).toBeGreaterThan(10);
   });
 
   it('sums cost exactly and counts tokens as integers', async () => {

@@ -14,6 +14,7 @@ import { Migration20261122000011Scores } from './Migration20261122000011Scores.t
 import { Migration20261122000012Evaluators } from './Migration20261122000012Evaluators.ts';
 import { Migration20261122000013EvaluationJobs } from './Migration20261122000013EvaluationJobs.ts';
 import { Migration20261122000014Lz4Payloads } from './Migration20261122000014Lz4Payloads.ts';
+import { Migration20261122000015ObservationDaily } from './Migration20261122000015ObservationDaily.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -30,4 +31,5 @@ export const migrationsList = [
   { name: 'Migration20261122000012Evaluators', class: Migration20261122000012Evaluators },
   { name: 'Migration20261122000013EvaluationJobs', class: Migration20261122000013EvaluationJobs },
   { name: 'Migration20261122000014Lz4Payloads', class: Migration20261122000014Lz4Payloads },
+  { name: 'Migration20261122000015ObservationDaily', class: Migration20261122000015ObservationDaily },
 ];

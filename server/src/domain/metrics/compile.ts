@@ -6,7 +6,8 @@
 //   select o.model as d0, date_bin('1 day', o.start_time, timestamptz '0001-01-01 00:00:00+00') as t, sum(o.total_cost) as m0
 //   from observations o where o.project_id = $1 and o.start_time >= $2 and o.start_time <= $3
 //   group by 1, 2 order by t asc, d0 asc limit $4
-// Roll-up, the same query: whole hours from observation_hourly, edge hours from observations
+// Roll-up, the same query: whole days from observation_daily (day, week and month buckets, or
+// none), the other whole hours from observation_hourly, edge hours from observations
 //   with parts as (select r.model as d0, …, sum(r.total_cost) as s0, sum(r.total_cost_count) as c0
 //                  from observation_hourly r where … and r.hour >= $A and r.hour < $B group by 1, 2
 //                  union all
@@ -127,15 +128,23 @@ function compileRollup(plan: Plan, projectId: string): Sql {
   const width = dimensions.length + (plan.bucket ? 1 : 0);
   const metrics = plan.scalars.length ? plan.scalars : null;
 
-  // whole hours from the roll-up
-  const rCols = dimensions.map((d, i) => sql`${raw(rollupDimension(plan, d.field))} as ${raw(`d${i}`)}`);
-  if (plan.bucket) rCols.push(sql`${bucketExpr(plan.bucket, raw('r.hour'))} as t`);
-  const rSums = metrics
-    ? metrics.flatMap((m, i) => [sql`sum(${raw(`r.${m.measure.rollup!.sum}`)}) as ${raw(`s${i}`)}`, sql`sum(${raw(`r.${m.measure.rollup!.count}`)}) as ${raw(`c${i}`)}`])
-    : [sql`sum(r.count) as s0`, sql`sum(r.count) as c0`];
-  const rWhere = and([sql`r.project_id = ${projectId}`, sql`r.hour >= ${a}`, sql`r.hour < ${b}`,
-    ...filters.map((f) => filterCondition(f, raw(rollupDimension(plan, f.target))))]);
-  const rollupPart = sql`select ${list([...rCols, ...rSums, sql`sum(r.count) as n`])} from observation_hourly r where ${rWhere}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
+  // whole hours from the roll-ups: whole days from the daily one where the plan says so, the
+  // other whole hours from the hourly one
+  const groupBy = width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``;
+  const rollupPart = (table: string, time: string, range: Sql) => {
+    const rCols = dimensions.map((d, i) => sql`${raw(rollupDimension(plan, d.field))} as ${raw(`d${i}`)}`);
+    if (plan.bucket) rCols.push(sql`${bucketExpr(plan.bucket, raw(`r.${time}`))} as t`);
+    const rSums = metrics
+      ? metrics.flatMap((m, i) => [sql`sum(${raw(`r.${m.measure.rollup!.sum}`)}) as ${raw(`s${i}`)}`, sql`sum(${raw(`r.${m.measure.rollup!.count}`)}) as ${raw(`c${i}`)}`])
+      : [sql`sum(r.count) as s0`, sql`sum(r.count) as c0`];
+    const rWhere = and([sql`r.project_id = ${projectId}`, range, ...filters.map((f) => filterCondition(f, raw(rollupDimension(plan, f.target))))]);
+    return sql`select ${list([...rCols, ...rSums, sql`sum(r.count) as n`])} from ${raw(table)} r where ${rWhere}${groupBy}`;
+  };
+  const days = plan.rollup!.days;
+  const rollupParts = days
+    ? sql`${rollupPart('observation_daily', 'day', sql`r.day >= ${days.from} and r.day < ${days.to}`)}
+      union all ${rollupPart('observation_hourly', 'hour', sql`(r.hour >= ${a} and r.hour < ${days.from} or r.hour >= ${days.to} and r.hour < ${b})`)}`
+    : rollupPart('observation_hourly', 'hour', sql`r.hour >= ${a} and r.hour < ${b}`);
 
   // the partial hours at the window's edges from the base table
   const time = raw(view.timeSql);
@@ -144,7 +153,7 @@ function compileRollup(plan: Plan, projectId: string): Sql {
     ? metrics.flatMap((m, i) => [sql`sum(${raw(m.measure.sql)}) as ${raw(`s${i}`)}`, sql`count(${raw(m.measure.sql)}) as ${raw(`c${i}`)}`])
     : [sql`count(*) as s0`, sql`count(*) as c0`];
   const edges = sql`(${time} >= ${from} and ${time} < ${a} or ${time} >= ${b} and ${time} <= ${to})`;
-  const basePart = sql`select ${list([...bCols, ...bSums, sql`count(*) as n`])} from ${fromClause(plan)} where ${and([...baseConditions(plan, projectId), edges])}${width ? sql` group by ${list(Array.from({ length: width }, (_, i) => raw(String(i + 1))))}` : sql``}`;
+  const basePart = sql`select ${list([...bCols, ...bSums, sql`count(*) as n`])} from ${fromClause(plan)} where ${and([...baseConditions(plan, projectId), edges])}${groupBy}`;
 
   const keys = [...dimensions.map((_, i) => raw(`d${i}`)), ...(plan.bucket ? [raw('t')] : [])];
   const outMetrics = metrics
@@ -158,7 +167,7 @@ function compileRollup(plan: Plan, projectId: string): Sql {
   // a roll-up row whose observations all moved elsewhere holds zeros: no group, as in the base
   // table (without grouping, one row of aggregates over nothing, as there)
   const having = width ? sql` having sum(n) > 0` : undefined;
-  return sql`with parts as (${rollupPart} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, having)}`;
+  return sql`with parts as (${rollupParts} union all ${basePart}) select ${list([...keys, ...outMetrics])} from parts${groupAndOrder(plan, width, having)}`;
 }
 
 /** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */

@@ -1,7 +1,8 @@
 // Stage 2: decisions about a parsed query that do not depend on SQL. The concrete time
 // granularity, the order (explicit or default), whether empty buckets are filled, and the
-// source: the hourly roll-up for the whole hours of the window (plus the base table for the
-// partial hours at its edges), or the base table alone.
+// source: the roll-ups for the whole hours of the window (the daily one for its whole UTC days
+// when the buckets are days or longer, the hourly one for the other whole hours) plus the base
+// table for the partial hours at its edges, or the base table alone.
 import type { Granularity, ParsedMetric, ParsedQuery } from './parse.ts';
 import { TIME_ALIAS } from './parse.ts';
 
@@ -19,14 +20,20 @@ export interface Plan {
   order: OrderTerm[];
   /** fill empty time buckets (a time series without explicit orderBy) */
   fill: boolean;
-  /** whole hours [from, to) read from the roll-up; null: the base table only */
-  rollup: { from: Date; to: Date } | null;
+  /**
+   * whole hours [from, to) read from the roll-ups; of them, the whole UTC days [days.from,
+   * days.to) from the daily one. null: the base table only
+   */
+  rollup: { from: Date; to: Date; days: { from: Date; to: Date } | null } | null;
   /** metrics of the main query; histograms are computed by queries of their own */
   scalars: ParsedMetric[];
   histograms: ParsedMetric[];
 }
 
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
+/** buckets made of whole UTC days (week buckets start on a Monday, month buckets on the 1st) */
+const DAY_BUCKETS = new Set<Bucket | null>([null, 'day', 'week', 'month']);
 const ROLLUP_AGGREGATIONS = new Set(['sum', 'count', 'avg']);
 const ROLLUP_FILTER_TYPES = new Set(['string', 'stringOptions', 'null']);
 
@@ -65,7 +72,10 @@ export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRo
     // whole hours inside [from, to]: `to` is inclusive, so its own hour is whole only if it ends at to
     const from = new Date(Math.ceil(q.from.getTime() / HOUR) * HOUR);
     const to = new Date(Math.floor((q.to.getTime() + 1) / HOUR) * HOUR);
-    if (from < to) rollup = { from, to };
+    if (from < to) {
+      const dayFrom = new Date(Math.ceil(from.getTime() / DAY) * DAY), dayTo = new Date(Math.floor(to.getTime() / DAY) * DAY);
+      rollup = { from, to, days: DAY_BUCKETS.has(bucket) && dayFrom < dayTo ? { from: dayFrom, to: dayTo } : null };
+    }
   }
   return {
     query: q, bucket, scalars, histograms, rollup,

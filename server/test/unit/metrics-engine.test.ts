@@ -86,10 +86,17 @@ describe('plan', () => {
   it('reads the roll-up for whole hours only when every part of the query is additive over roll-up keys', () => {
     const plan = (over: Partial<MetricsQueryInput>) => planQuery(parseQuery(q(over), { version: 'v2' }));
     const cost: MetricsQueryInput['metrics'] = [{ measure: 'totalCost', aggregation: 'sum' }];
+    const month = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') };
     expect(plan({ dimensions: [{ field: 'providedModelName' }], metrics: cost, timeDimension: { granularity: 'day' } }).rollup)
-      .toEqual({ from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') });
+      .toEqual({ ...month, days: month });
     expect(plan({ metrics: cost, fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-01T05:59:59.999Z' }).rollup)
-      .toEqual({ from: new Date('2026-01-01T01:00:00Z'), to: new Date('2026-01-01T06:00:00Z') });
+      .toEqual({ from: new Date('2026-01-01T01:00:00Z'), to: new Date('2026-01-01T06:00:00Z'), days: null });
+    // whole UTC days from the daily roll-up only for buckets made of whole days
+    const partial = { fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-04T12:00:00Z' };
+    expect(plan({ metrics: cost, ...partial, timeDimension: { granularity: 'week' } }).rollup)
+      .toEqual({ from: new Date('2026-01-01T01:00:00Z'), to: new Date('2026-01-04T12:00:00Z'), days: { from: new Date('2026-01-02T00:00:00Z'), to: new Date('2026-01-04T00:00:00Z') } });
+    expect(plan({ metrics: cost, ...partial, timeDimension: { granularity: 'hour' } }).rollup?.days).toBeNull();
+    expect(plan({ metrics: cost, fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-02T23:00:00Z' }).rollup?.days).toBeNull();
     const cases: Partial<MetricsQueryInput>[] = [
       { metrics: [{ measure: 'latency', aggregation: 'p95' }] },
       { metrics: [{ measure: 'totalCost', aggregation: 'max' }] },
@@ -113,12 +120,18 @@ describe('compile', () => {
     expect(c.parameters).toContain(evil);
   });
 
-  it('compiles daily cost by model to one grouped scan, or to the roll-up plus the edge hours', () => {
+  it('compiles daily cost by model to one grouped scan, or to the daily and hourly roll-ups plus the edge hours', () => {
     const input = q({ dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }], timeDimension: { granularity: 'day' } });
     expect(text(input, false).sql).toBe(
       `select o.model as d0, date_bin('1 day', o.start_time, timestamptz '0001-01-01 00:00:00+00') as t, sum(o.total_cost) as m0 from observations o where o.project_id = $1 and o.start_time >= $2 and o.start_time <= $3 group by 1, 2 order by t asc, d0 asc limit $4`);
     const rollup = text(input).sql;
-    expect(rollup).toMatch(/^with parts as \(select r\.model as d0, date_bin\('1 day', r\.hour, timestamptz '0001-01-01 00:00:00\+00'\) as t, sum\(r\.total_cost\) as s0, sum\(r\.total_cost_count\) as c0, sum\(r\.count\) as n from observation_hourly r/);
+    expect(rollup).toMatch(/^with parts as \(select r\.model as d0, date_bin\('1 day', r\.day, timestamptz '0001-01-01 00:00:00\+00'\) as t, sum\(r\.total_cost\) as s0, sum\(r\.total_cost_count\) as c0, sum\(r\.count\) as n from observation_daily r/);
+    // the window is whole days: nothing left for the hourly roll-up
+    expect(rollup).not.toContain('observation_hourly');
+    const partial = text({ ...input, fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-04T12:00:00Z' }).sql;
+    expect(partial).toContain('from observation_daily r where r.project_id = $1 and r.day >= $2 and r.day < $3');
+    expect(partial).toContain('union all select r.model as d0, date_bin(\'1 day\', r.hour, timestamptz \'0001-01-01 00:00:00+00\') as t');
+    expect(partial).toMatch(/from observation_hourly r where r\.project_id = \$\d+ and \(r\.hour >= \$\d+ and r\.hour < \$\d+ or r\.hour >= \$\d+ and r\.hour < \$\d+\)/);
     expect(rollup).toContain('union all select o.model as d0');
     expect(rollup).toMatch(/select d0, t, case when sum\(c0\) = 0 then null else sum\(s0\) end as m0 from parts group by 1, 2 having sum\(n\) > 0 order by t asc, d0 asc limit \$\d+$/);
   });

@@ -141,10 +141,11 @@ function compileRollup(plan: Plan, projectId: string): Sql {
     return sql`select ${list([...rCols, ...rSums, sql`sum(r.count) as n`])} from ${raw(table)} r where ${rWhere}${groupBy}`;
   };
   const days = plan.rollup!.days;
-  const rollupParts = days
-    ? sql`${rollupPart('observation_daily', 'day', sql`r.day >= ${days.from} and r.day < ${days.to}`)}
-      union all ${rollupPart('observation_hourly', 'hour', sql`(r.hour >= ${a} and r.hour < ${days.from} or r.hour >= ${days.to} and r.hour < ${b})`)}`
-    : rollupPart('observation_hourly', 'hour', sql`r.hour >= ${a} and r.hour < ${b}`);
+  const hourRanges = days ? [[a, days.from], [days.to, b]].filter(([x, y]) => x! < y!) : [[a, b]];
+  const rollupParts = sql.join([
+    ...(days ? [rollupPart('observation_daily', 'day', sql`r.day >= ${days.from} and r.day < ${days.to}`)] : []),
+    ...(hourRanges.length ? [rollupPart('observation_hourly', 'hour', sql`(${sql.join(hourRanges.map(([x, y]) => sql`r.hour >= ${x} and r.hour < ${y}`), sql` or `)})`)] : []),
+  ], sql` union all `);
 
   // the partial hours at the window's edges from the base table
   const time = raw(view.timeSql);

@@ -1,5 +1,5 @@
-// Keeps observation_hourly and observation_daily (the metrics roll-ups) in step with observations, in the very statement
-// that writes them (store/observations.ts upsertObservations): a data-modifying CTE adds what the
+// Keeps observation_hourly and observation_daily (the metrics roll-ups) in step with
+// observations, in the very statement that writes them (store/observations.ts upsertObservations): a data-modifying CTE adds what the
 // written rows hold now, read from the upsert's RETURNING, and takes out what the stored rows
 // held before (read by the claim, locked since, sent as arrays). Reading the written rows back
 // means the roll-up sums exactly the numbers stored, and costs no second round trip or second
@@ -35,14 +35,15 @@ const ARRAY_TYPE = { timestamptz: 'bigint', text: 'text', numeric: 'numeric' } a
 const COLS = ROLLUP_SOURCE_COLUMNS.join(', ');
 
 /**
- * CTE `rollup` (to follow `written` in the same WITH): `before` are the stored rows the batch
+ * CTEs `rollup_delta`, `rollup` and `rollup_daily` (to follow `written` in the same WITH; both
+ * inserts lock their keys in one order, hourly before daily): `before` are the stored rows the batch
  * replaces. Each statement text is fixed whatever the batch holds (a prepared statement).
  */
 export function rollupCte(projectId: string, before: ObservationRecord[]): RawBuilder<unknown> {
   const arrays = BEFORE.map((c) => sql`cast(${columnParam(before, c)} as ${sql.raw(ARRAY_TYPE[c.type]!)}[])`);
   const beforeValues = BEFORE.map((c) => (c.type === 'timestamptz' ? `${timestampFromMs(`b.${c.name}`)}` : `b.${c.name}`)).join(', ');
   const sums = sql.raw(SUMS.join(', '));
-  const add = (table: string) => sql.raw(SUMS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '));
+  const add = sql.raw(SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '));
   // the batch's change per hour and group, then written to the hourly roll-up and, summed per
   // day, to the daily one
   return sql`rollup_delta as materialized (
@@ -62,13 +63,13 @@ export function rollupCte(projectId: string, before: ObservationRecord[]): RawBu
     insert into observation_hourly as r (project_id, hour, type, name, environment, model, ${sums})
     select cast(${projectId} as text), h, type, name, environment, model, ${sums} from rollup_delta
     order by h, type, name, environment, model
-    on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set ${add('r')}
+    on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set ${add}
     returning 1),
   rollup_daily as (
     insert into observation_daily as r (project_id, day, type, name, environment, model, ${sums})
     select cast(${projectId} as text), date_trunc('day', h, 'UTC') as d, type, name, environment, model, ${sql.raw(SUMS.map((c) => `sum(${c})`).join(', '))}
     from rollup_delta group by d, type, name, environment, model
     order by d, type, name, environment, model
-    on conflict (project_id, day, type, md5(name), md5(environment), md5(model)) do update set ${add('r')}
+    on conflict (project_id, day, type, md5(name), md5(environment), md5(model)) do update set ${add}
     returning 1)`;
 }

@@ -1,11 +1,14 @@
 // Configuration from the environment, validated once at start: a bad value stops the
 // process with a message naming the variable instead of failing later mid-request.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { AllowListError, parseAllowList, type AllowList } from './domain/llm/egress.ts';
 
 export interface Config {
   port: number;
+  /** TALLY_HOST: the address the HTTP server binds (0.0.0.0: every IPv4 interface, :: every interface) */
+  host: string;
   databaseUrl: string | null;
   dataDir: string;
   encryptionKey: Buffer | null;
@@ -51,6 +54,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be an integer 0..65535, got "${env.PORT}"`);
+
+  const host = (env.TALLY_HOST ?? '').trim() || '0.0.0.0';
+  // an address, or a name the resolver turns into one (localhost); no scheme, port or brackets
+  if (!isIP(host) && !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i.test(host)) problems.push(`TALLY_HOST must be an IP address or a host name (0.0.0.0, ::, 127.0.0.1, localhost), got "${env.TALLY_HOST}"`);
 
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -115,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
+    host,
     databaseUrl,
     dataDir: resolve(env.TALLY_DATA_DIR || './.data'),
     encryptionKey,

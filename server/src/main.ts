@@ -2,7 +2,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { startServer } from './server.ts';
+import { ListenError, startServer } from './server.ts';
+import { DatabaseInUseError } from './db/embedded-lock.ts';
 
 let config;
 try {
@@ -21,8 +22,17 @@ try {
 if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 const log = createLogger(config.logLevel);
 const started = Date.now();
-const server = await startServer(config, log);
-log.info({ url: server.url, database: server.db.kind, dataDir: server.db.kind === 'pglite' ? config.dataDir : undefined, ms: Date.now() - started }, 'Tally is listening');
+let server;
+try {
+  server = await startServer(config, log);
+} catch (e) {
+  if (e instanceof ListenError || e instanceof DatabaseInUseError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+}
+log.info({ listening: server.address, url: server.url, database: server.db.kind, dataDir: server.db.kind === 'pglite' ? config.dataDir : undefined, ms: Date.now() - started }, 'Tally is listening');
 if (server.createdKeys) {
   // printed once, to the terminal only: the secret is not stored in plain text anywhere
   console.log(

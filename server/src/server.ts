@@ -28,7 +28,10 @@ const INGESTION_QUIET_MS = 300;
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 export interface RunningServer {
+  /** where a client on this machine reaches it */
   url: string;
+  /** the address and port actually bound, e.g. 0.0.0.0:3000 (every IPv4 interface) */
+  address: string;
   db: Database;
   services: Services;
   /** keys of a project created on this start (empty database, no TALLY_INIT_*) */
@@ -56,15 +59,45 @@ export async function listen(app: RequestListener, port: number, host: string, r
       : path && isUnstablePath(path) ? toUnstableBody(status, { message }) : { message, error: 'InvalidRequestError' });
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
-  await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL' ? new ListenError(err.code, host, port) : err));
+    server.listen(port, host, () => resolve());
+  });
   return server;
+}
+
+/** the listener could not bind: one line for the operator, naming the address and port */
+export class ListenError extends Error {
+  readonly code: string;
+  constructor(code: string, host: string, port: number) {
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    super(code === 'EADDRINUSE' ? `Cannot listen on ${where}: the port is already in use (another Tally, or set PORT to a free port)`
+      : code === 'EACCES' ? `Cannot listen on ${where}: permission denied (ports below 1024 need privileges; set PORT)`
+      : `Cannot listen on ${where}: the address is not one of this machine's (set TALLY_HOST)`);
+    this.code = code;
+  }
+}
+
+/** where a local client reaches a server bound to `address` (the wildcard addresses by loopback) */
+export function localUrl(address: string, port: number): string {
+  const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '[::1]' : address.includes(':') ? `[${address}]` : address;
+  return `http://${host}:${port}`;
 }
 
 export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
   const keyring = resolveKeyring(config, log);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
-  await loadManagedModels(db.em(), log);
-  const createdKeys = await ensureInitialProject(db.em(), config, log);
+  const onWaitForLock = () => log.info('another instance is starting on this database: waiting for its migrations');
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, onWaitForLock });
+  let createdKeys: KeyPair | null;
+  try {
+    createdKeys = await db.exclusively(async () => {
+      await loadManagedModels(db.em(), log);
+      return ensureInitialProject(db.em(), config, log);
+    });
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   let worker: EvaluationWorker | null = null;
@@ -84,12 +117,22 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
     });
   }
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
-  const server = await listen(app, config.port, opts.host ?? '0.0.0.0', config.requestTimeoutSeconds, ingestionStylePaths());
-  const { port } = server.address() as AddressInfo;
+  let server: Server;
+  try {
+    server = await listen(app, config.port, opts.host ?? config.host, config.requestTimeoutSeconds, ingestionStylePaths());
+  } catch (e) {
+    // nothing started may outlive a failed start: the worker threads and the database's lock
+    await tokenizers.close();
+    await services.tableGrowth?.idle();
+    await db.close();
+    throw e;
+  }
+  const { port, address } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   worker?.start();
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: localUrl(address, port),
+    address: `${address.includes(':') ? `[${address}]` : address}:${port}`,
     db,
     services,
     createdKeys,

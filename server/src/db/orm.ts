@@ -7,9 +7,14 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
 import { namePreparedStatements } from './prepared.ts';
+import { lockDataDir } from './embedded-lock.ts';
+import { withStartupLock } from './startup-lock.ts';
+import { kysely } from '../store/sql.ts';
 
 export interface Database {
   orm: MikroORM;
+  /** runs start-up work once across instances starting together (db/startup-lock.ts) */
+  exclusively<T>(fn: () => Promise<T>): Promise<T>;
   /** a fresh entity manager for one unit of work */
   em(): SqlEntityManager;
   kind: 'postgresql' | 'pglite';
@@ -25,6 +30,8 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
   /** PGlite only: its shared_buffers in MB (PostgreSQL's default is 128) */
   pgliteSharedBuffersMb?: number;
+  /** told when another instance holds the start-up lock and this one waits */
+  onWaitForLock?: () => void;
 }
 
 // PGlite's own start parameters (@electric-sql/pglite's defaultStartParams, which a custom list
@@ -44,6 +51,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   };
   let orm: MikroORM;
   let kind: Database['kind'];
+  let releaseDir: (() => void) | undefined;
   if (opts.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
     orm = await MikroORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 },
@@ -51,18 +59,41 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     kind = 'postgresql';
   } else {
     const { MikroORM } = await import('@mikro-orm/pglite');
-    if (opts.dataDir !== 'memory://') mkdirSync(opts.dataDir, { recursive: true });
+    if (opts.dataDir !== 'memory://') {
+      mkdirSync(opts.dataDir, { recursive: true });
+      releaseDir = lockDataDir(opts.dataDir);
+    }
     // the WASM heap never shrinks, so every buffer page PostgreSQL ever touches stays resident:
     // shared_buffers is the largest setting behind the embedded server's RSS
     const startParams = [...PGLITE_START_PARAMS, '-c', `shared_buffers=${opts.pgliteSharedBuffersMb ?? 128}MB`];
-    orm = await MikroORM.init({ ...common, dbName: opts.dataDir, driverOptions: { startParams } });
+    try {
+      orm = await MikroORM.init({ ...common, dbName: opts.dataDir, driverOptions: { startParams } });
+    } catch (e) {
+      releaseDir?.();
+      throw e;
+    }
     kind = 'pglite';
   }
-  await orm.migrator.up();
+  const em = () => orm.em.fork() as SqlEntityManager;
+  // PGlite: one process (the lock file), one connection: nothing to coordinate
+  const exclusively = kind === 'postgresql'
+    ? <T>(fn: () => Promise<T>) => withStartupLock(kysely(em()), opts.onWaitForLock ?? (() => {}), fn)
+    : <T>(fn: () => Promise<T>) => fn();
+  try {
+    await exclusively(() => orm.migrator.up());
+  } catch (e) {
+    await orm.close(true);
+    releaseDir?.();
+    throw e;
+  }
   return {
     orm,
     kind,
-    em: () => orm.em.fork() as SqlEntityManager,
-    close: () => orm.close(true),
+    exclusively,
+    em,
+    close: async () => {
+      await orm.close(true);
+      releaseDir?.();
+    },
   };
 }

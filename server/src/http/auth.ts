@@ -15,10 +15,16 @@ export const MISMATCHED_PUBLIC_KEY = "Invalid credentials: the public key does n
 
 /** Basic credentials split at the first colon (RFC 7617): the password may itself hold colons. */
 export function parseBasic(header: string): { publicKey: string; secretKey: string } | null {
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const decoded = Buffer.from(header.slice(header.indexOf(' ') + 1).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1) return null;
   return { publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) };
+}
+
+/** the scheme in lower case: HTTP auth schemes are case-insensitive (RFC 9110 11.1), `basic …` is Basic */
+export function authScheme(header: string): string {
+  const space = header.indexOf(' ');
+  return (space < 0 ? header : header.slice(0, space)).toLowerCase();
 }
 
 /**
@@ -27,10 +33,11 @@ export function parseBasic(header: string): { publicKey: string; secretKey: stri
  */
 export async function authenticate(header: string | undefined, em: SqlEntityManager, log: Logger, opts: { bearerPublicKey?: boolean } = {}): Promise<string> {
   if (!header) throw unauthorized('No authorization header');
-  if (!header.startsWith('Basic ')) {
-    if (header.startsWith('Bearer ')) {
+  const scheme = authScheme(header);
+  if (scheme !== 'basic') {
+    if (scheme === 'bearer') {
       if (!opts.bearerPublicKey) throw new AuthzError();
-      const projectId = await projectForPublicKey(em, header.slice(7).trim());
+      const projectId = await projectForPublicKey(em, header.slice(header.indexOf(' ') + 1).trim());
       if (!projectId) throw unauthorized("Invalid public key. Confirm that you've configured the correct host.");
       return projectId;
     }

@@ -40,6 +40,15 @@ describe('Basic credentials are checked as a pair', () => {
     expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: header(b.publicKey, b.secretKey) } })).status).toBe(200);
   });
 
+  it('reads the scheme case-insensitively (RFC 9110): basic, BASIC, bearer', async () => {
+    const token = Buffer.from(`${a.publicKey}:${a.secretKey}`).toString('base64');
+    for (const auth of [`basic ${token}`, `BASIC ${token}`, `bAsIc ${token}`]) {
+      expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: auth } })).status, auth.slice(0, 6)).toBe(200);
+    }
+    // a Bearer public key still only authorises score creation: 403, not 401, whatever the case
+    expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: `bearer ${a.publicKey}` } })).status).toBe(403);
+  });
+
   it('refuses an empty username or password as undecodable', async () => {
     for (const auth of [header('', a.secretKey), header(a.publicKey, ''), 'Basic ' + Buffer.from(a.publicKey).toString('base64')]) {
       const res = await raw('/api/public/models', { project: null, headers: { authorization: auth } });

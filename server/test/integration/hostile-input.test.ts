@@ -250,7 +250,11 @@ describe('egress policy on connection base URLs', () => {
   it('refuses loopback, private, link-local, unique-local and metadata addresses in every form', async () => {
     for (const [url, why] of [['http://127.0.0.1:8080/v1', 'loopback'], ['http://2130706433/', 'loopback'], ['http://0177.0.0.1/', 'loopback'], ['http://[::1]/', 'loopback'],
       ['http://[::ffff:127.0.0.1]/', 'loopback'], ['http://localhost:11434/v1', 'loopback'], ['http://10.0.0.5/', 'private'], ['http://192.168.1.10/', 'private'],
-      ['http://169.254.169.254/latest/meta-data', 'linkLocal'], ['http://[fe80::1]/', 'linkLocal'], ['http://[fd00:ec2::254]/', 'uniqueLocal'], ['http://100.100.100.200/', 'carrierGradeNat']]) {
+      ['http://169.254.169.254/latest/meta-data', 'linkLocal'], ['http://[fe80::1]/', 'linkLocal'], ['http://[fd00:ec2::254]/', 'uniqueLocal'], ['http://100.100.100.200/', 'carrierGradeNat'],
+      // IPv6 forms that carry an IPv4 address (the probe's four, then NAT64, 6to4 and Teredo)
+      ['http://[::169.254.169.254]/latest', 'linkLocal'], ['http://[::127.0.0.1]:9/v1', 'loopback'], ['http://[::10.0.0.1]/v1', 'private'],
+      ['http://[64:ff9b:1::a9fe:a9fe]/latest', 'linkLocal'], ['http://[64:ff9b::127.0.0.1]/', 'loopback'], ['http://[2002:a9fe:a9fe::1]/', 'linkLocal'],
+      ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'loopback']]) {
       const res = await put(url!);
       expect(res.status, url).toBe(400);
       expect(res.body.message, url).toMatch(new RegExp(`^Invalid baseURL: .*${why} address$`));

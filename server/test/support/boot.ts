@@ -11,7 +11,10 @@ export async function boot(env: Record<string, string>) {
   let out = '';
   child.stdout.on('data', (b) => (out += b));
   child.stderr.on('data', (b) => (out += b));
-  await waitHealthy(`http://127.0.0.1:${port}/api/public/health`, 60_000);
-  const stop = () => new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); });
-  return { url: `http://127.0.0.1:${port}`, output: () => out, stop };
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // a process that exits while starting fails the boot at once, with what it printed
+  await Promise.race([waitHealthy(`http://127.0.0.1:${port}/api/public/health`, 60_000),
+    exited.then(() => { throw new Error(`the server exited while starting (${child.exitCode ?? child.signalCode}): ${out.slice(-2000)}`); })]);
+  const stop = () => { child.kill('SIGTERM'); return exited; };
+  return { url: `http://127.0.0.1:${port}`, output: () => out, stop, exited, kill: (signal: NodeJS.Signals) => child.kill(signal) };
 }

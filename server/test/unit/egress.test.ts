@@ -74,3 +74,50 @@ describe('egress fetch', () => {
     }
   });
 });
+
+describe('IPv6 forms that carry an IPv4 address', () => {
+  // each form, the verdict, and what the refusal names; the embedded address is judged as itself
+  const table: [address: string, verdict: RegExp | null][] = [
+    ['::169.254.169.254', /IPv4-compatible address embedding 169\.254\.169\.254, which is a linkLocal address/],
+    ['::127.0.0.1', /IPv4-compatible address embedding 127\.0\.0\.1, which is a loopback address/],
+    ['::10.0.0.1', /IPv4-compatible address embedding 10\.0\.0\.1, which is a private address/],
+    ['::8.8.8.8', /IPv4-compatible address, which reaches IPv4 only through a translator/],
+    ['::ffff:127.0.0.1', /^127\.0\.0\.1 is a loopback address$/],
+    ['::ffff:169.254.169.254', /^169\.254\.169\.254 is a linkLocal address$/],
+    ['::ffff:0:127.0.0.1', /IPv4-translated address .* embedding 127\.0\.0\.1/],
+    ['64:ff9b::169.254.169.254', /NAT64 address \(64:ff9b::\/96\) embedding 169\.254\.169\.254/],
+    ['64:ff9b::a00:1', /NAT64 address \(64:ff9b::\/96\) embedding 10\.0\.0\.1, which is a private address/],
+    ['64:ff9b::8.8.8.8', /is a rfc6052 address/],
+    ['64:ff9b:1::a9fe:a9fe', /local-use NAT64 address \(64:ff9b:1::\/48\) embedding 169\.254\.169\.254/],
+    ['64:ff9b:1::808:808', /local-use NAT64 address .* reaches IPv4 only through a translator/],
+    ['2002:7f00:1::1', /6to4 address \(2002::\/16\) embedding 127\.0\.0\.1/],
+    ['2002:a9fe:a9fe::1', /6to4 address .* embedding 169\.254\.169\.254/],
+    ['2002:808:808::1', /is a 6to4 address/],
+    // Teredo: the client's address inverted in the last 32 bits (~127.0.0.1 = 80ff:fffe)
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', /Teredo address \(2001::\/32\) embedding 127\.0\.0\.1/],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /Teredo address .* embedding 192\.0\.2\.45, which is a reserved address/],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', /is a teredo address/],
+    ['2606:4700:4700::1111', null],
+    ['2a00:1450:4001::200e', null],
+  ];
+  it.each(table)('%s', (address, verdict) => {
+    const why = refusedAddress(address, none);
+    if (verdict) expect(why).toMatch(verdict);
+    else expect(why).toBeNull();
+  });
+
+  it('refuses them in a baseURL at write time and at call time', async () => {
+    for (const raw of ['http://[::169.254.169.254]/latest', 'http://[::127.0.0.1]:9/v1', 'http://[::10.0.0.1]/v1', 'http://[64:ff9b:1::a9fe:a9fe]/latest']) {
+      expect(await baseUrlRefusal(raw, none), raw).toMatch(/embedding/);
+      const shape = checkBaseUrlShape(raw);
+      expect(shape.ok && refusedHost(shape.host, [shape.host], none), raw).toMatch(/embedding/);
+    }
+    const { egressFetch } = await import('../../src/services/egress-fetch.ts');
+    const refused = await egressFetch(parseAllowList('127.0.0.1'))('http://[::127.0.0.1]:9/v1').catch((e: Error) => e);
+    expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('EGRESS_REFUSED');
+  });
+
+  it('an allow-listed IPv4 address is not reachable through a translated form', () => {
+    expect(refusedAddress('::127.0.0.2', parseAllowList('127.0.0.2'))).toMatch(/through a translator/);
+  });
+});

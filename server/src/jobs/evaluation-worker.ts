@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import { JudgeAnswerError, runJudge } from '../services/judge.ts';
 import { ConnectionSecretsUnreadable } from '../services/llm-gateway.ts';
-import { claimJobs, finishJob, type JobOutcome, type StoredJob } from '../store/evaluation-jobs.ts';
+import { claimJobs, finishJob, renewLease, type JobOutcome, type StoredJob } from '../store/evaluation-jobs.ts';
 import { enabledRulesFor } from '../store/evaluation-rules.ts';
 import { blockEvaluator } from '../store/evaluators.ts';
 import { getConnectionByProvider } from '../store/llm-connections.ts';
@@ -23,7 +23,15 @@ import { kysely } from '../store/sql.ts';
 export const MAX_ATTEMPTS = 4;
 export const MAX_AGE_MS = 2 * 3_600_000;
 const POLL_MS = 500;
-// a job not settled within its lease (a crashed or stuck worker) becomes claimable again
+/**
+ * Jobs run at least once: a job whose worker died (kill -9, a lost machine) is claimed again once
+ * its lease runs out, and its judge call is repeated (the score keeps its id, so still one score).
+ * A live worker renews the lease every LEASE_RENEW_MS while the call runs, so the lease can be
+ * short: a dead worker's jobs wait at most LEASE_MS, not the LLM timeout. Renewal stops after the
+ * LLM timeout plus LEASE_MARGIN_MS, so a stuck worker cannot hold a job for ever.
+ */
+export const LEASE_MS = 30_000;
+const LEASE_RENEW_MS = 10_000;
 const LEASE_MARGIN_MS = 60_000;
 
 /** provider failures that pause the evaluator: retrying cannot fix them, the user must */
@@ -45,6 +53,9 @@ export interface EvaluationWorkerOptions {
   ingestionBusy?: () => boolean;
   /** the first retry's delay; each further one doubles it (with jitter) */
   retryBaseMs: number;
+  /** the lease and its renewal period (tests shorten them) */
+  leaseMs?: number;
+  leaseRenewMs?: number;
 }
 
 export class EvaluationWorker {
@@ -53,6 +64,7 @@ export class EvaluationWorker {
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private readonly idle = new Set<() => void>();
+  private readonly leases = new WeakMap<StoredJob, () => Promise<unknown>>();
   private readonly db: Database;
   private readonly services: Services;
   private readonly log: Logger;
@@ -98,7 +110,7 @@ export class EvaluationWorker {
     try {
       const free = (this.opts.ingestionBusy?.() ? 1 : this.opts.concurrency) - this.running;
       if (free > 0) {
-        const jobs = await claimJobs(this.db.em(), free, new Date(Date.now() + this.services.llmTimeoutMs + LEASE_MARGIN_MS));
+        const jobs = await claimJobs(this.db.em(), free, new Date(Date.now() + (this.opts.leaseMs ?? LEASE_MS)));
         claimed = jobs.length;
         for (const job of jobs) {
           this.running++;
@@ -123,6 +135,7 @@ export class EvaluationWorker {
   }
 
   private async settle(job: StoredJob, outcome: JobOutcome): Promise<void> {
+    await this.leases.get(job)?.(); // no renewal may change the lease between here and the update matching it
     if (!(await finishJob(this.db.em(), job, outcome))) this.log.info({ job: job.id }, 'evaluation job was enqueued again while it ran; its newer run stands');
   }
 
@@ -138,7 +151,33 @@ export class EvaluationWorker {
     this.services.evaluation?.rules.invalidate(job.projectId);
   }
 
+  /** renews the job's lease while it runs, up to the LLM timeout plus a margin; returns the stop */
+  private keepLease(job: StoredJob): () => Promise<unknown> {
+    const leaseMs = this.opts.leaseMs ?? LEASE_MS;
+    const giveUpAt = Date.now() + this.services.llmTimeoutMs + LEASE_MARGIN_MS;
+    let renewing: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      if (Date.now() + leaseMs > giveUpAt) return clearInterval(timer);
+      renewing = renewLease(this.db.em(), job, new Date(Date.now() + leaseMs))
+        .then((held) => { if (!held) clearInterval(timer); })
+        .catch((err) => this.log.warn({ err, job: job.id }, 'evaluation job lease could not be renewed'));
+    }, this.opts.leaseRenewMs ?? LEASE_RENEW_MS);
+    timer.unref();
+    // settling must not race a renewal that changes the lease it matches on
+    return () => { clearInterval(timer); return renewing; };
+  }
+
   private async run(job: StoredJob): Promise<void> {
+    const stopLease = this.keepLease(job);
+    this.leases.set(job, stopLease);
+    try {
+      await this.runHeld(job);
+    } finally {
+      await stopLease();
+    }
+  }
+
+  private async runHeld(job: StoredJob): Promise<void> {
     const em = this.db.em();
     try {
       // the cached rules (invalidated by every rule, evaluator and connection write of this process, 2 s otherwise)

@@ -60,6 +60,18 @@ export async function claimJobs(em: SqlEntityManager, limit: number, leaseUntil:
   return rows.map(fromRow);
 }
 
+/**
+ * The holder extends its lease while the judge call runs; the new lease is the job's token from
+ * then on. False when the lease was lost meanwhile (reclaimed after expiry, or enqueued again).
+ */
+export async function renewLease(em: SqlEntityManager, job: StoredJob, until: Date): Promise<boolean> {
+  const r = await sql`update evaluation_jobs set lease_until = ${until}
+    where project_id = ${job.projectId} and id = ${job.id} and status = 'RUNNING' and lease_until = ${job.leaseUntil}`.execute(kysely(em));
+  if (Number(r.numAffectedRows ?? 0) === 0) return false;
+  job.leaseUntil = until;
+  return true;
+}
+
 export interface JobOutcome { status: Exclude<JobStatus, 'PENDING' | 'RUNNING'>; error?: string | null; scoreId?: string | null; executionTraceId?: string | null; runAfter?: Date }
 
 /** false when the lease was lost (the job was enqueued again or reclaimed meanwhile): nothing is written */

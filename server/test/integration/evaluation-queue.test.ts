@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/orm.ts';
-import { claimJobs, enqueueJobs, finishJob, type StoredJob } from '../../src/store/evaluation-jobs.ts';
+import { claimJobs, enqueueJobs, finishJob, renewLease, type StoredJob } from '../../src/store/evaluation-jobs.ts';
 import { createProject } from '../../src/store/projects.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 
@@ -67,6 +67,24 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
     expect(taken!.id).toBe(job.id);
     expect(taken!.attempts).toBe(2);
     expect(await finishJob(a.em(), job, { status: 'COMPLETED' })).toBe(false);
+    expect(await finishJob(b.em(), taken!, { status: 'COMPLETED' })).toBe(true);
+  });
+
+  it('a live holder renews its short lease; a holder that lost it can neither renew nor settle', async () => {
+    const project = await createProject(a.em(), 'lease');
+    await enqueueJobs(kysely(a.em()), project, [{ id: 'lease-job', ruleId: 'r', assignmentId: 'x', evaluatorId: 'e', traceId: 't', observationId: 'o' }]);
+    const [held] = await claimJobs(a.em(), 1, new Date(Date.now() + 1_000));
+    const stale = { ...held! };
+    expect(await renewLease(a.em(), held!, new Date(Date.now() + 30_000))).toBe(true);
+    await new Promise((r) => setTimeout(r, 1_200)); // past the first lease: renewed, so nobody may take it
+    expect(await claimJobs(b.em(), 1, new Date(Date.now() + 30_000))).toEqual([]);
+    expect(await renewLease(b.em(), stale, new Date(Date.now() + 60_000))).toBe(false);
+    expect(await finishJob(b.em(), stale, { status: 'COMPLETED' })).toBe(false);
+    // once the holder stops renewing (it died), the job is claimable when the lease runs out
+    await sql`update evaluation_jobs set lease_until = now() - interval '1 second' where id = 'lease-job'`.execute(kysely(a.em()));
+    const [taken] = await claimJobs(b.em(), 1, new Date(Date.now() + 30_000));
+    expect(taken!.attempts).toBe(2);
+    expect(await renewLease(a.em(), held!, new Date(Date.now() + 30_000))).toBe(false);
     expect(await finishJob(b.em(), taken!, { status: 'COMPLETED' })).toBe(true);
   });
 });

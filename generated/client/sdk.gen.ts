@@ -186,7 +186,7 @@ export const opentelemetryExportTraces = <ThrowOnError extends boolean = false>(
  * the query parameters below, all of which must hold. Each observation carries its usage
  * (tokens or the model's unit), its costs in USD and its `costStatus`: `ingested` (the client
  * sent the cost), `inferred` (Tally priced every usage key from the matched model),
- * `partial` (some keys, listed in `unpricedUsageKeys`, had no price), `unpriced` (usage but
+ * `partial` (some keys, listed in `unpricedUsageKeys`, had no price, not even their parent's; keys priced at their parent's rate are listed in `usagePricedAs`), `unpriced` (usage but
  * no matching model or price) or `none` (no usage). Timestamps are ISO 8601 in UTC.
  *
  */

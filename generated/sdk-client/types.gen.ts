@@ -1037,7 +1037,7 @@ export type IngestionAuthError = {
 /**
  * Tally extension. `ingested`: cost was sent with the observation; `inferred`: every usage
  * bucket was priced from the matched model; `partial`: some buckets had no price (see
- * `unpricedUsageKeys`); `unpriced`: usage but no model matched; `none`: neither usage nor cost.
+ * `unpricedUsageKeys`; a bucket priced at its parent's rate counts as priced, see `usagePricedAs`); `unpriced`: usage but no model matched; `none`: neither usage nor cost.
  *
  */
 export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
@@ -1128,9 +1128,20 @@ export type Observation = {
     timeToFirstToken?: number | null;
     costStatus: CostStatus;
     /**
-     * Tally extension. Usage buckets with no price in the applied tier.
+     * Tally extension. Usage buckets with no price in the applied tier, not even their parent's.
      */
     unpricedUsageKeys: Array<string>;
+    /**
+     * Tally extension (Langfuse leaves such buckets unpriced). Buckets that had no price of their
+     * own in the applied tier, each with the price key that priced it: another spelling of the
+     * same bucket (`cache_creation_input_tokens` → `input_cache_creation`), else its parent
+     * (`output_reasoning_tokens` → `output`, `input_cached_tokens` → `input`), which is how the
+     * providers bill such tokens. Empty when every bucket had its own price.
+     *
+     */
+    usagePricedAs: {
+        [key: string]: string;
+    };
     createdAt?: string;
     updatedAt?: string;
 };
@@ -1210,6 +1221,10 @@ export type CostLine = {
      */
     price: number;
     cost: number;
+    /**
+     * Tally extension: the price key used when the bucket has no price of its own (another spelling of it, or its parent `input`/`output`); absent when the bucket's own price applied.
+     */
+    priceKey?: string;
 };
 
 /**
@@ -1247,6 +1262,12 @@ export type ExplainCostResponse = {
     };
     lines: Array<CostLine>;
     unpricedUsageKeys: Array<string>;
+    /**
+     * Buckets priced without a price of their own, each with the price key used (see Observation.usagePricedAs).
+     */
+    usagePricedAs: {
+        [key: string]: string;
+    };
     totalCost: number | null;
     costStatus: CostStatus;
     warnings: Array<string>;

@@ -68,6 +68,7 @@ export async function priceObservation(rec: ObservationRecord, matcher: ModelMat
     pricesUsed: tier ? pricesApplied(tier.prices, r.lines) : null,
     costStatus: r.costStatus,
     unpricedUsageKeys: r.unpricedUsageKeys,
+    usagePricedAs: Object.keys(r.pricedAs).length ? r.pricedAs : null,
   };
   if (trace) {
     out.traceName = trace.name;

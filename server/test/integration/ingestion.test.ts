@@ -200,7 +200,8 @@ describe('ingestion: models, tiers and tokenizers', () => {
       ev('generation-create', { id: flex, model: name, modelParameters: { service_tier: 'flex' }, usageDetails: { input: 10, output: 10 } }),
     ]);
     expect((await observation(small)).body).toMatchObject({ usagePricingTierName: 'Standard', costDetails: { total: 101 } });
-    expect((await observation(large)).body).toMatchObject({ usagePricingTierName: 'Large', unpricedUsageKeys: ['input_cached'], costStatus: 'partial' });
+    // input_cached has no price of its own: billed at the Large tier's input rate, and said so
+    expect((await observation(large)).body).toMatchObject({ usagePricingTierName: 'Large', unpricedUsageKeys: [], usagePricedAs: { input_cached: 'input' }, costStatus: 'inferred', costDetails: { input_cached: 100, total: 222 } });
     expect((await observation(flex)).body).toMatchObject({ usagePricingTierName: 'Flex', costDetails: { total: 10 }, inputPrice: 0.5 });
   });
 

@@ -11,6 +11,20 @@ async function create(body: Record<string, unknown>, client = a) {
 }
 
 describe('Models API', () => {
+  it('explain: a custom model with input and output prices only bills reasoning and cached tokens at their parent rate, and says so', async () => {
+    const name = unique('io-only');
+    expect((await create({ modelName: name, matchPattern: `(?i)^(${name})$`, unit: 'TOKENS', inputPrice: 0.00000015, outputPrice: 0.0000006 })).response!.status).toBe(200);
+    // the chat-completions usage of a call billed $0.00036 at these rates (1,200 input and 300 output tokens; the definition has no cache discount)
+    const usage = { prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 100 } };
+    const res = await raw('/api/public/models/explain', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: name, usageDetails: usage }) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      costStatus: 'inferred', unpricedUsageKeys: [], totalCost: 0.00036,
+      usagePricedAs: { input_cached_tokens: 'input', output_reasoning_tokens: 'output' },
+    });
+    expect(res.body.lines).toContainEqual({ usageType: 'output_reasoning_tokens', units: 100, price: 0.0000006, cost: 0.00006, priceKey: 'output' });
+  });
+
   it('creates a flat-price model as one default "Standard" tier and answers 200', async () => {
     const name = unique('flat');
     const res = await create({ modelName: name, matchPattern: `(?i)^(${name})$`, unit: 'TOKENS', inputPrice: 0.000001, outputPrice: 0.000002, startDate: '2024-01-01' });

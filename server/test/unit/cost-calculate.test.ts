@@ -62,6 +62,7 @@ describe('calculateCost, computed (Case B)', () => {
       status: 'unpriced',
       unpricedUsageKeys: ['input'],
       lines: [],
+      pricedAs: {},
     });
     const raw = calculateCost({ usage: { prompt_tokens: 5, total: 5 }, prices: { input: 1 } });
     expect(raw).toMatchObject({ costDetails: {}, status: 'partial', unpricedUsageKeys: ['prompt_tokens'] });

@@ -99,6 +99,8 @@ function ExplainResult({ result }: { result: ExplainCostResponse }) {
         <dd>{formatCost(result.totalCost)}</dd>
         <dt>Unpriced usage keys</dt>
         <dd>{result.unpricedUsageKeys.length ? result.unpricedUsageKeys.join(', ') : 'none'}</dd>
+        <dt>Priced under another key</dt>
+        <dd>{Object.keys(result.usagePricedAs).length ? Object.entries(result.usagePricedAs).map(([k, p]) => `${k} at the ${p} rate`).join(', ') : 'none'}</dd>
       </dl>
       {result.lines.length ? (
         <div className="table-wrap">

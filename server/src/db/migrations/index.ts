@@ -15,6 +15,7 @@ import { Migration20261122000012Evaluators } from './Migration20261122000012Eval
 import { Migration20261122000013EvaluationJobs } from './Migration20261122000013EvaluationJobs.ts';
 import { Migration20261122000014Lz4Payloads } from './Migration20261122000014Lz4Payloads.ts';
 import { Migration20261122000015ObservationDaily } from './Migration20261122000015ObservationDaily.ts';
+import { Migration20261125000016UsagePricedAs } from './Migration20261125000016UsagePricedAs.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -32,4 +33,5 @@ export const migrationsList = [
   { name: 'Migration20261122000013EvaluationJobs', class: Migration20261122000013EvaluationJobs },
   { name: 'Migration20261122000014Lz4Payloads', class: Migration20261122000014Lz4Payloads },
   { name: 'Migration20261122000015ObservationDaily', class: Migration20261122000015ObservationDaily },
+  { name: 'Migration20261125000016UsagePricedAs', class: Migration20261125000016UsagePricedAs },
 ];

@@ -3,6 +3,7 @@
 // the result is stored at 12 decimal places and float sums (0.1 + 0.2) would show up there.
 import { exact, plus, sum, times, toNumber, type Exact } from './exact.ts';
 import { setEntry } from '../plain-map.ts';
+import { otherSpellings, parentBucket } from '../usage/aliases.ts';
 
 export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
 
@@ -11,6 +12,8 @@ export interface CostLine {
   units: number;
   price: number;
   cost: number;
+  /** the price key used when the bucket has no price of its own: another spelling of it, or its parent (`input`/`output`) */
+  priceKey?: string;
 }
 
 export interface CostResult {
@@ -18,6 +21,8 @@ export interface CostResult {
   status: CostStatus;
   /** usage keys with a positive count and no price (never `total`) */
   unpricedUsageKeys: string[];
+  /** usage key → the price key that priced it, for keys without a price of their own */
+  pricedAs: Record<string, string>;
   lines: CostLine[];
   /** the computed costs before rounding to doubles, so sums over them stay exact without re-reading the doubles */
   exactCosts?: Map<string, Exact>;
@@ -49,15 +54,26 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
     if (k !== 'total' && v > 0) positive.push(k);
   }
   if (!prices) {
-    return { costDetails: {}, status: keys.length ? 'unpriced' : 'none', unpricedUsageKeys: positive, lines: [] };
+    return { costDetails: {}, status: keys.length ? 'unpriced' : 'none', unpricedUsageKeys: positive, lines: [], pricedAs: {} };
   }
 
   const lines: CostLine[] = [];
   const exactCosts = new Map<string, Exact>();
   const costDetails: Record<string, number> = {};
   let pricedSum: Exact | null = null;
+  const wholeCostPriced = Object.hasOwn(prices, 'total') && prices.total != null && usage.total != null;
+  let pricedAs: Record<string, string> | null = null;
   for (const k of keys) {
-    const price = Object.hasOwn(prices, k) ? prices[k] : undefined;
+    let priceKey = k;
+    let price = Object.hasOwn(prices, k) ? prices[k] : undefined;
+    // Tally, not Langfuse: a bucket without a price of its own is priced as the provider bills
+    // it, under another spelling of the same bucket, else at its parent's rate (reasoning as
+    // output, cached input as input). A priced `total` already covers every bucket.
+    if (price == null && !wholeCostPriced && k !== 'total') {
+      priceKey = fallbackPriceKey(k, prices) ?? k;
+      price = priceKey === k ? undefined : prices[priceKey];
+      if (price != null) setEntry((pricedAs ??= {}), k, priceKey);
+    }
     if (price == null) continue;
     const units = usage[k]!;
     const cost = times(exact(price), exact(units));
@@ -65,7 +81,7 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
     pricedSum = pricedSum ? plus(pricedSum, cost) : cost;
     const rounded = toNumber(cost);
     setEntry(costDetails, k, rounded);
-    lines.push({ usageType: k, units, price, cost: rounded });
+    lines.push(priceKey === k ? { usageType: k, units, price, cost: rounded } : { usageType: k, units, price, cost: rounded, priceKey });
   }
   const totalPriced = Object.hasOwn(costDetails, 'total');
   // A priced `total` is the whole cost (embedding models price only total); the other
@@ -82,7 +98,14 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   // is `partial` with every bucket listed, which points the user at the key names
   if (!keys.length) status = 'none';
   else status = unpriced.length ? 'partial' : 'inferred';
-  return { costDetails, status, unpricedUsageKeys: unpriced, lines, exactCosts };
+  return { costDetails, status, unpricedUsageKeys: unpriced, lines, exactCosts, pricedAs: pricedAs ?? {} };
+}
+
+/** the price a bucket without its own is billed at: another spelling of it, else its parent's */
+function fallbackPriceKey(key: string, prices: Record<string, number>): string | undefined {
+  for (const other of otherSpellings(key)) if (prices[other] != null && Object.hasOwn(prices, other)) return other;
+  const parent = parentBucket(key);
+  return parent && Object.hasOwn(prices, parent) && prices[parent] != null ? parent : undefined;
 }
 
 /**
@@ -94,5 +117,5 @@ function ingested(cost: Record<string, number>): CostResult {
   if (!Object.hasOwn(costDetails, 'total') && Object.keys(costDetails).every((k) => k === 'input' || k === 'output')) {
     costDetails.total = sum([costDetails.input ?? 0, costDetails.output ?? 0]);
   }
-  return { costDetails, status: 'ingested', unpricedUsageKeys: [], lines: [] };
+  return { costDetails, status: 'ingested', unpricedUsageKeys: [], lines: [], pricedAs: {} };
 }

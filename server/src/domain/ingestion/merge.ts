@@ -76,7 +76,7 @@ export function emptyObservation(id: string, type: ObservationType, startTime: D
     version: null, startTime, endTime: null, completionStartTime: null, model: null, modelParameters: null, input: null, output: null,
     metadata: null, promptName: null, promptVersion: null, providedUsageDetails: null, providedCostDetails: null,
     usageDetails: {}, costDetails: {}, inputUsage: 0, outputUsage: 0, totalUsage: 0, inputCost: null, outputCost: null, totalCost: null,
-    modelId: null, usagePricingTierId: null, usagePricingTierName: null, pricesUsed: null, costStatus: 'none', unpricedUsageKeys: [],
+    modelId: null, usagePricingTierId: null, usagePricingTierName: null, pricesUsed: null, costStatus: 'none', unpricedUsageKeys: [], usagePricedAs: null,
     traceName: null, userId: null, sessionId: null, release: null, traceVersion: null, tags: [], createdAt: now, updatedAt: now,
     revision: 0, fieldTimes: {},
   };

@@ -44,6 +44,8 @@ export interface ObservationRecord {
   pricesUsed: Record<string, number> | null;
   costStatus: CostStatus;
   unpricedUsageKeys: string[];
+  /** buckets priced without a price of their own: usage key → the price key used (null: none) */
+  usagePricedAs: Record<string, string> | null;
   // trace fields, copied for metrics grouping
   traceName: string | null;
   userId: string | null;

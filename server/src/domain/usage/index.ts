@@ -66,6 +66,8 @@ export interface UsageAndCost {
   tierReason: string;
   costStatus: CostStatus;
   unpricedUsageKeys: string[];
+  /** usage key → price key, for buckets priced under another spelling or at their parent's rate */
+  pricedAs: Record<string, string>;
   warnings: string[];
   aggregates: Aggregates;
   lines: CostLine[];
@@ -105,6 +107,7 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     },
     costStatus: cost.status,
     unpricedUsageKeys: cost.unpricedUsageKeys,
+    pricedAs: cost.pricedAs,
     warnings: parsed
       ? [...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)), ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails)]
       : [],

@@ -1,6 +1,7 @@
 // Advisory messages about usage maps that are probably wrong. Langfuse prices each key as an
 // independent bucket, so overlapping buckets silently double the cost (behaviour.md §8.1, the
 // most common complaint). Warnings never change any value.
+import { SPELLING_GROUPS } from './aliases.ts';
 import { chatCompletionsMismatch, CHAT_COMPLETIONS_KEYS, isPlainObject, RESPONSES_KEYS, responsesMismatch, type ParsedUsageDetails } from './normalise.ts';
 
 /** Buckets that an inclusive `input`/`output` would already contain. */
@@ -15,12 +16,8 @@ const INPUT_PARTS = [
 ];
 const OUTPUT_PARTS = ['output_reasoning_tokens', 'output_reasoning', 'reasoning_tokens'];
 
-/** Spellings of one quantity; sending two of them counts it twice. */
-const ALIASES = [
-  ['input_cached_tokens', 'input_cache_read', 'cache_read_input_tokens'],
-  ['input_cache_creation', 'cache_creation_input_tokens'],
-  ['output_reasoning_tokens', 'output_reasoning', 'reasoning_tokens'],
-];
+/** Spellings of one quantity (domain/usage/aliases.ts); sending two of them counts it twice. */
+const ALIASES = SPELLING_GROUPS;
 
 const BASES = [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const;
 

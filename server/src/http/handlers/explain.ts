@@ -37,6 +37,7 @@ export const modelsExplain: OperationHandler = async (ctx) => {
     costDetails: r.costDetails,
     lines: r.lines,
     unpricedUsageKeys: r.unpricedUsageKeys,
+    usagePricedAs: r.pricedAs,
     totalCost: r.costDetails.total ?? null,
     costStatus: r.costStatus,
     warnings: [...legacyDroppedWarnings(legacy.dropped), ...r.warnings],

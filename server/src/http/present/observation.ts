@@ -48,6 +48,7 @@ export function presentObservation(o: ObservationRecord, projectId: string): Obs
     timeToFirstToken: seconds(o.startTime, o.completionStartTime),
     costStatus: o.costStatus,
     unpricedUsageKeys: o.unpricedUsageKeys,
+    usagePricedAs: o.usagePricedAs ?? {},
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
   };

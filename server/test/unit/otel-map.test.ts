@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJson, decodeJsonText, decodeProtobuf, decodeResponse, encodeResponse, OtlpDecodeError } from '../../src/ingestion/otel/decode.ts';
-import { mapExport, mapSpan, nanosToIso, observationType } from '../../src/ingestion/otel/map.ts';
+import { mapExport, mapSpan, nanosToIso, observationType, spanName } from '../../src/ingestion/otel/map.ts';
 import { extractCost, extractModel, extractUsage } from '../../src/ingestion/otel/usage.ts';
 import { createEventValidator } from '../../src/http/ingestion-events.ts';
 import { ProtobufTraceSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -68,6 +68,24 @@ describe('OTel usage extraction (contract §6.1)', () => {
     expect(observationType({ 'langfuse.observation.usage_details': '{}' })).toBe('generation');
     expect(observationType({ foo: 1 })).toBe('span');
   });
+  it('AI SDK: only the model calls are generations; the wrappers that repeat their usage are spans', () => {
+    const model = { 'ai.model.id': 'gpt-4o-mini', 'ai.model.provider': 'openai.chat' };
+    for (const op of ['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream']) {
+      expect(observationType({ ...model, 'ai.operationId': op }), op).toBe('generation');
+    }
+    expect(observationType({ ...model, 'ai.operationId': 'ai.embed.doEmbed' })).toBe('embedding');
+    for (const op of ['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.embed']) expect(observationType({ ...model, 'ai.operationId': op, 'gen_ai.request.model': 'x' }), op).toBe('span');
+    expect(observationType({ 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'weather' })).toBe('tool');
+    // operation.name carries the function id after a space
+    expect(observationType({ ...model, 'operation.name': 'ai.generateText.doGenerate fn-x' })).toBe('generation');
+  });
+  it('names: the AI SDK function id before the operation, tools by their name', () => {
+    expect(spanName('ai.generateText', { 'ai.operationId': 'ai.generateText', 'ai.telemetry.functionId': 'fn-x' })).toBe('fn-x:ai.generateText');
+    expect(spanName('ai.generateText', { 'ai.operationId': 'ai.generateText' })).toBe('ai.generateText');
+    expect(spanName('ai.toolCall', { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'weather' })).toBe('weather');
+    expect(spanName('execute_tool', { 'gen_ai.tool.name': 'search' })).toBe('search');
+    expect(spanName('chat gpt-4o', {})).toBe('chat gpt-4o');
+  });
 });
 
 describe('OTel span mapping (contract §6)', () => {
@@ -83,7 +101,9 @@ describe('OTel span mapping (contract §6)', () => {
       { key: 'langfuse.trace.public', value: { boolValue: true } }, s('langfuse.release', 'r1'), s('langfuse.version', 'v1'), s('langfuse.environment', 'prod'),
     ], {}, 'langfuse-sdk');
     expect(trace.type).toBe('trace-create');
-    expect(trace.body).toEqual({ id: TRACE, name: 'tr', userId: 'u1', sessionId: 's1', tags: ['a', 'b'], public: true, timestamp: '2026-11-22T10:00:00.000Z', environment: 'prod', release: 'r1', version: 'v1' });
+    // a root span's input and output are the trace's when the sender set no trace input/output (as Langfuse does)
+    expect(trace.body).toEqual({ id: TRACE, name: 'tr', userId: 'u1', sessionId: 's1', tags: ['a', 'b'], public: true, timestamp: '2026-11-22T10:00:00.000Z', environment: 'prod', release: 'r1', version: 'v1',
+      input: [{ role: 'user', content: 'hi' }], output: 'plain text' });
     expect(obs.type).toBe('generation-create');
     expect(obs.timestamp).toBe('2026-11-22T10:00:00.000Z');
     expect(obs.body).toMatchObject({

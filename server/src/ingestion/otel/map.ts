@@ -91,6 +91,30 @@ const GEN_AI_OPERATION: Record<string, string> = {
 const LANGFUSE_GENERATION_KEYS = ['langfuse.observation.model.name', 'langfuse.observation.usage_details', 'langfuse.observation.cost_details', 'langfuse.observation.completion_start_time',
   'langfuse.observation.model.parameters', 'langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'];
 
+// The Vercel AI SDK's model calls; every other `ai.*` operation (ai.generateText, ai.streamText,
+// …) wraps them and repeats their usage, so it is a span, as Langfuse types it
+const AI_SDK_GENERATIONS = ['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream'];
+const AI_SDK_EMBEDDINGS = ['ai.embedMany.doEmbed', 'ai.embed.doEmbed'];
+const AI_SDK_MODEL_KEYS = ['langfuse.observation.model.name', 'ai.model.id', 'gen_ai.request.model', 'gen_ai.response.model'];
+
+/** `ai.operationId` equals one of `ops`, or `operation.name` (which may carry the function id after a space) starts with one */
+function aiSdkOperation(a: Attributes, ops: string[]): boolean {
+  const id = a['ai.operationId'];
+  if (typeof id === 'string' && ops.includes(id)) return true;
+  const name = a['operation.name'];
+  return typeof name === 'string' && ops.some((op) => name === op || name.startsWith(`${op} `));
+}
+
+function aiSdkType(a: Attributes): string | undefined {
+  const id = str(a['ai.operationId']) ?? str(a['operation.name']);
+  if (!id?.startsWith('ai.')) return undefined;
+  const hasModel = AI_SDK_MODEL_KEYS.some((k) => typeof a[k] === 'string' && a[k] !== '');
+  if (hasModel && aiSdkOperation(a, AI_SDK_GENERATIONS)) return 'generation';
+  if (hasModel && aiSdkOperation(a, AI_SDK_EMBEDDINGS)) return 'embedding';
+  if (aiSdkOperation(a, ['ai.toolCall'])) return 'tool';
+  return 'span';
+}
+
 /** §6.2: the observation type, lower case as in Langfuse's `langfuse.observation.type` */
 export function observationType(a: Attributes): string {
   const given = str(a['langfuse.observation.type'])?.toLowerCase();
@@ -99,6 +123,9 @@ export function observationType(a: Attributes): string {
   if (oi) return oi;
   const op = GEN_AI_OPERATION[String(a['gen_ai.operation.name'] ?? '')];
   if (op) return op;
+  const aiSdk = aiSdkType(a);
+  if (aiSdk) return aiSdk;
+  if (a['gen_ai.tool.name'] || a['gen_ai.tool.call.id']) return 'tool';
   if (MODEL_KEYS.some((k) => typeof a[k] === 'string' && a[k] !== '')) return 'generation';
   if (LANGFUSE_GENERATION_KEYS.some((k) => a[k] !== undefined)) return 'generation';
   return 'span';
@@ -135,17 +162,53 @@ function modelParameters(a: Attributes): Record<string, unknown> | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/**
+ * Where producers put the trace's user, session and tags: Langfuse's keys, the Langfuse
+ * integrations' metadata keys, the AI SDK's telemetry metadata, OpenInference's `tag.tags` and
+ * session/user, OpenLLMetry's association properties (a Tally addition: Langfuse drops those).
+ */
+const USER_ID_KEYS = ['langfuse.user.id', 'user.id', 'langfuse.observation.metadata.langfuse_user_id', 'langfuse.trace.metadata.langfuse_user_id',
+  'ai.telemetry.metadata.userId', 'traceloop.association.properties.userId', 'traceloop.association.properties.user_id'];
+const SESSION_ID_KEYS = ['langfuse.session.id', 'session.id', 'gen_ai.conversation.id', 'langfuse.observation.metadata.langfuse_session_id',
+  'langfuse.trace.metadata.langfuse_session_id', 'ai.telemetry.metadata.sessionId', 'traceloop.association.properties.sessionId', 'traceloop.association.properties.session_id'];
+const TAG_KEYS = ['langfuse.trace.tags', 'langfuse.tags', 'langfuse.observation.metadata.langfuse_tags', 'langfuse.trace.metadata.langfuse_tags', 'ai.telemetry.metadata.tags', 'tag.tags'];
+
+/** an id attribute as Langfuse reads it: a string as is, anything else as its JSON */
+const idValue = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** tags as a list, a JSON array in a string (OpenInference's tag.tags), a comma-separated string or one tag */
+function tagList(v: unknown): string[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const p = typeof v === 'string' && v.trim().startsWith('[') ? parsedJson(v) : v;
+  if (Array.isArray(p)) return p.map(String);
+  if (typeof p === 'string') return p.includes(',') ? p.split(',').map((t) => t.trim()).filter(Boolean) : [p];
+  return undefined;
+}
+
+/** the name Langfuse gives an observation: a tool's name, or the AI SDK's `<functionId>:<operationId>` */
+export function spanName(spanName: string | undefined, a: Attributes): string | null {
+  const tool = a['gen_ai.tool.name'];
+  if (tool) return typeof tool === 'string' ? tool : JSON.stringify(tool);
+  if (a['logfire.msg']) return typeof a['logfire.msg'] === 'string' ? a['logfire.msg'] : JSON.stringify(a['logfire.msg']);
+  if (typeof a['ai.toolCall.name'] === 'string') return a['ai.toolCall.name'];
+  const op = a['ai.operationId'];
+  if (op !== undefined && op !== null) {
+    const fn = a['ai.telemetry.functionId'];
+    return `${fn ? `${String(fn)}:` : ''}${String(op)}`;
+  }
+  return spanName ?? null;
+}
+
 function traceAttributes(a: Attributes): Record<string, unknown> {
   const b: Record<string, unknown> = {};
   const name = str(a['langfuse.trace.name']);
   if (name !== undefined) b.name = name;
-  const userId = str(firstOf(a, ['user.id', 'langfuse.user.id']));
+  const userId = idValue(firstOf(a, USER_ID_KEYS));
   if (userId !== undefined) b.userId = userId;
-  const sessionId = str(firstOf(a, ['session.id', 'langfuse.session.id']));
+  const sessionId = idValue(firstOf(a, SESSION_ID_KEYS));
   if (sessionId !== undefined) b.sessionId = sessionId;
-  const tags = parsedJson(a['langfuse.trace.tags']);
-  if (Array.isArray(tags)) b.tags = tags.map(String);
-  else if (typeof tags === 'string' && tags !== '') b.tags = tags.split(',').map((t) => t.trim()).filter(Boolean);
+  const tags = tagList(firstOf(a, TAG_KEYS));
+  if (tags) b.tags = tags;
   const pub = a['langfuse.trace.public'];
   if (pub === true || pub === 'true') b.public = true;
   else if (pub === false || pub === 'false') b.public = false;
@@ -184,16 +247,17 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
 
   // the trace: a root span names and times it; any span may carry trace-level attributes
   const trace: Record<string, unknown> = { id: traceId, ...traceAttributes(a) };
+  const name = spanName(span.name, a);
   if (isRoot) {
     trace.timestamp = startTime;
-    trace.name ??= span.name ?? null;
+    trace.name ??= name;
   }
   if (environment !== undefined) trace.environment = environment;
   if (release !== undefined) trace.release = release;
   if (version !== undefined && isRoot) trace.version = version;
 
   const type = observationType(a);
-  const obs: Record<string, unknown> = { id: spanId, traceId, parentObservationId: parent || null, name: span.name ?? null, startTime };
+  const obs: Record<string, unknown> = { id: spanId, traceId, parentObservationId: parent || null, name, startTime };
   if (type !== 'event' && endTime) obs.endTime = endTime;
   if (environment !== undefined) obs.environment = environment;
   if (version !== undefined) obs.version = version;
@@ -203,6 +267,11 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
   const output = firstOf(a, OUTPUT_KEYS);
   if (output !== undefined) obs.output = parsedJson(output);
   else if ((obs.output = indexedMessages(a, 'gen_ai.completion')) === undefined) delete obs.output;
+  // the root span's input and output are the trace's, unless the sender set the trace's own
+  if (isRoot) {
+    if (trace.input === undefined && obs.input !== undefined) trace.input = obs.input;
+    if (trace.output === undefined && obs.output !== undefined) trace.output = obs.output;
+  }
   const level = str(a['langfuse.observation.level'])?.toUpperCase();
   if (level && LEVELS.has(level)) obs.level = level;
   else if (span.status?.code === STATUS_ERROR) obs.level = 'ERROR';

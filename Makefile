@@ -101,7 +101,7 @@ fuzz-pg: $(DEPS)
 	  DATABASE_URL="$$url" npx --no-install vitest run --project fuzz; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL fuzz run"; fi
 
-test: $(DEPS) check-generated lint typecheck sdk unit console-test integration integration-pg conformance-inprocess fuzz fuzz-pg browser-test
+test: $(DEPS) check-generated lint typecheck sdk unit console-test integration integration-pg instrumentation-test instrumentation-test-pg conformance-inprocess fuzz fuzz-pg browser-test
 
 conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process
@@ -141,3 +141,22 @@ mock: $(DEPS)
 
 bench: $(DEPS)
 	node bench/run.ts
+
+# Real LLM instrumentation packages (AI SDK, Langfuse SDKs, LangChain, OpenInference, OpenLLMetry)
+# sending calls to a fake provider on loopback and an in-process server. They live in
+# instrumentations/ with their own package.json and lock file, so make run never installs them.
+.PHONY: instrumentation-test instrumentation-test-pg
+
+instrumentations/node_modules/.installed: instrumentations/package.json instrumentations/package-lock.json $(DEPS)
+	cd instrumentations && npm ci --no-audit --no-fund && touch node_modules/.installed
+
+instrumentation-test: instrumentations/node_modules/.installed
+	npx --no-install tsc -p instrumentations/tsconfig.json --noEmit
+	DATABASE_URL= npx --no-install vitest run --project instrumentations
+
+# the same on the real PostgreSQL, when one answers
+instrumentation-test-pg: instrumentations/node_modules/.installed
+	@url="$${DATABASE_URL:-$(PG_TEST_URL)}"; \
+	if node scripts/pg-reachable.ts "$$url"; then \
+	  DATABASE_URL="$$url" npx --no-install vitest run --project instrumentations; \
+	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL run"; fi

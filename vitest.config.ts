@@ -36,6 +36,20 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      // real LLM instrumentation packages (instrumentations/node_modules, make instrumentation-test)
+      // sending calls to a fake provider on loopback and one in-process server (the integration
+      // suite's setup); one file at a time, since each registers global OpenTelemetry state
+      {
+        test: {
+          name: 'instrumentations',
+          include: ['instrumentations/test/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['server/test/integration/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

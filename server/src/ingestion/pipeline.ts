@@ -7,6 +7,7 @@ import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.t
 import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { readProvided } from '../domain/usage/index.ts';
 import { droppedValueWarnings, legacyDroppedWarnings, usageWarnings } from '../domain/usage/warnings.ts';
+import { repairOverlap } from '../domain/usage/overlap.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../services.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
@@ -29,8 +30,11 @@ function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, strin
   const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
   const legacyUsage = legacy.value;
   const { parsed, providedUsage: usage, providedCost: cost } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
+  const final = finaliseUsage(usage).usage;
+  const repair = repairOverlap(final, usage);
   const w = [
-    ...(b.usageDetails != null ? usageWarnings(b.usageDetails, parsed, finaliseUsage(usage).usage, usage) : []),
+    ...(repair ? [repair.note] : []),
+    ...(b.usageDetails != null ? usageWarnings(b.usageDetails, parsed, repair?.usage ?? final, usage) : []),
     ...droppedValueWarnings(b.usageDetails, parsed, b.costDetails),
     ...legacyDroppedWarnings(legacy.dropped),
   ];

@@ -183,6 +183,20 @@ describe('ingestion: models, tiers and tokenizers', () => {
     expect((await observation(b)).body.costDetails.total).toBe(6);
   });
 
+  it('repairs usage that overlaps by exactly its details (langfuse v3 observeOpenAI), says so in the 207, and prices the bill', async () => {
+    const { name } = await flatModel({ input: 0.15e-6, input_cached_tokens: 0.075e-6, output: 0.6e-6 });
+    const [id, kept] = [unique('obs'), unique('obs')];
+    const res = await ingest([
+      ev('generation-create', { id, model: name, usage: { input: 1200, output: 300, total: 1500 }, usageDetails: { input_cached_tokens: 200, output_reasoning_tokens: 100 } }),
+      // an excess that is not the details is stored as sent, with the overlap warning
+      ev('generation-create', { id: kept, model: name, usageDetails: { input: 1200, output: 300, total: 1400, input_cached_tokens: 200 } }),
+    ]);
+    expect(res.successes[0]!.warnings?.[0]).toMatch(/^usage buckets overlapped: `total` \(1500\) shows that `input`\/`output` included/);
+    expect((await observation(id)).body).toMatchObject({ usageDetails: { input: 1000, output: 200, total: 1500 }, costDetails: { total: 0.000345 }, costStatus: 'inferred' });
+    expect(res.successes[1]!.warnings?.join(' ')).toMatch(/smaller than the sum/);
+    expect((await observation(kept)).body.usageDetails).toMatchObject({ input: 1200, output: 300 });
+  });
+
   it('selects a tier by usage threshold and by model parameter, and records it', async () => {
     const name = unique('tiered');
     await createModel({

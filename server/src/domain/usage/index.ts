@@ -16,6 +16,7 @@ import {
   type ParsedUsageDetails,
 } from './normalise.ts';
 import { droppedValueWarnings, usageWarnings } from './warnings.ts';
+import { repairOverlap } from './overlap.ts';
 
 export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
 
@@ -86,7 +87,8 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
   // needsTokenization on maps already finalised (without finalising `provided` again)
   const infer = !!input.model?.tokenizerId && input.level !== 'ERROR' && !hasEntries(provided) && !hasValue(providedCostDetails);
   // Tokenizer failure leaves usage empty: no zero is written and no fallback runs.
-  const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : finalProvided;
+  const repair = infer ? null : repairOverlap(finalProvided, provided);
+  const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : repair?.usage ?? finalProvided;
 
   const selection = input.model
     ? selectPricingTier(input.model.pricingTiers, usageDetails, { modelParameters: input.modelParameters, metadata: input.metadata })
@@ -109,7 +111,7 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     unpricedUsageKeys: cost.unpricedUsageKeys,
     pricedAs: cost.pricedAs,
     warnings: parsed
-      ? [...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)), ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails)]
+      ? [...(repair ? [repair.note] : []), ...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)), ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails)]
       : [],
     aggregates: aggregates(usageDetails, cost.costDetails, cost.exactCosts),
     lines: cost.lines,

@@ -146,8 +146,8 @@ function indexedMessages(a: Attributes, prefix: string): unknown[] | undefined {
   return list.length ? list : undefined;
 }
 
-const INPUT_KEYS = ['langfuse.observation.input', 'gen_ai.input.messages', 'input.value', 'gen_ai.prompt', 'ai.prompt.messages', 'ai.prompt'];
-const OUTPUT_KEYS = ['langfuse.observation.output', 'gen_ai.output.messages', 'output.value', 'gen_ai.completion', 'ai.response.text', 'ai.response.object'];
+const INPUT_KEYS = ['langfuse.observation.input', 'traceloop.entity.input', 'gen_ai.input.messages', 'input.value', 'gen_ai.prompt', 'ai.prompt.messages', 'ai.prompt'];
+const OUTPUT_KEYS = ['langfuse.observation.output', 'traceloop.entity.output', 'gen_ai.output.messages', 'output.value', 'gen_ai.completion', 'ai.response.text', 'ai.response.object'];
 const LEVELS = new Set(['DEBUG', 'DEFAULT', 'WARNING', 'ERROR']);
 const STATUS_ERROR = 2;
 
@@ -165,13 +165,14 @@ function modelParameters(a: Attributes): Record<string, unknown> | undefined {
 /**
  * Where producers put the trace's user, session and tags: Langfuse's keys, the Langfuse
  * integrations' metadata keys, the AI SDK's telemetry metadata, OpenInference's `tag.tags` and
- * session/user, OpenLLMetry's association properties (a Tally addition: Langfuse drops those).
+ * session/user, OpenLLMetry's association properties and AI SDK 7's runtime context
+ * (ai.settings.context.*): the last two are Tally additions, Langfuse drops them.
  */
 const USER_ID_KEYS = ['langfuse.user.id', 'user.id', 'langfuse.observation.metadata.langfuse_user_id', 'langfuse.trace.metadata.langfuse_user_id',
-  'ai.telemetry.metadata.userId', 'traceloop.association.properties.userId', 'traceloop.association.properties.user_id'];
+  'ai.telemetry.metadata.userId', 'ai.settings.context.userId', 'traceloop.association.properties.userId', 'traceloop.association.properties.user_id'];
 const SESSION_ID_KEYS = ['langfuse.session.id', 'session.id', 'gen_ai.conversation.id', 'langfuse.observation.metadata.langfuse_session_id',
-  'langfuse.trace.metadata.langfuse_session_id', 'ai.telemetry.metadata.sessionId', 'traceloop.association.properties.sessionId', 'traceloop.association.properties.session_id'];
-const TAG_KEYS = ['langfuse.trace.tags', 'langfuse.tags', 'langfuse.observation.metadata.langfuse_tags', 'langfuse.trace.metadata.langfuse_tags', 'ai.telemetry.metadata.tags', 'tag.tags'];
+  'langfuse.trace.metadata.langfuse_session_id', 'ai.telemetry.metadata.sessionId', 'ai.settings.context.sessionId', 'traceloop.association.properties.sessionId', 'traceloop.association.properties.session_id'];
+const TAG_KEYS = ['langfuse.trace.tags', 'langfuse.tags', 'langfuse.observation.metadata.langfuse_tags', 'langfuse.trace.metadata.langfuse_tags', 'ai.telemetry.metadata.tags', 'ai.settings.context.tags', 'tag.tags'];
 
 /** an id attribute as Langfuse reads it: a string as is, anything else as its JSON */
 const idValue = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
@@ -243,7 +244,8 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
   const environment = str(firstOf(a, ['langfuse.environment'])) ?? str(firstOf(r, ['langfuse.environment', 'deployment.environment.name', 'deployment.environment']));
   const release = str(firstOf(a, ['langfuse.release'])) ?? str(firstOf(r, ['langfuse.release']));
   const version = str(firstOf(a, ['langfuse.version'])) ?? str(firstOf(r, ['langfuse.version']));
-  const isRoot = parent === '' || a['langfuse.internal.as_root'] === true || a['langfuse.internal.as_root'] === 'true';
+  // @langfuse/otel 5 marks the application's root span is_app_root (its parent may be another service's)
+  const isRoot = parent === '' || [a['langfuse.internal.as_root'], a['langfuse.internal.is_app_root']].some((v) => v === true || v === 'true');
 
   // the trace: a root span names and times it; any span may carry trace-level attributes
   const trace: Record<string, unknown> = { id: traceId, ...traceAttributes(a) };

@@ -1,4 +1,7 @@
 // Usage, cost and model extraction from a span's attributes (contract §6.1, §6.2): pure.
+import { bucketOf, parentBucket } from '../../domain/usage/aliases.ts';
+import { inputExcludesCache } from '../../domain/usage/semantics.ts';
+
 export type Attributes = Record<string, unknown>;
 
 /** a JSON-encoded object attribute; anything else (not a string, bad JSON, not an object) is {} */
@@ -17,49 +20,52 @@ const num = (v: unknown): number | undefined => {
   const n = Number(v);
   return Number.isNaN(n) ? undefined : n;
 };
-const first = (m: Record<string, number>, keys: string[]) => { for (const k of keys) if (m[k] !== undefined) return m[k]; return undefined; };
 const floor0 = (n: number) => Math.max(0, n);
 
 const AGENT_OPERATIONS = new Set(['invoke_agent', 'agent_step']);
 /** AI SDK / GenAI agent spans carry their children's totals: no usage, cost or model (no double counting) */
 export const isAgentAggregate = (a: Attributes) => AGENT_OPERATIONS.has(String(a['gen_ai.operation.name'] ?? ''));
 
-const INPUT = ['prompt_tokens', 'input_tokens', 'prompt'];
-const OUTPUT = ['completion_tokens', 'output_tokens', 'completion'];
-const TOTAL = ['total_tokens', 'total'];
-const CACHE_READ = ['cache_read.input_tokens', 'cache_read_input_tokens', 'cache_read_tokens', 'details.cache_read_tokens', 'details.cache_read_input_tokens', 'prompt_details.cache_read', 'input_cached_tokens'];
-const CACHE_CREATION = ['cache_creation.input_tokens', 'cache_creation_input_tokens', 'cache_write_tokens', 'details.cache_write_tokens', 'details.cache_creation_input_tokens', 'prompt_details.cache_write', 'input_cache_creation'];
-const REASONING = ['reasoning.output_tokens', 'completion_details.reasoning'];
-const AUDIO = ['completion_details.audio'];
-const KNOWN = new Set([...INPUT, ...OUTPUT, ...TOTAL, ...CACHE_READ, ...CACHE_CREATION, ...REASONING, ...AUDIO]);
-
-/** §6.1 rule 5: gen_ai.usage.* / llm.token_count.* with alias folding and bucket subtraction */
-function genericUsage(a: Attributes): Record<string, number> {
-  const raw: Record<string, number> = {};
-  for (const [k, v] of Object.entries(a)) {
+/**
+ * §6.1 rule 5: gen_ai.usage.* / llm.token_count.* read through the alias table
+ * (domain/usage/aliases.ts), then made exclusive: every input_* / output_* detail is taken off
+ * its parent once, unless the producer's input already excludes its cache (domain/usage/semantics.ts).
+ */
+function genericUsage(a: Attributes, scopeName: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  const other: Record<string, number> = {};
+  for (const k in a) {
     let key: string | undefined;
     if (k.startsWith('gen_ai.usage.') && k !== 'gen_ai.usage.cost') key = k.slice('gen_ai.usage.'.length);
     else if (k.startsWith('llm.token_count.')) key = k.slice('llm.token_count.'.length);
+    else if (k === 'llm.usage.total_tokens') key = 'total_tokens';
     if (key === undefined) continue;
-    const n = num(v);
-    if (n !== undefined) raw[key] = n;
+    const n = num(a[k]);
+    if (n === undefined) continue;
+    const bucket = bucketOf(key);
+    // two spellings of one bucket (OpenLLMetry sends both cache forms) are one count, not two
+    if (bucket) out[bucket] ??= n;
+    else other[key.startsWith('details.') ? key.slice('details.'.length) : key] = n;
   }
-  const out: Record<string, number> = {};
-  const cacheRead = first(raw, CACHE_READ);
-  const cacheCreation = first(raw, CACHE_CREATION);
-  const reasoning = first(raw, REASONING);
-  const audio = first(raw, AUDIO);
-  const input = first(raw, INPUT);
-  const output = first(raw, OUTPUT);
-  const total = first(raw, TOTAL);
-  if (input !== undefined) out.input = floor0(input - (cacheRead ?? 0) - (cacheCreation ?? 0));
-  if (output !== undefined) out.output = floor0(output - (reasoning ?? 0) - (audio ?? 0));
-  if (total !== undefined) out.total = total;
-  if (cacheRead !== undefined) out.input_cached_tokens = cacheRead;
-  if (cacheCreation !== undefined) out.input_cache_creation = cacheCreation;
-  if (reasoning !== undefined) out.output_reasoning_tokens = reasoning;
-  if (audio !== undefined) out.output_audio_tokens = audio;
-  for (const [k, v] of Object.entries(raw)) if (!KNOWN.has(k)) out[k.startsWith('details.') ? k.slice('details.'.length) : k] = v;
+  const keepCache = inputExcludesCache(scopeName);
+  let inputDetails = 0;
+  let outputDetails = 0;
+  for (const k in out) {
+    if (k === 'input' || k === 'output' || k === 'total') continue;
+    const parent = parentBucket(k);
+    if (parent === 'input' && !(keepCache && (k === 'input_cached_tokens' || k.startsWith('input_cache_')))) inputDetails += out[k]!;
+    else if (parent === 'output') outputDetails += out[k]!;
+  }
+  if (out.input !== undefined) out.input = floor0(out.input - inputDetails);
+  if (out.output !== undefined) out.output = floor0(out.output - outputDetails);
+  // such a producer's total leaves the cache out too (1,300 = input + output): the stored total
+  // spans every bucket, and a short one would read as overlapping buckets to the overlap repair
+  if (keepCache && out.total !== undefined) {
+    let sum = 0;
+    for (const k in out) if (k !== 'total') sum += out[k]!;
+    out.total = Math.max(out.total, sum);
+  }
+  for (const k in other) if (!Object.hasOwn(out, k)) out[k] = other[k]!;
   return out;
 }
 
@@ -67,11 +73,12 @@ function genericUsage(a: Attributes): Record<string, number> {
 function vercelUsage(a: Attributes): Record<string, number> {
   const out: Record<string, number> = {};
   const set = (k: string, v: unknown) => { const n = num(v); if (n !== undefined) out[k] = n; };
-  set('input', a['gen_ai.usage.prompt_tokens'] ?? a['gen_ai.usage.input_tokens']);
-  set('output', a['gen_ai.usage.completion_tokens'] ?? a['gen_ai.usage.output_tokens']);
-  set('total', a['ai.usage.tokens']);
-  set('input_cached_tokens', a['ai.usage.cachedInputTokens']);
-  set('output_reasoning_tokens', a['ai.usage.reasoningTokens']);
+  set('input', a['gen_ai.usage.prompt_tokens'] ?? a['gen_ai.usage.input_tokens'] ?? a['ai.usage.inputTokens'] ?? a['ai.usage.promptTokens']);
+  set('output', a['gen_ai.usage.completion_tokens'] ?? a['gen_ai.usage.output_tokens'] ?? a['ai.usage.outputTokens'] ?? a['ai.usage.completionTokens']);
+  set('total', a['ai.usage.tokens'] ?? a['ai.usage.totalTokens']);
+  set('input_cached_tokens', a['ai.usage.inputTokenDetails.cacheReadTokens'] ?? a['ai.usage.cachedInputTokens']);
+  set('output_reasoning_tokens', a['ai.usage.outputTokenDetails.reasoningTokens'] ?? a['ai.usage.reasoningTokens']);
+  set('input_cache_creation', a['ai.usage.inputTokenDetails.cacheWriteTokens']);
   const meta = jsonObject(a['ai.response.providerMetadata']) as Record<string, any>;
   const openai = meta.openai ?? {};
   set('input_cached_tokens', openai.cachedPromptTokens ?? out.input_cached_tokens);
@@ -88,7 +95,11 @@ function vercelUsage(a: Attributes): Record<string, number> {
   set('input_cache_read', bedrock.cacheReadInputTokens);
   set('input_cache_write', bedrock.cacheWriteInputTokens);
   set('input_cache_creation', bedrock.cacheCreationInputTokens ?? out.input_cache_creation);
-  if (out.input !== undefined) {
+  // AI SDK 6+ splits the input itself, whatever the provider: its noCacheTokens is the exclusive
+  // input, where subtracting provider metadata would depend on each provider's reporting
+  const noCache = num(a['ai.usage.inputTokenDetails.noCacheTokens']);
+  if (noCache !== undefined) out.input = noCache;
+  else if (out.input !== undefined) {
     out.input = floor0(out.input - (out.input_cached_tokens ?? 0) - (out.input_cache_creation ?? 0) - (out.input_cache_creation_5m ?? 0)
       - (out.input_cache_creation_1h ?? 0) - (out.input_cache_read ?? 0) - (out.input_cache_write ?? 0));
   }
@@ -121,7 +132,7 @@ export function extractUsage(a: Attributes, scopeName: string | undefined): Reco
   if (scopeName === 'genkit-tracer') out = genkitUsage(a);
   if (!out && scopeName === 'ai') out = vercelUsage(a);
   if (!out) {
-    out = genericUsage(a);
+    out = genericUsage(a, scopeName);
     if (scopeName === 'gcp.vertex.agent' && out.input_cached_tokens === undefined) {
       const cached = num((jsonObject(a['gcp.vertex.agent.llm_response']) as any).usage_metadata?.cached_content_token_count);
       if (cached !== undefined) { out.input_cached_tokens = cached; if (out.input !== undefined) out.input = floor0(out.input - cached); }

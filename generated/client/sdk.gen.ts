@@ -122,6 +122,15 @@ export const modelsGet = <ThrowOnError extends boolean = false>(options: Options
  * stored before Tally kept these times take, per field, the next event that sets it.
  * Scores are not merged: a `score-create` replaces the score with its id.
  *
+ * **Usage that is not what the provider billed** (Tally extensions, each a deliberate
+ * difference from Langfuse). When a sent `total` proves that `input`/`output` include their
+ * details (the buckets exceed it by exactly the `input_*`/`output_*` details, as `langfuse` v3's
+ * observeOpenAI sends them), the buckets are stored exclusive and the event's success entry
+ * carries a warning saying so; any other overlap is stored as sent, with a warning. A bucket
+ * with no price of its own is priced under another spelling of the same bucket, else at its
+ * parent's rate (`output_*` as `output`, `input_*` as `input`), and the observation's
+ * `usagePricedAs` names it.
+ *
  * **Concurrent batches.** Batches that write the same observations or traces are applied
  * one after the other, each waiting for the rows the other holds; by the rule above, which of
  * them ran first changes no stored field (but for ties). A batch that still cannot be applied is answered 503
@@ -155,7 +164,17 @@ export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Op
  * release/version, environment, prompt, model parameters, completion start time) and the OTel
  * GenAI conventions (`gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.*` with
  * cache-read, cache-creation and reasoning tokens subtracted from input and output,
- * `gen_ai.usage.cost`) set its fields. The events are then validated and applied exactly as
+ * `gen_ai.usage.cost`) set its fields. Usage keys of every producer (OTel GenAI with both cache
+ * spellings, OpenInference `llm.token_count.*`, OpenLLMetry, the Vercel AI SDK, the Anthropic
+ * SDK's own spans, Langfuse's keys) are read through one alias table, and each detail is taken
+ * off its parent once. Deliberate differences from Langfuse, each so the cost equals the
+ * provider's bill: OpenLLMetry's Anthropic spans already exclude the cache from their input and
+ * it is not subtracted again; the AI SDK's wrapper spans (`ai.generateText`, `ai.streamText`)
+ * are spans and only its `*.doGenerate`/`*.doStream` calls are generations; user, session and
+ * tags are also read from OpenLLMetry's `traceloop.association.properties.*` and the AI SDK 7
+ * runtime context (`ai.settings.context.*`). As in Langfuse, a root span's input and output are
+ * the trace's unless `langfuse.trace.input`/`output` are set, and the AI SDK names spans
+ * `<functionId>:<operationId>`. The events are then validated and applied exactly as
  * `POST /api/public/ingestion` applies them (usage normalisation, tokenizer inference, pricing,
  * `costStatus`), before the answer is sent. Their ids are derived from the span, so an export
  * sent again changes nothing; spans of one trace may arrive in several exports, in any order.

@@ -2,12 +2,15 @@
 // Spans become ingestion events (ingestion/otel/map.ts) that are validated and applied exactly
 // as the batch endpoint's; the answer is an OTLP ExportTraceServiceResponse, in the request's
 // encoding, with the spans that could not be taken in `partialSuccess`.
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { applyBatch, BatchContentionError } from '../../ingestion/pipeline.ts';
 import { decodeJsonText, decodeProtobuf, encodeResponse, OtlpDecodeError, type OtlpExport, type PartialSuccess } from '../../ingestion/otel/decode.ts';
 import { mapExport } from '../../ingestion/otel/map.ts';
+import { keepOneGenerationPerCall, RecentGenerations } from '../../ingestion/otel/nested-generations.ts';
 import { createEventValidator, type AcceptedEvent } from '../ingestion-events.ts';
 import { ApiError } from '../errors.ts';
+import { PRUNE_MIN_BYTES, rawBody } from '../body.ts';
+import { decodeUtf8, pruneDeepJson } from '../json-bytes.ts';
 import { projectOf, type HandlerResult, type OperationHandler } from '../handler.ts';
 
 export const OTEL_TRACES_PATH = '/api/public/otel/v1/traces';
@@ -24,7 +27,7 @@ const send = (res: Response, status: number, body: unknown) => res.status(status
  * (inflating gzip, deflate or br), whatever its type, and hands it on with its content type.
  */
 export const otelBodyParser = [
-  express.raw({ type: () => true, limit: OTEL_BODY_LIMIT_BYTES }),
+  rawBody({ limit: OTEL_BODY_LIMIT_BYTES }), // as express.raw, under the budget for buffered bodies
   (req: Request, _res: Response, next: NextFunction) => {
     const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const version = req.headers['x-langfuse-ingestion-version'];
@@ -32,6 +35,7 @@ export const otelBodyParser = [
     next();
   },
   (err: any, _req: Request, res: Response, next: NextFunction) => {
+    if (err?.type === 'body.busy') return res.status(503).setHeader('retry-after', String(err.retryAfterSeconds)).json({ message: err.message, error: 'ServiceUnavailable' });
     if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${OTEL_BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
     // as Langfuse: an unknown Content-Encoding is a 400 too (body-parser says 415)
     if (err?.status === 400 || err?.status === 415) return send(res, 400, { message: `The request body could not be decompressed: ${err.type === 'encoding.unsupported' ? 'unsupported Content-Encoding' : 'invalid compressed data'}`, error: 'Failed to decompress request body' });
@@ -40,12 +44,32 @@ export const otelBodyParser = [
 ];
 
 const validateEvent = createEventValidator();
+/** generations this process mapped lately, so a second record of the same call is kept as a span */
+const recentGenerations = new RecentGenerations();
+
+/**
+ * Nesting past this many levels is emptied before parsing (json-bytes.ts): the deepest prefix of
+ * an attribute value is 10 levels and each AnyValue level takes at most 4, so whatever lies
+ * deeper would map to a value nested more than MAX_JSON_DEPTH levels, whose span is refused.
+ */
+const OTLP_KEEP_DEPTH = 1000;
+
+/** an OTLP/JSON body's text: bytes that are not UTF-8 marked (the span holding them is refused), deep nesting pruned unparsed */
+function jsonText(payload: Buffer): string {
+  let raw = payload;
+  if (raw.length > PRUNE_MIN_BYTES) {
+    const pruned = pruneDeepJson(raw, OTLP_KEEP_DEPTH);
+    if (!Buffer.isBuffer(pruned)) throw new OtlpDecodeError('Failed to parse OTel JSON Trace', `Invalid JSON in request body at position ${raw.toString('utf8', 0, pruned.invalidAt).length}`);
+    raw = pruned;
+  }
+  return decodeUtf8(raw).text;
+}
 
 function decode(body: OtelRawBody): { exp: OtlpExport; protobuf: boolean } {
   const type = body.contentType.toLowerCase();
   // substring match, as Langfuse does: `; charset=utf-8` and the like are fine
   if (type.includes('application/x-protobuf') || type.includes('application/protobuf')) return { exp: decodeProtobuf(body.payload), protobuf: true };
-  if (type.includes('application/json')) return { exp: decodeJsonText(body.payload.toString('utf8')), protobuf: false };
+  if (type.includes('application/json')) return { exp: decodeJsonText(jsonText(body.payload)), protobuf: false };
   throw new ApiError(400, 'Content-Type must be application/x-protobuf or application/json', 'Invalid content type');
 }
 
@@ -65,7 +89,7 @@ export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<
   }
   const rejected: string[] = [];
   const accepted: AcceptedEvent[] = [];
-  for (const span of mapExport(decoded.exp)) {
+  for (const span of keepOneGenerationPerCall(mapExport(decoded.exp), recentGenerations, projectId)) {
     if ('rejected' in span) { rejected.push(span.rejected); continue; }
     const checks = span.events.map((e) => validateEvent(e, true));
     const failed = checks.find((c) => !c.ok);

@@ -1,5 +1,6 @@
 // What a producer's input count means, producer by producer, measured with the real packages
-// (instrumentations/test) against a provider whose bill is known. OpenAI reports prompt tokens
+// (instrumentations/test) against a provider whose bill is known; producers not measured there
+// (OpenLLMetry's Python twin, say) follow the default until they are. OpenAI reports prompt tokens
 // that include cached ones; Anthropic's API reports input_tokens that exclude cache reads and
 // writes. Most instrumentations of Anthropic re-add the cache to their input count (1,300 for
 // 1,000 uncached + 200 read + 100 written), so Tally subtracts the cache buckets from it, as from
@@ -17,7 +18,6 @@ export interface SemanticsRow {
 
 export const USAGE_SEMANTICS: readonly SemanticsRow[] = [
   { scope: '@traceloop/instrumentation-anthropic', provider: 'Anthropic', inputExcludesCache: true, why: "OpenLLMetry (JS) passes Anthropic's input_tokens through: 1,000 with 200 read and 100 written beside it, total_tokens 1,300 = input + output" },
-  { scope: 'opentelemetry.instrumentation.anthropic', provider: 'Anthropic', inputExcludesCache: true, why: "OpenLLMetry (Python) passes Anthropic's input_tokens through, as its JS twin does" },
   { scope: 'com.anthropic.sdk.typescript', provider: 'Anthropic', inputExcludesCache: false, why: "the Anthropic SDK's own spans send input 1,300: input_tokens plus cache reads and writes" },
   { scope: '@arizeai/openinference-instrumentation-anthropic', provider: 'Anthropic', inputExcludesCache: false, why: 'OpenInference sends llm.token_count.prompt 1,300, its prompt_details beside it' },
   { scope: 'ai', provider: 'any, through the AI SDK', inputExcludesCache: false, why: 'the AI SDK sends inputTokens 1,300 for Anthropic and 1,200 for OpenAI, with noCacheTokens 1,000 beside them' },

@@ -1,4 +1,4 @@
-// Issue 7 §4 probe: concurrent writers updating the same observations.
+// Contention probe: concurrent writers updating the same observations.
 //
 // Starts the server in this process, then CONTENTION_WRITERS (8) clients each send, one after
 // the other, batches of CONTENTION_BATCH (10) generation-update / span-update events on ids

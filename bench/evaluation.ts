@@ -1,4 +1,4 @@
-// Issue 11 §4 figures on PostgreSQL: (1) how long after ingestion 1,000 generations matching an
+// Evaluation figures on PostgreSQL: (1) how long after ingestion 1,000 generations matching an
 // enabled rule are all scored, with a fake gateway on loopback answering each judge call after
 // 50 ms and the default TALLY_EVAL_CONCURRENCY; (2) what one enabled rule at sampling 0.1 costs
 // ingestion: the same usage-provided batches sent with no rule and with the rule, alternating,

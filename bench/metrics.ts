@@ -1,4 +1,4 @@
-// Issue 8 §3 figures: GET /api/public/v2/metrics on PostgreSQL with 1,000,000 observations of one
+// The figures of README.md's "Metrics benchmark": GET /api/public/v2/metrics on PostgreSQL with 1,000,000 observations of one
 // project over 30 days, each query's p50 next to the fastest hand-written SQL over the base table
 // (observations only, no roll-up) for the same answer, measured in the same run, answers checked
 // equal. Knobs: BENCH_METRICS_ROWS (default 1000000), BENCH_METRICS_RUNS (default 20),

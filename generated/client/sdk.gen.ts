@@ -157,7 +157,7 @@ export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Op
  * `Content-Encoding: gzip` (or deflate, br); at most 32 MB once decompressed. A header
  * `x-langfuse-ingestion-version` above 4 or not a number is a 400, as in Langfuse.
  *
- * Each span becomes a trace and an observation, as contract §6 maps it: the observation's id is
+ * Each span becomes a trace and an observation: the observation's id is
  * the span id (16 lowercase hex characters), its trace id the span's trace id (32), its parent
  * the parent span; `langfuse.*` attributes (observation type, model, usage and cost details,
  * input/output, metadata, level, status message, trace name/user/session/tags/public/

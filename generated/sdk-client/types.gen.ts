@@ -371,7 +371,7 @@ export type PlaygroundCompletionRequest = LlmCallParams & {
     model: string;
     messages: Array<LlmMessage>;
     /**
-     * Forwarded to the provider as behaviour §7.2 says per adapter (`reasoning_effort`, `service_tier`, `thinking`, `thinkingBudget`, `thinkingLevel`, Bedrock `additionalModelRequestFields`, …).
+     * Forwarded to the provider, translated per adapter as Langfuse does (`reasoning_effort`, `service_tier`, `thinking`, `thinkingBudget`, `thinkingLevel`, Bedrock `additionalModelRequestFields`, …).
      */
     providerOptions?: {
         [key: string]: unknown;
@@ -1859,7 +1859,7 @@ export type PaginatedEvaluationJobs = {
 };
 
 /**
- * The body of the judge's call to a chat-completions gateway (brief §4.4).
+ * The body of the judge's call to a chat-completions gateway (see the `llmJudgeRequest` webhook).
  */
 export type JudgeGatewayRequest = {
     model: string;

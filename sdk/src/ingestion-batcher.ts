@@ -43,7 +43,7 @@ export interface IngestionBatcherOptions {
   flushIntervalMs?: number;
   /** Resends of one event before it is given up (default 5). */
   maxRetries?: number;
-  /** First backoff delay; doubles on each retry, with full jitter (default 500). */
+  /** First backoff delay; doubles on each retry, with half jitter: a random 50-100% of it (default 500). */
   retryBaseMs?: number;
   /** Backoff cap (default 30_000). */
   retryMaxMs?: number;

@@ -1,4 +1,4 @@
-// Provider usage objects → Tally's mutually exclusive usage buckets (brief §4.5).
+// Provider usage objects → Tally's mutually exclusive usage buckets.
 //
 // Every token lands in exactly one bucket: `input` excludes whatever an `input_*` bucket counts,
 // `output` excludes whatever an `output_*` bucket counts, and `total` spans all of them. The keys

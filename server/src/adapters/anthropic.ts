@@ -11,7 +11,7 @@ export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 /**
  * The Messages API refuses a call without max_tokens, and Tally sends no parameter the caller did
- * not set (behaviour §7.2) — except this one, which Anthropic makes mandatory. 4096 is what every
+ * not set, like Langfuse — except this one, which Anthropic makes mandatory. 4096 is what every
  * current Claude model can produce.
  */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -38,7 +38,7 @@ export interface AnthropicOptions {
 }
 
 /**
- * provider options (behaviour §7.2 Anthropic) checked and in wire shape; a nested `anthropic: {…}`
+ * provider options (Langfuse's Anthropic rules) checked and in wire shape; a nested `anthropic: {…}`
  * wins. `adapter` names the adapter in the error messages (google-vertex-ai serves Claude too).
  */
 export function anthropicProviderOptions(options: Obj | undefined, adapter = 'anthropic'): AnthropicOptions {
@@ -123,7 +123,7 @@ export function toAnthropicLlmError(err: unknown, secrets: readonly string[]): L
 }
 
 /**
- * SDK 1.12 sends an API key as `Authorization: Bearer`; the Messages API contract (behaviour §7.2)
+ * SDK 1.12 sends an API key as `Authorization: Bearer`; the Messages API
  * and gateways in front of it expect `x-api-key`, so the key goes there and the SDK's bearer
  * header is removed (null deletes it) unless the connection sets its own Authorization header.
  */

@@ -1,7 +1,7 @@
 // The `azure` adapter: Azure OpenAI Chat Completions through the openai SDK's AzureOpenAI client,
 // which sends the key as `api-key`, adds `?api-version=` and puts the deployment in the path. The
 // body, the answer and the errors are the openai adapter's; only the provider options are strict
-// (§7.2: an unknown key is refused, not passed through). Requests go through egressFetch; the
+// (as in Langfuse, an unknown key is refused, not passed through). Requests go through egressFetch; the
 // SDK does not retry (maxRetries 0), the caller decides.
 import { AzureOpenAI } from 'openai';
 import { LlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget } from '../domain/llm/call.ts';
@@ -11,7 +11,7 @@ import { chatCompletion, toLlmError } from './openai.ts';
 
 export const AZURE_API_VERSION = '2025-02-01-preview';
 
-// the OpenAI key map of §7.2, snake and camel case; `openai` is the nested form
+// Langfuse's OpenAI key map, snake and camel case; `openai` is the nested form
 const ALLOWED_OPTIONS = new Set([
   'reasoning_effort',
   'service_tier',

@@ -46,7 +46,7 @@ function secretsOf(connection: LlmConnectionTarget, creds: Credentials | null): 
   return [...whole, ...fromCreds, ...Object.values(connection.extraHeaders).filter((v) => v.length >= 8)];
 }
 
-/** provider options go to additionalModelRequestFields verbatim; a nested `bedrock: {…}` is merged at the top (§7.2) */
+/** provider options go to additionalModelRequestFields verbatim; a nested `bedrock: {…}` is merged at the top, as in Langfuse */
 export function bedrockAdditionalFields(options: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const { bedrock: nested, ...top } = options ?? {};
   const out = { ...top, ...(nested && typeof nested === 'object' && !Array.isArray(nested) ? (nested as Record<string, unknown>) : {}) };

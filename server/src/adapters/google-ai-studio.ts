@@ -15,7 +15,7 @@ const invalid = (message: string) => new LlmError('invalid_request', message);
 const LEVELS = new Set(['minimal', 'low', 'medium', 'high']);
 
 /**
- * Gemini's thinkingConfig from provider options (behaviour §7.2, Google / Vertex-Gemini), or
+ * Gemini's thinkingConfig from provider options (Langfuse's rules for Google and Vertex Gemini), or
  * undefined when no thinking option is set. Only thinkingBudget and thinkingLevel are read (and
  * maxReasoningTokens, which takes precedence, for Vertex only); a nested `google: {…}` wins over
  * top-level keys; anything else is ignored. includeThoughts and the "pro" checks use the budget and

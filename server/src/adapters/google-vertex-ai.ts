@@ -156,7 +156,7 @@ const withoutModel = ({ model: _dropped, ...rest }: Record<string, unknown>) => 
 /**
  * The Anthropic Messages body for rawPredict: anthropic.ts's, with the provider options checked
  * there, but without `model` (Vertex takes it from the path) and with anthropic_version. A `model`
- * override in the provider options (top level or nested `anthropic:{}`) is dropped (behaviour §7.2).
+ * override in the provider options (top level or nested `anthropic:{}`) is dropped, as Langfuse does.
  */
 export function vertexClaudeBody(call: LlmCall): Record<string, unknown> {
   const options = call.providerOptions && withoutModel(call.providerOptions);

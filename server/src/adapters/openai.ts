@@ -11,7 +11,7 @@ import { egressFetch } from '../services/egress-fetch.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-// camelCase forms of the OpenAI provider options (behaviour §7.2) and their wire names
+// camelCase forms of the OpenAI provider options Langfuse accepts, and their wire names
 const WIRE_NAMES: Record<string, string> = {
   reasoningEffort: 'reasoning_effort',
   serviceTier: 'service_tier',
@@ -38,7 +38,7 @@ const isReasoningModel = (model: string) => /^(openai\/)?(o\d|gpt-5)/i.test(mode
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-/** `stream: false` is sent explicitly, as the brief's gateway request (§4.4) has it; the streaming call overrides it */
+/** `stream: false` is sent explicitly, as the spec's `llmJudgeRequest` webhook has it; the streaming call overrides it */
 export function chatCompletionsBody(call: LlmCall): Record<string, unknown> {
   const { max_tokens, ...params } = call.params;
   return defined({

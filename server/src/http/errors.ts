@@ -16,7 +16,7 @@ export const invalidData = (issues: Issue[]) => new ApiError(400, 'Invalid reque
 export const notFound = (message: string) => new ApiError(404, message, 'LangfuseNotFoundError');
 export const unauthorized = (message: string) => new ApiError(401, message);
 
-/** an error of the unstable endpoints' envelope `{message, code, details?}` (evaluators contract §0) */
+/** an error of the unstable endpoints' envelope `{message, code, details?}` (the spec's UnstableError) */
 export const unstableError = (status: number, code: string, message: string, details?: Record<string, unknown>) =>
   new ApiError(status, message, undefined, details === undefined ? { code } : { code, details });
 

@@ -42,7 +42,7 @@ export function projectOf(ctx: HandlerContext): string {
   return ctx.projectId;
 }
 
-/** Page/limit from an already-validated query (§0.2: page ≥ 1 default 1, limit 1..100 default 50). */
+/** Page/limit from an already-validated query (page ≥ 1 default 1, limit 1..100 default 50). */
 export function pagination(query: Record<string, any>) {
   const page = query.page === undefined || query.page === '' ? 1 : Number(query.page);
   const limit = query.limit === undefined || query.limit === '' ? 50 : Number(query.limit);

@@ -1,6 +1,6 @@
 // After a batch's observations are written, in the same transaction: one job per enabled rule
 // assignment whose filters match the observation as it is now and whose deterministic sample
-// takes it (evaluators contract §5). Blocked evaluators get no jobs; internal environments
+// takes it. Blocked evaluators get no jobs; internal environments
 // never match (rule-match.ts).
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import { jobId, sampled } from '../domain/evaluation/ids.ts';

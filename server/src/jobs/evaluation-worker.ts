@@ -2,7 +2,7 @@
 // processes on one PostgreSQL share it; SKIP LOCKED keeps them apart), run at most
 // `concurrency` at once, and settle each job: COMPLETED with its score, DELAYED for a retryable
 // provider failure (at most MAX_ATTEMPTS within MAX_AGE_MS), ERROR, or CANCELLED when what it
-// was for is gone. A provider failure that no retry can fix pauses the evaluator (contract §5.14).
+// was for is gone. A provider failure that no retry can fix pauses the evaluator, as in Langfuse.
 import type { Database } from '../db/orm.ts';
 import { executionTraceId, scoreId } from '../domain/evaluation/ids.ts';
 import { compilePrompt } from '../domain/evaluation/prompt.ts';
@@ -51,7 +51,7 @@ export interface EvaluationWorkerOptions {
    * concurrency when ingestion pauses.
    */
   ingestionBusy?: () => boolean;
-  /** the first retry's delay; each further one doubles it (with jitter) */
+  /** the first retry's delay; each further one doubles it (half jitter: a random 50-100% of it is waited) */
   retryBaseMs: number;
   /** the lease and its renewal period (tests shorten them) */
   leaseMs?: number;
@@ -220,7 +220,7 @@ export class EvaluationWorker {
           await this.block(job, reason, e.message);
           return await this.settle(job, { status: 'ERROR', error: e.message });
         }
-        // behaviour §7.2: 408, 409, 429 and >= 500 are rescheduled; so is a timeout (the issue's "429, 5xx, timeout")
+        // as in Langfuse, 408, 409, 429 and >= 500 are rescheduled; so is a timeout (README: "A 429/5xx/timeout is retried")
         if (e.retryable || e.kind === 'timeout') return await this.settle(job, this.retryOrFail(job, e.message));
         return await this.settle(job, { status: 'ERROR', error: e.message });
       }

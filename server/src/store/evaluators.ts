@@ -154,7 +154,7 @@ export async function deleteEvaluator(em: SqlEntityManager, projectId: string, i
 }
 
 /**
- * Marks the evaluator blocked (its model is unusable: `reason` is one of the contract's
+ * Marks the evaluator blocked (its model is unusable: `reason` is one of the spec's
  * pausedReason values, `message` the human explanation). Every rule using it then reads
  * `paused`, and enabledRulesFor still returns its assignments with `blocked` set so the
  * engine can skip them. False when the evaluator is not in the project.

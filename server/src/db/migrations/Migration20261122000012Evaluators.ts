@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Evaluators and evaluation rules (issue 11 §3). An evaluator keeps one id across versions; each
+// Evaluators and evaluation rules. An evaluator keeps one id across versions; each
 // POST by name appends a version (prompt, output definition, model config, default mapping).
 // The evaluator's blocked state (set by the execution engine when its model is unusable) makes
 // every rule using it read `paused`. A rule holds its filters and sampling; its evaluators are

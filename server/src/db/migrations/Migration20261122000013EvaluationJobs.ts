@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// The durable queue of evaluation jobs (issue 11 §4): ingestion inserts a job for each matching
+// The durable queue of evaluation jobs: ingestion inserts a job for each matching
 // rule assignment in the transaction that stores the observation, so a crash between them loses
 // nothing. A job's id is derived from (rule, assignment, trace, observation): re-ingesting the
 // observation resets the same job to PENDING rather than adding one. Workers claim due jobs

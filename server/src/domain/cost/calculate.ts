@@ -1,4 +1,4 @@
-// Cost of one observation (behaviour.md §4.1). Provided costs win outright and are never mixed
+// Cost of one observation. Provided costs win outright and are never mixed
 // with computed ones; otherwise each usage key is priced by exact key. Arithmetic is decimal:
 // the result is stored at 12 decimal places and float sums (0.1 + 0.2) would show up there.
 import { exact, plus, sum, times, toNumber, type Exact } from './exact.ts';

@@ -1,4 +1,4 @@
-// Pricing-tier selection (behaviour.md §4.2, contract §3.7): the first conditional tier, by
+// Pricing-tier selection, as in Langfuse: the first conditional tier, by
 // ascending priority, whose conditions all hold; otherwise the default tier. The reason string
 // is kept for the explain endpoint, so users can see why a >200K tier did (not) apply.
 import type RE2 from 're2';

@@ -1,4 +1,4 @@
-// The deterministic ids of an evaluation (evaluators contract §5.5, §5.6, §5.11): the same
+// The deterministic ids of an evaluation, derived as Langfuse derives them: the same
 // observation gets the same sample value for every rule, the same job for the same rule and
 // assignment, and a re-run writes the same score ids, so nothing is ever duplicated.
 import { createHash, hash } from 'node:crypto';

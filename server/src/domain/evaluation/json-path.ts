@@ -1,4 +1,4 @@
-// JSONPath checks for evaluator mappings (evaluators contract §3 step 7 and §2 step 4). Pure:
+// JSONPath checks for evaluator mappings. Pure:
 // syntax problems are told in Langfuse's words; forms jsonpath-plus would evaluate but the
 // evaluator does not honour (filters, scripts, negative indices) are refused at storage.
 import { JSONPath } from 'jsonpath-plus';
@@ -37,7 +37,7 @@ export function unsupportedJsonPath(path: string): string | null {
 }
 
 /**
- * The value a mapping entry extracts (contract §5.8): for an object or array, one match is
+ * The value a mapping entry extracts, as Langfuse's evaluator reads it: for an object or array, one match is
  * returned unwrapped, several as an array, none as undefined; an error falls back to the raw
  * value. Primitives are returned as they are. Script evaluation is off.
  */

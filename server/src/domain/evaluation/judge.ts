@@ -1,4 +1,5 @@
-// The judge's call and the reading of its answer (brief §4.4 over every other reference): one
+// The judge's call and the reading of its answer (the `llmJudgeRequest` webhook of openapi/openapi.yaml,
+// which wins where Langfuse differs): one
 // user message holding the compiled prompt, the `extract` tool forced, all six model parameters
 // always sent (those the caller leaves unset take JUDGE_DEFAULT_PARAMS), and the tool call's
 // string `score` converted per the evaluator's output definition.

@@ -1,5 +1,5 @@
-// Evaluator variable mappings (evaluators contract §1, §3 step 7, §2 step 4). Pure: each check
-// returns the first problem in the reference's order and words, or null.
+// Evaluator variable mappings, of an evaluator and of a rule's assignment. Pure: each check
+// returns the first problem in Langfuse's order and words, or null.
 import { jsonPathSyntaxProblem, unsupportedJsonPath } from './json-path.ts';
 
 export type MappingSource = 'input' | 'output' | 'metadata' | 'tool_calls' | 'expected_output' | 'experiment_item_metadata';

@@ -1,4 +1,4 @@
-// An evaluator's output definition (evaluators contract §1). Pure: the checks the body schema
+// An evaluator's output definition (the spec's EvaluatorOutputDefinition). Pure: the checks the body schema
 // leaves to code (trimmed texts, bound order, required per variant) as zod-style issues, the
 // storage check (unique categories), and the trimmed form that is stored.
 

@@ -1,7 +1,7 @@
 // An evaluator's prompt: its `{{variable}}` placeholders and their substitution. A declared
 // variable starts with a letter and continues with letters, digits or `_`, with nothing else
-// inside the braces (evaluators contract §2); substitution also reads `{{ name }}` with inner
-// spaces (§5.9). A placeholder without a value stays as it is.
+// inside the braces; substitution, as in Langfuse, also reads `{{ name }}` with inner
+// spaces. A placeholder without a value stays as it is.
 
 const PLACEHOLDER = /\{\{([A-Za-z][A-Za-z0-9_]*)\}\}/g;
 const SUBSTITUTED = /\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}/g;

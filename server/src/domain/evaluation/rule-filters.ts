@@ -1,4 +1,4 @@
-// Evaluation-rule filters (evaluators contract §1, §3 step 6). Pure: the columns and filter
+// Evaluation-rule filters. Pure: the columns and filter
 // types per target, the per-type shape check, and the static value check of `type` and `level`.
 
 export type RuleTarget = 'observation' | 'experiment';

@@ -1,4 +1,4 @@
-// Whether an observation matches an evaluation rule's filters (evaluators contract §1, §5.3–§5.4):
+// Whether an observation matches an evaluation rule's filters:
 // every condition must hold (an empty list matches everything), and observations in Tally's or
 // Langfuse's internal environments never match, so a judge never judges itself.
 import { toolCallsOf } from './variables.ts';

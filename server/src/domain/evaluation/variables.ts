@@ -1,5 +1,5 @@
-// The values an evaluator's prompt variables take from an observation (evaluators contract
-// §5.8): each mapping entry picks a source field, JSON strings in it are parsed, and a jsonPath
+// The values an evaluator's prompt variables take from an observation, as Langfuse extracts
+// them: each mapping entry picks a source field, JSON strings in it are parsed, and a jsonPath
 // selects inside it (json-path.ts: one match unwrapped, several as an array, none as undefined).
 import { extractJsonPath } from './json-path.ts';
 import type { Mapping } from './mapping.ts';

@@ -1,4 +1,4 @@
-// The model names each adapter offers by default (brief §2.1), as data. A connection lists
+// The model names each adapter offers by default, as data. A connection lists
 // these when `withDefaultModels` is true, followed by its custom model names.
 import type { LlmAdapter } from './validate.ts';
 

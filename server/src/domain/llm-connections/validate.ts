@@ -1,4 +1,4 @@
-// Adapter-specific rules of an upsert (contract §2.4) and the masked key (§2.5). The spec has
+// Adapter-specific rules of an upsert and the masked key. The spec has
 // checked types and lengths already; these are the rules a schema cannot say.
 import type { ValidationIssue as Issue } from '../../../../generated/client/types.gen.ts';
 
@@ -89,7 +89,7 @@ export function validateConnectionInput(input: UpsertInput): Issue[] {
   return issues;
 }
 
-/** §2.5. A secret shorter than 8 characters is shown as "..." alone (Langfuse would show its last 4, i.e. most of it). */
+/** The masked key. A secret shorter than 8 characters is shown as "..." alone (Langfuse would show its last 4, i.e. most of it). */
 export function displaySecretKey(secretKey: string): string {
   if (secretKey === BEDROCK_DEFAULT_CREDENTIALS) return 'Default AWS credentials';
   if (secretKey === VERTEXAI_DEFAULT_CREDENTIALS) return 'Default GCP credentials (ADC)';

@@ -1,4 +1,4 @@
-// The provider-neutral LLM call (issue 9 §3): what an adapter receives, what it returns, and how
+// The provider-neutral LLM call: what an adapter receives, what it returns, and how
 // a provider's failure is classified. Types and pure helpers only; the adapters in
 // server/src/adapters turn these into provider requests.
 import type { AllowList } from './egress.ts';
@@ -10,7 +10,7 @@ export interface LlmMessage {
   content: string;
 }
 
-/** Call parameters. There are no defaults: an unset parameter is not sent (behaviour §7.2). */
+/** Call parameters. There are no defaults: an unset parameter is not sent, as in Langfuse. */
 export interface LlmParams {
   temperature?: number;
   top_p?: number;
@@ -34,7 +34,7 @@ export interface LlmCall {
   tools?: LlmTool[];
   /** forces the model to call this tool */
   toolChoice?: { name: string };
-  /** forwarded to the provider per behaviour §7.2 (reasoning_effort, service_tier, thinking, …) */
+  /** forwarded to the provider in its adapter's wire shape, as Langfuse does (reasoning_effort, service_tier, thinking, …) */
   providerOptions?: Record<string, unknown>;
   timeoutMs: number;
   /**
@@ -96,7 +96,7 @@ export class LlmError extends Error {
     if (status !== undefined) this.status = status;
   }
 
-  /** worth trying again later (behaviour §7.2: 408, 409, 429 and ≥ 500 are rescheduled) */
+  /** worth trying again later (as in Langfuse, 408, 409, 429 and ≥ 500 are rescheduled) */
   get retryable(): boolean {
     if (this.kind === 'rate_limited') return true;
     const s = this.status;
@@ -128,7 +128,7 @@ const BILLING_PATTERNS = [
 const MODEL_PATTERNS = [/Model use case details have not been submitted for this account/i];
 const UNREACHABLE_PATTERNS = [/DNS lookup failed/i];
 
-/** The kind of a provider's HTTP error answer (behaviour §7.2, error handling). */
+/** The kind of a provider's HTTP error answer, by Langfuse's status codes and message patterns. */
 export function classifyHttpError(status: number, body: string): LlmErrorKind {
   const has = (patterns: RegExp[]) => patterns.some((p) => p.test(body));
   if (status === 401 || has(AUTH_PATTERNS)) return 'auth_invalid';

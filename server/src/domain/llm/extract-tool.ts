@@ -1,4 +1,4 @@
-// The structured call that grades (brief §4.4) and that probes a connection: one function tool
+// The structured call that grades (the `llmJudgeRequest` webhook of openapi/openapi.yaml) and that probes a connection: one function tool
 // `extract` whose arguments are a string `score` and a string `reasoning`, forced. Both are
 // strings on the wire whatever the evaluator's output type; the caller converts the score.
 import type { LlmTool } from './call.ts';

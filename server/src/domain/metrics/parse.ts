@@ -1,6 +1,6 @@
 // Stage 1 of the metrics engine: a query object that already matches the spec's MetricsQuery
 // shape → a typed, validated query with every name resolved against the view declarations.
-// The checks and their wording follow Langfuse's (contract §4.1, behaviour §6.4); each failure
+// The checks and their wording follow Langfuse's; each failure
 // is a MetricsQueryError, which the HTTP layer answers with 400 InvalidRequestError.
 import type { MetricsQueryV1 } from '../../../../generated/client/types.gen.ts';
 import { checkFilters, type CheckedFilter, type ColumnType } from '../filters/check.ts';

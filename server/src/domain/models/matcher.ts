@@ -1,4 +1,4 @@
-// Model lookup by name (behaviour.md §1.2): the models whose match_pattern finds the name,
+// Model lookup by name, in Langfuse's order: the models whose match_pattern finds the name,
 // project models before managed ones, then newest start_date (NULLs last). Instead of testing
 // each pattern, all patterns form one RE2.Set in preference order, so a lookup is one linear
 // scan of the name and the winner is simply the lowest matching index.

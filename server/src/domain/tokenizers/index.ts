@@ -1,4 +1,4 @@
-// Usage inference by tokenizing observation input/output (Langfuse behaviour, reference §2).
+// Usage inference by tokenizing observation input/output, as Langfuse does.
 // Pure and synchronous: the worker pool (server/src/workers/tokenizer-pool.ts) runs this same code
 // off the main thread for large values.
 import { encoder, isEncoderLoaded, type Encoding } from './encoders.ts';

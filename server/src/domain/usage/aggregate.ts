@@ -1,5 +1,5 @@
-// The input/output/total roll-ups that the legacy observation API and the UI show (contract
-// §5.6, behaviour.md §4.1): every key *containing* "input" counts as input, so cached buckets
+// The input/output/total roll-ups that the legacy observation API and the UI show, as
+// Langfuse computes them: every key *containing* "input" counts as input, so cached buckets
 // add to input — which is why the buckets must be disjoint.
 import { exact, plus, toNumber, type Exact } from '../cost/exact.ts';
 

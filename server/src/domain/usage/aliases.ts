@@ -90,7 +90,7 @@ export const bucketOf = (key: string): Bucket | undefined => BY_KEY.get(key);
 /**
  * usageDetails-style keys (no dots) that name the same detail bucket: what a price may be stored
  * under. Not input/output/total: `prompt_tokens` beside `input` is an unmapped OpenAI object,
- * whose counts include their details, and is left as the brief says (stored flat, unpriced).
+ * whose counts include their details, and is left as it came (stored flat, unpriced).
  */
 const SPELLINGS = new Map<Bucket, string[]>();
 for (const r of ALIAS_TABLE) {
@@ -111,7 +111,7 @@ export const SPELLING_GROUPS: readonly (readonly string[])[] = [...SPELLINGS.val
 /**
  * The bucket a detail is part of, for pricing it when its own price is missing: providers bill
  * cached, audio, reasoning and prediction tokens as input or output unless they price them
- * apart. The brief's own aggregation rule: a key containing "input" counts as input, one
+ * apart. The rule of the input/output roll-ups (aggregate.ts): a key containing "input" counts as input, one
  * containing "output" as output. `total`, `input` and `output` have no parent.
  */
 export function parentBucket(key: string): 'input' | 'output' | null {

@@ -1,4 +1,4 @@
-// Usage and cost of one generation, end to end (behaviour.md §2.1, §3, §4; table §3.4).
+// Usage and cost of one generation, end to end.
 // Tokenization happens outside (async, worker threads): the caller asks needsTokenization()
 // and passes the counts in as `inferredUsage`.
 import { calculateCost, type CostLine, type CostStatus } from '../cost/calculate.ts';

@@ -1,5 +1,5 @@
-// Turns the usage/cost inputs of an observation event into the provided maps Langfuse stores
-// (behaviour.md §3.1-3.3). Pure functions: validation failures come back as values.
+// Turns the usage/cost inputs of an observation event into the provided maps Langfuse stores.
+// Pure functions: validation failures come back as values.
 //
 // Maps keyed by client-supplied names are built with Object.fromEntries or setEntry() (never a bare
 // `obj[k] = v`) so a `__proto__` key stays an ordinary entry instead of replacing the prototype.
@@ -59,7 +59,7 @@ export const RESPONSES_KEYS: readonly string[] = Object.values(RESPONSES);
 
 /**
  * Why `raw` is not the strict shape, or null when it is. Strictness matters: a gateway that
- * appends e.g. `cost` must NOT be mapped (the brief, §4.5), so the caller can warn about it.
+ * appends e.g. `cost` must NOT be mapped (README.md, "Sending data"), so the caller can warn about it.
  */
 export function strictShapeMismatch(raw: Record<string, unknown>, s: StrictShape): string | null {
   const allowed = Object.values(s);
@@ -195,7 +195,7 @@ export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: s
 }
 
 /**
- * provided_usage_details of one event (§3.2). The legacy total falls back to input/output only
+ * provided_usage_details of one event, as Langfuse builds it. The legacy total falls back to input/output only
  * when usageDetails is empty, with Langfuse's truthiness quirk ({input:0, output:5} → total 0).
  */
 export function providedUsage(legacy: LegacyUsage | undefined, details: Record<string, number> | undefined): Record<string, number> {
@@ -222,7 +222,7 @@ export function providedCost(legacy: LegacyUsage | undefined, costDetails: Recor
 }
 
 /**
- * §3.3: `provided` is what Langfuse writes back as provided_usage_details (null, NaN and negative
+ * `provided` is what Langfuse writes back as provided_usage_details (null, NaN and negative
  * values dropped); `usage` adds `total` = sum of every value (arbitrary keys included) when absent.
  * Values are integers here, so a plain sum is exact.
  */

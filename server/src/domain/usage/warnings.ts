@@ -1,6 +1,6 @@
 // Advisory messages about usage maps that are probably wrong. Langfuse prices each key as an
-// independent bucket, so overlapping buckets silently double the cost (behaviour.md §8.1, the
-// most common complaint). Warnings never change any value.
+// independent bucket, so overlapping buckets silently double the cost (the most
+// common complaint in Langfuse's GitHub issues). Warnings never change any value.
 import { SPELLING_GROUPS } from './aliases.ts';
 import { chatCompletionsMismatch, CHAT_COMPLETIONS_KEYS, isPlainObject, RESPONSES_KEYS, responsesMismatch, type ParsedUsageDetails } from './normalise.ts';
 
@@ -23,7 +23,7 @@ const BASES = [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const;
 
 const q = (k: string) => `\`${k}\``;
 
-/** Slack before a total counts as too small, as in Langfuse's consistency guard (§3.3). */
+/** Slack before a total counts as too small, as in Langfuse's consistency guard. */
 export const totalTolerance = (total: number) => Math.max(1, total * 0.01);
 
 /**

@@ -1,4 +1,4 @@
-// /api/public/unstable/evaluation-rules (evaluators contract §3) for target `observation`: list,
+// /api/public/unstable/evaluation-rules for target `observation`: list,
 // POST, GET, PATCH, DELETE. Target `experiment` is refused with a clear 400.
 import { checkMapping, normaliseMapping, OBSERVATION_SOURCES, storageMappingProblem, type Mapping } from '../../domain/evaluation/mapping.ts';
 import type { Issue } from '../../domain/evaluation/output-definition.ts';
@@ -52,7 +52,7 @@ async function resolve(ctx: HandlerContext, projectId: string, requested: Reques
   return out;
 }
 
-/** steps 6–7 and 9 of the reference: filter values for the target, then each LLM assignment's mapping */
+/** the rule's checks, in Langfuse's order: filter values for the target, then each LLM assignment's mapping */
 function checkRule(filters: RuleFilter[], assignments: Resolved[], enabled: boolean) {
   const filterProblem = filterValueProblem(filters, 'observation');
   if (filterProblem) throw unstableError(400, 'invalid_filter_value', filterProblem.message, filterProblem.details);

@@ -1,5 +1,5 @@
-// /api/public/unstable/evaluators (evaluators contract §2): list, upsert-by-name POST (a new
-// version each time), GET, DELETE. Errors in the unstable envelope, in the reference's order.
+// /api/public/unstable/evaluators: list, upsert-by-name POST (a new
+// version each time), GET, DELETE. Errors in the unstable envelope, in Langfuse's order.
 import { checkMapping, missingVariables, normaliseMapping, storageMappingProblem, type Mapping } from '../../domain/evaluation/mapping.ts';
 import { parseOutputDefinition, storageOutputDefinitionIssues, type Issue } from '../../domain/evaluation/output-definition.ts';
 import { promptVariables } from '../../domain/evaluation/prompt.ts';

@@ -1,4 +1,4 @@
-// The public Scores API (evaluators-contract §4): create (Basic or Bearer public key), v1 and
+// The public Scores API: create (Basic or Bearer public key), v1 and
 // v2 lists and gets, delete. Scores written here share the table with ingestion's score-create
 // events and evaluator scores.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The wire record of an evaluation rule (evaluators contract §3): the assignment list, the
+// The wire record of an evaluation rule (the spec's EvaluationRule): the assignment list, the
 // deprecated single-evaluator aliases, and the status derived from the evaluators' blocked state.
 import { CODE_EVALUATOR_MAPPING } from '../../domain/evaluation/mapping.ts';
 import type { StoredAssignment, StoredRule } from '../../store/evaluation-rules.ts';

@@ -1,4 +1,4 @@
-// The wire record of an evaluator (evaluators contract §2, strict, discriminated by `type`).
+// The wire record of an evaluator (the spec's Evaluator, strict, discriminated by `type`).
 import { CODE_EVALUATOR_VARIABLES, type Mapping } from '../../domain/evaluation/mapping.ts';
 import { promptVariables } from '../../domain/evaluation/prompt.ts';
 import type { StoredEvaluator } from '../../store/evaluators.ts';

@@ -1,4 +1,4 @@
-// The wire record of a connection (contract §2.2, strict): never a secret, only its mask and
+// The wire record of a connection (the spec's LlmConnection, strict): never a secret, only its mask and
 // the header names.
 import type { StoredConnection } from '../../store/llm-connections.ts';
 

@@ -1,4 +1,4 @@
-// OTel spans → Tally ingestion events (contract §6): pure, no HTTP and no database. The events
+// OTel spans → Tally ingestion events (the mapping openapi/paths/otel.yaml describes): pure, no HTTP and no database. The events
 // go through the batch endpoint's validator and pipeline unchanged, so normalisation, tokenizer
 // inference, pricing and costStatus are the batch endpoint's.
 //
@@ -115,7 +115,7 @@ function aiSdkType(a: Attributes): string | undefined {
   return 'span';
 }
 
-/** §6.2: the observation type, lower case as in Langfuse's `langfuse.observation.type` */
+/** the observation type, lower case as in Langfuse's `langfuse.observation.type` */
 export function observationType(a: Attributes): string {
   const given = str(a['langfuse.observation.type'])?.toLowerCase();
   if (given && LANGFUSE_TYPES.has(given)) return given;

@@ -1,4 +1,4 @@
-// Usage, cost and model extraction from a span's attributes (contract §6.1, §6.2): pure.
+// Usage, cost and model extraction from a span's attributes: pure.
 import { bucketOf, parentBucket } from '../../domain/usage/aliases.ts';
 import { inputExcludesCache } from '../../domain/usage/semantics.ts';
 
@@ -27,7 +27,7 @@ const AGENT_OPERATIONS = new Set(['invoke_agent', 'agent_step']);
 export const isAgentAggregate = (a: Attributes) => AGENT_OPERATIONS.has(String(a['gen_ai.operation.name'] ?? ''));
 
 /**
- * §6.1 rule 5: gen_ai.usage.* / llm.token_count.* read through the alias table
+ * Every other scope: gen_ai.usage.* / llm.token_count.* read through the alias table
  * (domain/usage/aliases.ts), then made exclusive: every input_* / output_* detail is taken off
  * its parent once, unless the producer's input already excludes its cache (domain/usage/semantics.ts).
  */
@@ -69,7 +69,7 @@ function genericUsage(a: Attributes, scopeName: string | undefined): Record<stri
   return out;
 }
 
-/** §6.1 rule 3: the Vercel AI SDK (scope `ai`) */
+/** the Vercel AI SDK (scope `ai`) */
 function vercelUsage(a: Attributes): Record<string, number> {
   const out: Record<string, number> = {};
   const set = (k: string, v: unknown) => { const n = num(v); if (n !== undefined) out[k] = n; };
@@ -107,7 +107,7 @@ function vercelUsage(a: Attributes): Record<string, number> {
   return out;
 }
 
-/** §6.1 rule 2: Genkit model spans carry their usage in the `genkit:output` JSON */
+/** Genkit model spans carry their usage in the `genkit:output` JSON */
 function genkitUsage(a: Attributes): Record<string, number> | undefined {
   const usage = (jsonObject(a['genkit:output']) as Record<string, any>).usage;
   if (!usage || typeof usage !== 'object') return undefined;
@@ -141,7 +141,7 @@ export function extractUsage(a: Attributes, scopeName: string | undefined): Reco
   return Object.keys(out).length ? out : undefined;
 }
 
-/** §6.2: cost details of a span, or undefined */
+/** cost details of a span, or undefined */
 export function extractCost(a: Attributes): Record<string, unknown> | undefined {
   if (isAgentAggregate(a)) return undefined;
   if ('langfuse.observation.cost_details' in a) {
@@ -154,7 +154,7 @@ export function extractCost(a: Attributes): Record<string, unknown> | undefined 
 
 export const MODEL_KEYS = ['langfuse.observation.model.name', 'gen_ai.response.model', 'ai.model.id', 'gen_ai.request.model', 'llm.response.model', 'llm.model_name', 'model'];
 
-/** §6.2: the model name, first present key wins */
+/** the model name, first present key of MODEL_KEYS wins */
 export function extractModel(a: Attributes): string | undefined {
   if (isAgentAggregate(a)) return undefined;
   for (const k of MODEL_KEYS) {

@@ -1,4 +1,4 @@
-// Issue 7 §4: contention is not an error. Concurrent batches on the same observations queue on
+// Issue 7: contention is not an error. Concurrent batches on the same observations queue on
 // row locks (store/existing.ts) instead of colliding; each is applied, none answers 5xx.
 // (PGlite has one connection, so batches there run one after the other anyway.)
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Unstable evaluation-rules API (issue 11 §3, evaluators contract §3) on the suite's server, and
+// Unstable evaluation-rules API (issue 11) on the suite's server, and
 // the store functions the execution engine uses (blocked evaluators, enabledRulesFor) on a
 // database of the test's own: PGlite, or the PostgreSQL of DATABASE_URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // set): an ingested generation that matches an enabled rule is judged through a connection to a
 // fake gateway on 127.0.0.2, the score lands with source EVAL, the judge's call is a priced
 // generation in langfuse-llm-as-a-judge that is never judged itself; retries, pausing and
-// re-ingestion behave as the contract says.
+// re-ingestion behave as Langfuse documents them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw, unique } from '../support/client.ts';
 import { json, startFakeProvider, type FakeProvider, type Received } from '../support/fake-provider.ts';

@@ -1,4 +1,4 @@
-// Unstable evaluators API (issue 11 §3, evaluators contract §2) on the suite's server: PGlite,
+// Unstable evaluators API (issue 11) on the suite's server: PGlite,
 // and PostgreSQL when DATABASE_URL is set.
 import { describe, expect, it } from 'vitest';
 import { raw, unique } from '../support/client.ts';

@@ -1,4 +1,4 @@
-// Events Langfuse keeps that Tally used to refuse (issue 10 §3): each is now stored, with a
+// Events Langfuse keeps that Tally used to refuse (issue 10): each is now stored, with a
 // warning where a value was not, so an SDK that treats a 400 as final loses nothing.
 import { describe, expect, it } from 'vitest';
 import { raw, unique } from '../support/client.ts';

@@ -113,7 +113,7 @@ describe('LLM connections: upsert', () => {
     bodies.push(JSON.stringify(list.data));
   });
 
-  it('masks the key as contract §2.5', async () => {
+  it('masks the key as Langfuse does', async () => {
     const cases: [string, string, Record<string, unknown>, string][] = [
       ['openai', 'sk-test123', {}, '...t123'],
       ['openai', 'sk-very-secret-key', {}, '...-key'],

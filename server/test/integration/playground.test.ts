@@ -111,7 +111,7 @@ describe('playground completions', () => {
     openai.answer = (_r, res) => json(res, 200, chat('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cost: 0.0001 }));
     const r = await complete({ provider: openaiProvider, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
     expect(r.status).toBe(200);
-    // as ingestion stores such an object: a free map, `total` the sum of its keys (brief §4.5)
+    // as ingestion stores such an object: a free map, `total` the sum of its keys
     expect(r.body.usageDetails).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, total: 30 });
     expect(r.body.warnings.join(' ')).toMatch(/cost/);
   });

@@ -122,7 +122,7 @@ describe('google-ai-studio adapter: request and answer', () => {
   });
 });
 
-describe('geminiThinkingConfig (behaviour §7.2 Google)', () => {
+describe('geminiThinkingConfig (Google thinking options)', () => {
   it('gemini-2.5: needs a budget; includeThoughts off for 0 and for pro at 128; pro budgets 0–127 become 128', () => {
     expect(geminiThinkingConfig('gemini-2.5-flash', {})).toBeUndefined();
     expect(geminiThinkingConfig('gemini-2.5-flash', { thinkingBudget: 0 })).toEqual({ thinkingBudget: 0, includeThoughts: false });

@@ -172,7 +172,7 @@ describeProviderFailures({
 });
 
 describe('classifyHttpError and redact', () => {
-  it('classifies per behaviour §7.2', () => {
+  it('classifies provider failures as retryable or not, as Langfuse does', () => {
     expect(classifyHttpError(401, '')).toBe('auth_invalid');
     expect(classifyHttpError(400, 'API key not valid. Please pass a valid API key.')).toBe('auth_invalid');
     expect(classifyHttpError(402, '')).toBe('billing_exhausted');

@@ -1,4 +1,4 @@
-// The pure validators behind the evaluators and evaluation-rules API (evaluators contract §1–§3):
+// The pure validators behind the evaluators and evaluation-rules API:
 // output definitions, mappings (incl. jsonPath), rule filters.
 import { describe, expect, it } from 'vitest';
 import { extractJsonPath, jsonPathSyntaxProblem, unsupportedJsonPath } from '../../src/domain/evaluation/json-path.ts';

@@ -40,7 +40,7 @@ describe('secret box (AES-256-GCM)', () => {
 });
 
 describe('connection rules', () => {
-  it('masks as contract §2.5', () => {
+  it('masks as Langfuse does', () => {
     expect(displaySecretKey('sk-test123')).toBe('...t123');
     expect(displaySecretKey('sk-very-secret-key')).toBe('...-key');
     expect(displaySecretKey('{"apiKey":"bedrock-api-key-9876"}')).toBe('...9876');

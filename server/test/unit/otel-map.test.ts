@@ -27,7 +27,7 @@ function mapOne(attributes: Attr[], extra: Record<string, unknown> = {}, scope?:
   return { trace: m.events[0]!, obs: m.events[1]! };
 }
 
-describe('OTel usage extraction (contract §6.1)', () => {
+describe('OTel usage extraction', () => {
   const attrs = (o: Record<string, unknown>) => o;
   it('generic rule: cache read and creation are subtracted from input, reasoning and audio from output', () => {
     expect(extractUsage(attrs({ 'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 40, 'gen_ai.usage.cache_read.input_tokens': 30, 'gen_ai.usage.cache_creation.input_tokens': 10 }), 'x'))
@@ -52,7 +52,7 @@ describe('OTel usage extraction (contract §6.1)', () => {
     const a = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.cost': 1, 'gen_ai.request.model': 'm' };
     expect([extractUsage(a, 'x'), extractCost(a), extractModel(a)]).toEqual([undefined, undefined, undefined]);
   });
-  it('cost and model priority (§6.2)', () => {
+  it('cost and model priority', () => {
     expect(extractCost({ 'langfuse.observation.cost_details': '{"input":0.1,"output":0.2}', 'gen_ai.usage.cost': 9 })).toEqual({ input: 0.1, output: 0.2 });
     expect(extractCost({ 'gen_ai.usage.cost': 0.5, 'llm.cost.total': 9 })).toEqual({ total: 0.5 });
     expect(extractCost({ 'llm.cost.total': '0.25' })).toEqual({ total: 0.25 });
@@ -88,7 +88,7 @@ describe('OTel usage extraction (contract §6.1)', () => {
   });
 });
 
-describe('OTel span mapping (contract §6)', () => {
+describe('OTel span mapping', () => {
   it('maps a Langfuse SDK generation span to a trace-create and a generation-create that the batch validator accepts', () => {
     const { trace, obs } = mapOne([
       s('langfuse.observation.type', 'generation'), s('langfuse.observation.model.name', 'gpt-4o'),

@@ -137,14 +137,14 @@ describe('parseLegacyUsage', () => {
   });
 
   it('drops negative and fractional counts and names them, keeping the rest of the event', () => {
-    // negatives stay for finaliseUsage to drop (see the §3.3 vector below); fractions go at once
+    // negatives stay for finaliseUsage to drop (see the finaliseUsage vector below); fractions go at once
     expect(parseLegacyUsage({ input: 4, output: -7, total: -3 })).toEqual({ value: { input: 4, output: -7, total: -3 }, dropped: [['output', -7], ['total', -3]] });
     expect(parseLegacyUsage({ input: 1.5, output: 2, unit: 'TOKENS' })).toEqual({ value: { output: 2, unit: 'TOKENS' }, dropped: [['input', 1.5]] });
     expect(parseLegacyUsage({ promptTokens: 2.5, completionTokens: 3 })).toEqual({ value: { output: 3, unit: 'TOKENS' }, dropped: [['promptTokens', 2.5]] });
   });
 });
 
-describe('providedUsage / providedCost (§3.2)', () => {
+describe('providedUsage / providedCost', () => {
   it('derives total from input+output when usageDetails is empty', () => {
     expect(providedUsage({ input: 1, output: 2 }, undefined)).toEqual({ input: 1, output: 2, total: 3 });
     expect(providedUsage({ input: 7 }, {})).toEqual({ input: 7, total: 7 });
@@ -165,7 +165,7 @@ describe('providedUsage / providedCost (§3.2)', () => {
   });
 });
 
-describe('finaliseUsage (§3.3)', () => {
+describe('finaliseUsage', () => {
   it('drops negatives and derives total (integration vector: input 4, output -7, total -3)', () => {
     const legacy = parseLegacyUsage({ input: 4, output: -7, total: -3 }).value;
     expect(finaliseUsage(providedUsage(legacy, undefined))).toEqual({ provided: { input: 4 }, usage: { input: 4, total: 4 } });

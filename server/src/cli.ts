@@ -9,8 +9,8 @@ import { openDatabase } from './db/orm.ts';
 import { addKeyPair, createProject, listProjects } from './store/projects.ts';
 import { Project } from './db/entities.ts';
 import { createLogger } from './logger.ts';
-import { resolveKeyring } from './services/encryption-keys.ts';
-import { reencryptConnections } from './services/reencrypt.ts';
+import { resolveKeyring } from './secrets/encryption-keys.ts';
+import { reencryptConnections } from './secrets/reencrypt.ts';
 import { kysely } from './store/sql.ts';
 
 const usage = 'usage: cli.ts project create <name> | project list | key create <projectId> | connections reencrypt';

@@ -12,15 +12,15 @@ import { isUnstablePath, toUnstableBody } from './http/errors.ts';
 import { handlers } from './http/handlers/index.ts';
 import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
-import type { Services } from './services.ts';
-import { startEventIdPruning } from './services/event-id-pruning.ts';
+import type { Services } from './app-context.ts';
+import { startEventIdPruning } from './background/event-id-pruning.ts';
 import { analyzeAsTablesGrow, analyzeIngestionTables } from './store/planner-stats.ts';
 import { kysely } from './store/sql.ts';
-import { createModelCatalog } from './services/model-catalog.ts';
-import { resolveKeyring } from './services/encryption-keys.ts';
-import { createTokenizerPool } from './workers/tokenizer-pool.ts';
-import { EvaluationWorker } from './jobs/evaluation-worker.ts';
-import { EvaluationRulesCache } from './services/evaluation-rules-cache.ts';
+import { createModelCatalog } from './caches/model-catalog.ts';
+import { resolveKeyring } from './secrets/encryption-keys.ts';
+import { createTokenizerPool } from './threads/tokenizer-pool.ts';
+import { EvaluationWorker } from './background/evaluation-worker.ts';
+import { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 
 /** how long after the last ingestion batch the evaluation workers count ingestion as under way */
 const INGESTION_QUIET_MS = 300;

@@ -5,7 +5,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { LlmError, sdkLlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
-import { egressFetch } from '../services/egress-fetch.ts';
+import { egressFetch } from '../egress/egress-fetch.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 

@@ -6,7 +6,7 @@
 import { AzureOpenAI } from 'openai';
 import { LlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
-import { egressFetch } from '../services/egress-fetch.ts';
+import { egressFetch } from '../egress/egress-fetch.ts';
 import { chatCompletion, toLlmError } from './openai.ts';
 
 export const AZURE_API_VERSION = '2025-02-01-preview';

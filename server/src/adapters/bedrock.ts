@@ -20,7 +20,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmErrorKind, type LlmResult } from '../domain/llm/call.ts';
 import { refusedHost, type AllowList } from '../domain/llm/egress.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
-import { egressLookup } from '../services/egress.ts';
+import { egressLookup } from '../egress/egress.ts';
 
 type Credentials = { kind: 'sigv4'; accessKeyId: string; secretAccessKey: string } | { kind: 'apiKey'; apiKey: string } | { kind: 'default' };
 

@@ -4,7 +4,7 @@
 // against the egress policy. The SDK only retries when given retryOptions, which it is not.
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
 import { causeChain, classifyHttpError, egressRefusal, LlmError, readableProviderMessage, redact, type LlmAdapterCall, type LlmCall, type LlmParams, type LlmResult } from '../domain/llm/call.ts';
-import { egressFetch } from '../services/egress-fetch.ts';
+import { egressFetch } from '../egress/egress-fetch.ts';
 
 export const GOOGLE_AI_STUDIO_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 

@@ -10,7 +10,7 @@ import { GoogleAuth } from 'google-auth-library';
 import { causeChain, classifyHttpError, egressRefusal, LlmError } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { VERTEXAI_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
-import { egressFetch } from '../services/egress-fetch.ts';
+import { egressFetch } from '../egress/egress-fetch.ts';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token';

@@ -9,7 +9,7 @@ import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { classifyHttpError, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
-import { egressFetch } from '../services/egress-fetch.ts';
+import { egressFetch } from '../egress/egress-fetch.ts';
 import { anthropicBody, parseMessage, toAnthropicLlmError } from './anthropic.ts';
 import { geminiGenerationParams, geminiThinkingConfig } from './google-ai-studio.ts';
 import { fetchFailure, googleAccessToken, parseServiceAccountKey } from './google-auth.ts';

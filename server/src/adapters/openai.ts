@@ -7,7 +7,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import type { Response as ResponsesResponse, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import { LlmError, sdkLlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
-import { egressFetch } from '../services/egress-fetch.ts';
+import { egressFetch } from '../egress/egress-fetch.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 

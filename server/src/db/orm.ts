@@ -4,12 +4,12 @@ import { mkdirSync } from 'node:fs';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Kysely } from 'kysely';
 import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
 import { namePreparedStatements } from './prepared.ts';
 import { lockDataDir } from './embedded-lock.ts';
 import { withStartupLock } from './startup-lock.ts';
-import { kysely } from '../store/sql.ts';
 
 export interface Database {
   orm: MikroORM;
@@ -77,7 +77,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const em = () => orm.em.fork() as SqlEntityManager;
   // PGlite: one process (the lock file), one connection: nothing to coordinate
   const exclusively = kind === 'postgresql'
-    ? <T>(fn: () => Promise<T>) => withStartupLock(kysely(em()), opts.onWaitForLock ?? (() => {}), fn)
+    ? <T>(fn: () => Promise<T>) => withStartupLock(em().getKysely() as Kysely<any>, opts.onWaitForLock ?? (() => {}), fn)
     : <T>(fn: () => Promise<T>) => fn();
   try {
     await exclusively(() => orm.migrator.up());

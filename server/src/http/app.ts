@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Context, OpenAPIBackend } from 'openapi-backend';
 import type { Database } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app-context.ts';
 import { AuthzError, authenticate } from './auth.ts';
 import { ApiError, invalidData, isUnstablePath, toUnstableBody, unstableError } from './errors.ts';
 import type { OperationHandler } from './handler.ts';

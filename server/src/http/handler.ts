@@ -2,7 +2,7 @@
 // request validation, error bodies and response validation happen around them.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app-context.ts';
 
 export interface HandlerContext {
   /** null only on operations without security (health) */

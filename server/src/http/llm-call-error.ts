@@ -3,7 +3,7 @@
 // answer's status (as Langfuse does), a provider's 401 would read as Tally refusing the caller.
 import type { LlmCallError } from '../../../generated/client/types.gen.ts';
 import type { LlmError, LlmErrorKind } from '../domain/llm/call.ts';
-import type { ConnectionSecretsUnreadable } from '../services/llm-gateway.ts';
+import type { ConnectionSecretsUnreadable } from '../llm/llm-gateway.ts';
 import { ApiError } from './errors.ts';
 
 const STATUS: Record<LlmErrorKind, number> = {

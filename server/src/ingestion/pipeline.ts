@@ -9,7 +9,7 @@ import { readProvided } from '../domain/usage/index.ts';
 import { droppedValueWarnings, legacyDroppedWarnings, usageWarnings } from '../domain/usage/warnings.ts';
 import { repairOverlap } from '../domain/usage/overlap.ts';
 import type { AcceptedEvent } from '../http/ingestion-events.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app-context.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
 import { upsertScores } from '../store/scores.ts';

@@ -5,7 +5,7 @@ import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.t
 import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { computeFromProvided, needsTokenization, type UsageAndCost } from '../domain/usage/index.ts';
 import type { StoredModel } from '../domain/models/types.ts';
-import type { TokenizerPool } from '../workers/tokenizer-pool.ts';
+import type { TokenizerPool } from '../threads/tokenizer-pool.ts';
 
 // Langfuse tracks usage and cost on generation-like observations only
 const PRICED_TYPES = new Set(['GENERATION', 'EMBEDDING', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'GUARDRAIL']);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { LlmMessage, LlmParams, LlmResult } from '../domain/llm/call.ts';
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import { createEventValidator, type AcceptedEvent } from '../http/ingestion-events.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app-context.ts';
 import { getObservation } from '../store/observations.ts';
 import { kysely } from '../store/sql.ts';
 import { applyBatch } from './pipeline.ts';

@@ -37,7 +37,7 @@ export interface Existing {
   claimed: Set<string>;
   observations: Map<string, ObservationRecord>;
   traces: Map<string, TraceRecord>;
-  /** revision of the models the project sees (services/model-catalog.ts) */
+  /** revision of the models the project sees (caches/model-catalog.ts) */
   modelRevision: string;
 }
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startEventIdPruning } from '../../src/services/event-id-pruning.ts';
+import { startEventIdPruning } from '../../src/background/event-id-pruning.ts';
 import { pruneIngestedEvents } from '../../src/store/ingested-events.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 import { unique } from '../support/client.ts';

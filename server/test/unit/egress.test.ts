@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrlShape, parseAllowList, refusedAddress, refusedHost } from '../../src/domain/llm/egress.ts';
-import { baseUrlRefusal } from '../../src/services/egress.ts';
+import { baseUrlRefusal } from '../../src/egress/egress.ts';
 
 const none = parseAllowList('');
 
@@ -57,7 +57,7 @@ describe('egress policy', () => {
 describe('egress fetch', () => {
   it('does not follow a redirect, and refuses a connection the policy forbids', async () => {
     const { createServer } = await import('node:http');
-    const { egressFetch } = await import('../../src/services/egress-fetch.ts');
+    const { egressFetch } = await import('../../src/egress/egress-fetch.ts');
     let hits = 0;
     const server = createServer((_req, res) => { hits++; res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end(); });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -112,7 +112,7 @@ describe('IPv6 forms that carry an IPv4 address', () => {
       const shape = checkBaseUrlShape(raw);
       expect(shape.ok && refusedHost(shape.host, [shape.host], none), raw).toMatch(/embedding/);
     }
-    const { egressFetch } = await import('../../src/services/egress-fetch.ts');
+    const { egressFetch } = await import('../../src/egress/egress-fetch.ts');
     const refused = await egressFetch(parseAllowList('127.0.0.1'))('http://[::127.0.0.1]:9/v1').catch((e: Error) => e);
     expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('EGRESS_REFUSED');
   });

@@ -7,7 +7,7 @@ import { ingestionBatch } from '../../src/http/handlers/ingestion.ts';
 import { componentValidators } from '../../src/http/openapi.ts';
 import { contentionCounters } from '../../src/ingestion/pipeline.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/app-context.ts';
 import { ConcurrentWriteError } from '../../src/store/sql.ts';
 
 const batch = [{ id: 'e1', timestamp: '2026-11-22T10:00:00.000Z', type: 'span-create', body: { id: 'o1' } }];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { createModelCatalog } from '../../src/services/model-catalog.ts';
+import { createModelCatalog } from '../../src/caches/model-catalog.ts';
 import type { StoredModel } from '../../src/domain/models/types.ts';
 
 const model = (name: string): StoredModel => ({

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTokens, inferUsage, type TokenizerRef } from '../../src/domain/tokenizers/index.ts';
-import { createTokenizerPool, type TokenizerPool } from '../../src/workers/tokenizer-pool.ts';
+import { createTokenizerPool, type TokenizerPool } from '../../src/threads/tokenizer-pool.ts';
 
 const gpt4o: TokenizerRef = { tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o', tokensPerMessage: 3, tokensPerName: 1 } };
 const claude: TokenizerRef = { tokenizerId: 'claude', tokenizerConfig: null };
@@ -118,7 +118,7 @@ describe('tokenizer pool', () => {
   }, 60_000);
 
   it('never keeps the process alive: a script that forgets close() still exits', () => {
-    const poolUrl = new URL('../../src/workers/tokenizer-pool.ts', import.meta.url).href;
+    const poolUrl = new URL('../../src/threads/tokenizer-pool.ts', import.meta.url).href;
     const script = `
       const { createTokenizerPool } = await import(${JSON.stringify(poolUrl)});
       const pool = createTokenizerPool({ inlineBelowChars: 0 }); // workers started with the pool

@@ -123,7 +123,7 @@ export function checkBaseUrlShape(raw: string): BaseUrlCheck {
 export function refusedHost(host: string, addresses: string[], list: AllowList): string | null {
   if (list.hosts.has(host)) return null;
   // a name that does not resolve now cannot be called now; when it does, the call-time check
-  // (services/egress.ts egressLookup) decides on the address it resolves to then
+  // (egress/egress.ts egressLookup) decides on the address it resolves to then
   if (!addresses.length) return null;
   for (const a of addresses) {
     const why = refusedAddress(a, list);

@@ -1,5 +1,5 @@
 // Usage inference by tokenizing observation input/output, as Langfuse does.
-// Pure and synchronous: the worker pool (server/src/workers/tokenizer-pool.ts) runs this same code
+// Pure and synchronous: the worker pool (server/src/threads/tokenizer-pool.ts) runs this same code
 // off the main thread for large values.
 import { encoder, isEncoderLoaded, type Encoding } from './encoders.ts';
 import { parseJsonPrioritised } from './json.ts';

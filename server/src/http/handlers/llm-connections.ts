@@ -1,11 +1,11 @@
 import { connectionModels } from '../../domain/llm-connections/default-models.ts';
 import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS, checkBaseUrl, DEFAULT_CREDENTIALS_NOT_BEDROCK, displaySecretKey, validateConnectionInput } from '../../domain/llm-connections/validate.ts';
-import { baseUrlRefusal } from '../../services/egress.ts';
+import { baseUrlRefusal } from '../../egress/egress.ts';
 import { deleteConnection, getConnection, getConnectionByProvider, listConnections, upsertConnection, type StoredConnection } from '../../store/llm-connections.ts';
 import { LlmError } from '../../domain/llm/call.ts';
 import { EXTRACT_TOOL, extractArguments, PROBE_MESSAGE } from '../../domain/llm/extract-tool.ts';
-import { callThroughConnection, ConnectionSecretsUnreadable } from '../../services/llm-gateway.ts';
+import { callThroughConnection, ConnectionSecretsUnreadable } from '../../llm/llm-gateway.ts';
 import { unblockEvaluatorsOfProvider } from '../../store/evaluators.ts';
 import type { ValidationIssue as Issue } from '../../../../generated/client/types.gen.ts';
 import { ApiError, invalidData, invalidRequest, notFound } from '../errors.ts';

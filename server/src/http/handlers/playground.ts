@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { PlaygroundCompletion, PlaygroundCompletionRequest } from '../../../../generated/client/types.gen.ts';
 import { LlmError, type LlmParams } from '../../domain/llm/call.ts';
 import { recordLlmCall } from '../../ingestion/record-llm-call.ts';
-import { callThroughConnection, ConnectionSecretsUnreadable, type GatewayResult } from '../../services/llm-gateway.ts';
+import { callThroughConnection, ConnectionSecretsUnreadable, type GatewayResult } from '../../llm/llm-gateway.ts';
 import { getConnectionByProvider, type StoredConnection } from '../../store/llm-connections.ts';
 import { invalidData, notFound } from '../errors.ts';
 import { projectOf, type HandlerContext, type OperationHandler } from '../handler.ts';

@@ -4,7 +4,7 @@
 import { ADAPTERS } from '../adapters/index.ts';
 import { LlmError, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import { decryptSecret, type Keyring } from '../domain/llm-connections/secret-box.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app-context.ts';
 import type { StoredConnection } from '../store/llm-connections.ts';
 
 /** the stored secrets do not open under the configured keys (ENCRYPTION_KEY missing or changed) */

@@ -1,16 +1,17 @@
-// Long-lived collaborators handed to every handler.
+// The per-process dependencies (`Services`): built once by server.ts, handed to every handler,
+// to ingestion, to the LLM calls and to the background work.
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { AllowList } from './domain/llm/egress.ts';
 import type { GrowthAnalyzer } from './store/planner-stats.ts';
-import type { EvaluationRulesCache } from './services/evaluation-rules-cache.ts';
-import type { ModelCatalog } from './services/model-catalog.ts';
-import type { TokenizerPool } from './workers/tokenizer-pool.ts';
+import type { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
+import type { ModelCatalog } from './caches/model-catalog.ts';
+import type { TokenizerPool } from './threads/tokenizer-pool.ts';
 
 export interface Services {
   version: string;
   models: ModelCatalog;
   tokenizers: TokenizerPool;
-  /** keys for LLM connection secrets (services/encryption-keys.ts) */
+  /** keys for LLM connection secrets (secrets/encryption-keys.ts) */
   keyring: Keyring;
   /** where connection base URLs may point besides the public internet (domain/llm/egress.ts) */
   egress: AllowList;

@@ -6,7 +6,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { judgeCall, readJudgeAnswer, type JudgedScore, type OutputDefinition } from '../domain/evaluation/judge.ts';
 import type { LlmParams } from '../domain/llm/call.ts';
 import { recordLlmCall } from '../ingestion/record-llm-call.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app-context.ts';
 import type { StoredConnection } from '../store/llm-connections.ts';
 import { storedValues } from '../domain/scores/data-type.ts';
 import { putScore } from '../store/scores.ts';

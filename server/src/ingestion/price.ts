@@ -6,9 +6,10 @@ import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { computeFromProvided, needsTokenization, type UsageAndCost } from '../domain/usage/index.ts';
 import type { StoredModel } from '../domain/models/types.ts';
 import type { TokenizerPool } from '../threads/tokenizer-pool.ts';
+import { ObservationTypeValues } from '../../../generated/enums.ts';
 
 // Langfuse tracks usage and cost on generation-like observations only
-const PRICED_TYPES = new Set(['GENERATION', 'EMBEDDING', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'GUARDRAIL']);
+const PRICED_TYPES = new Set<string>(ObservationTypeValues.filter((t) => t !== 'SPAN' && t !== 'EVENT'));
 
 export interface PricingInput {
   model: StoredModel | null;

@@ -5,8 +5,9 @@ import { newId } from '../db/ids.ts';
 import { kysely, sql, toDate } from './sql.ts';
 import type { OutputDefinition } from '../domain/evaluation/output-definition.ts';
 import type { Mapping } from '../domain/evaluation/mapping.ts';
+import type { EvaluatorType } from '../../../generated/enums.ts';
 
-export type EvaluatorType = 'llm_as_judge' | 'code';
+export type { EvaluatorType };
 export interface ModelConfig { provider: string; model: string }
 
 export interface BlockedState { reason: string; message: string | null; at: Date }

@@ -93,7 +93,7 @@ describe('rule filters', () => {
   it('checks the fixed values of type and level, and the target columns', () => {
     expect(filterValueProblem([{ column: 'type', type: 'stringOptions', operator: 'any of', value: ['SPAN', 'LLM'] }], 'observation')).toEqual({
       message: 'Filter column "type" contains unsupported value(s): LLM',
-      details: { field: 'filter[0].value', column: 'type', invalidValues: ['LLM'], allowedValues: ['SPAN', 'EVENT', 'GENERATION', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'] },
+      details: { field: 'filter[0].value', column: 'type', invalidValues: ['LLM'], allowedValues: ['SPAN', 'GENERATION', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'] },
     });
     expect(filterValueProblem([{ column: 'datasetId', type: 'stringOptions', operator: 'any of', value: ['d'] }], 'observation')).toMatchObject({ message: 'Filter column "datasetId" is not supported for target "observation"', details: { field: 'filter[0].column' } });
   });

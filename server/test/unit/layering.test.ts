@@ -31,7 +31,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   adapters: ['domain', 'egress'],
   // the `Services` type handed to handlers, ingestion, LLM calls and background work
   'app-context': ['domain', 'store', 'caches', 'threads'],
-  ingestion: ['domain', 'store', 'threads', 'app-context'],
+  ingestion: ['domain', 'store', 'threads', 'app-context', '../generated'],
   // calls through stored connections, and the judge (which records its own call through ingestion)
   llm: ['domain', 'store', 'adapters', 'ingestion', 'app-context'],
   // work beside requests: the evaluation worker, event-id pruning

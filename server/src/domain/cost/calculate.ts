@@ -5,7 +5,9 @@ import { exact, plus, sum, times, toNumber, type Exact } from './exact.ts';
 import { setEntry } from '../plain-map.ts';
 import { otherSpellings, parentBucket } from '../usage/aliases.ts';
 
-export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
+import type { CostStatus } from '../../../../generated/enums.ts';
+
+export type { CostStatus };
 
 export interface CostLine {
   usageType: string;

@@ -1,13 +1,14 @@
 // Evaluation-rule filters. Pure: the columns and filter
 // types per target, the per-type shape check, and the static value check of `type` and `level`.
+import { ObservationLevelValues, ObservationTypeValues } from '../../../../generated/enums.ts';
 
 export type RuleTarget = 'observation' | 'experiment';
 export type RuleFilterType = 'string' | 'stringObject' | 'number' | 'stringOptions' | 'arrayOptions' | 'boolean' | 'null';
 
 export interface RuleFilter { column: string; type: RuleFilterType; operator: string; value: unknown; key?: string }
 
-export const OBSERVATION_TYPES = ['SPAN', 'EVENT', 'GENERATION', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'];
-export const OBSERVATION_LEVELS = ['DEBUG', 'DEFAULT', 'WARNING', 'ERROR'];
+export const OBSERVATION_TYPES: readonly string[] = ObservationTypeValues;
+export const OBSERVATION_LEVELS: readonly string[] = ObservationLevelValues;
 
 /** column → filter type, for target observation */
 export const OBSERVATION_COLUMNS: Record<string, RuleFilterType> = {

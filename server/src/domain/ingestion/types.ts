@@ -2,8 +2,9 @@
 // what was derived from it (usage buckets, cost, pricing). Pure data, no I/O.
 import type { FieldTimes } from './field-times.ts';
 
-export type ObservationType = 'SPAN' | 'GENERATION' | 'EVENT' | 'AGENT' | 'TOOL' | 'CHAIN' | 'RETRIEVER' | 'EVALUATOR' | 'EMBEDDING' | 'GUARDRAIL';
-export type CostStatus = 'ingested' | 'inferred' | 'partial' | 'unpriced' | 'none';
+import type { CostStatus, ObservationType } from '../../../../generated/enums.ts';
+
+export type { CostStatus, ObservationType };
 
 export interface ObservationRecord {
   id: string;

@@ -1,8 +1,9 @@
 // Adapter-specific rules of an upsert and the masked key. The spec has
 // checked types and lengths already; these are the rules a schema cannot say.
 import type { ValidationIssue as Issue } from '../../../../generated/client/types.gen.ts';
+import { LlmAdapterValues } from '../../../../generated/enums.ts';
 
-export const LLM_ADAPTERS = ['anthropic', 'openai', 'azure', 'bedrock', 'google-vertex-ai', 'google-ai-studio'] as const;
+export const LLM_ADAPTERS = LlmAdapterValues;
 export type LlmAdapter = (typeof LLM_ADAPTERS)[number];
 
 export const BEDROCK_DEFAULT_CREDENTIALS = '__BEDROCK_DEFAULT_CREDENTIALS__';

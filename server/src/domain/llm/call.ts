@@ -2,6 +2,7 @@
 // a provider's failure is classified. Types and pure helpers only; the adapters in
 // server/src/adapters turn these into provider requests.
 import type { AllowList } from './egress.ts';
+import type { LlmCallParams } from '../../../../generated/client/types.gen.ts';
 
 export type LlmRole = 'system' | 'user' | 'assistant';
 
@@ -10,15 +11,8 @@ export interface LlmMessage {
   content: string;
 }
 
-/** Call parameters. There are no defaults: an unset parameter is not sent, as in Langfuse. */
-export interface LlmParams {
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  frequency_penalty?: number;
-  presence_penalty?: number;
-  n?: number;
-}
+/** Call parameters (the spec's LlmCallParams). There are no defaults: an unset parameter is not sent, as in Langfuse. */
+export type LlmParams = LlmCallParams;
 
 export interface LlmTool {
   name: string;

@@ -4,6 +4,7 @@
 //
 // SQL fragments are Tally's own text (never the caller's) over fixed aliases: `o` observations,
 // `s` scores, `t` traces; relations `tr` (the score's trace) and `ob` (the score's observation).
+import { MetricsAggregationValues } from '../../../../generated/enums.ts';
 
 export type DimensionType = 'string' | 'number' | 'boolean' | 'string[]';
 export type MeasureType = 'integer' | 'decimal' | 'number' | 'string';
@@ -204,7 +205,7 @@ export const VIEWS = table<View>({
 export const V2_VIEWS: ViewName[] = ['observations', 'scores-numeric', 'scores-categorical', 'scores-boolean'];
 export const V1_VIEWS: ViewName[] = ['traces', ...V2_VIEWS];
 
-export const AGGREGATIONS = ['sum', 'avg', 'count', 'max', 'min', 'p50', 'p75', 'p90', 'p95', 'p99', 'histogram', 'uniq'] as const;
+export const AGGREGATIONS = MetricsAggregationValues;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 export const STRING_AGGREGATIONS: Aggregation[] = ['count', 'uniq'];
 export const aggregationsFor = (m: Measure): readonly Aggregation[] => (m.type === 'string' ? STRING_AGGREGATIONS : AGGREGATIONS);

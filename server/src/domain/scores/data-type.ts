@@ -1,7 +1,8 @@
 // How a score's value is stored for its data type: one rule for ingestion's score-create
 // events, the public Scores API and evaluator-written scores.
-export const SCORE_DATA_TYPES = ['NUMERIC', 'CATEGORICAL', 'BOOLEAN', 'CORRECTION', 'TEXT'] as const;
-export type ScoreDataType = (typeof SCORE_DATA_TYPES)[number];
+import { ScoreDataTypeValues, type ScoreDataType } from '../../../../generated/enums.ts';
+export const SCORE_DATA_TYPES = ScoreDataTypeValues;
+export type { ScoreDataType };
 
 /** the data type given, else inferred from the value: a string is CATEGORICAL, anything else NUMERIC */
 export function inferDataType(value: unknown, dataType: ScoreDataType | null | undefined): ScoreDataType {

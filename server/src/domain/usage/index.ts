@@ -17,8 +17,9 @@ import {
 } from './normalise.ts';
 import { droppedValueWarnings, usageWarnings } from './warnings.ts';
 import { repairOverlap } from './overlap.ts';
+import type { ObservationLevel } from '../../../../generated/enums.ts';
 
-export type ObservationLevel = 'DEBUG' | 'DEFAULT' | 'WARNING' | 'ERROR';
+export type { ObservationLevel };
 
 export interface TokenizationQuestion {
   providedUsage: Record<string, unknown>;

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyValue, KeyValue, OtlpExport, OtlpSpan } from './decode.ts';
 import { extractCost, extractModel, extractUsage, isAgentAggregate, jsonObject, MODEL_KEYS, type Attributes } from './usage.ts';
+import { ObservationLevelValues, ObservationTypeValues } from '../../../../generated/enums.ts';
 
 export interface RawEvent { id: string; timestamp: string; type: string; body: Record<string, unknown> }
 /** the events one span became, or why it was rejected */
@@ -80,7 +81,7 @@ function prefixed(a: Attributes, prefix: string): Record<string, unknown> | unde
   return Object.keys(out).length ? out : undefined;
 }
 
-const LANGFUSE_TYPES = new Set(['span', 'generation', 'event', 'agent', 'tool', 'chain', 'retriever', 'evaluator', 'embedding', 'guardrail']);
+const LANGFUSE_TYPES = new Set(ObservationTypeValues.map((t) => t.toLowerCase()));
 const OPENINFERENCE: Record<string, string> = {
   LLM: 'generation', EMBEDDING: 'embedding', CHAIN: 'chain', RETRIEVER: 'retriever', RERANKER: 'retriever', TOOL: 'tool', AGENT: 'agent', GUARDRAIL: 'guardrail', EVALUATOR: 'evaluator',
 };
@@ -148,7 +149,7 @@ function indexedMessages(a: Attributes, prefix: string): unknown[] | undefined {
 
 const INPUT_KEYS = ['langfuse.observation.input', 'traceloop.entity.input', 'gen_ai.input.messages', 'input.value', 'gen_ai.prompt', 'ai.prompt.messages', 'ai.prompt'];
 const OUTPUT_KEYS = ['langfuse.observation.output', 'traceloop.entity.output', 'gen_ai.output.messages', 'output.value', 'gen_ai.completion', 'ai.response.text', 'ai.response.object'];
-const LEVELS = new Set(['DEBUG', 'DEFAULT', 'WARNING', 'ERROR']);
+const LEVELS = new Set<string>(ObservationLevelValues);
 const STATUS_ERROR = 2;
 
 function modelParameters(a: Attributes): Record<string, unknown> | undefined {

@@ -20,7 +20,7 @@ import { loadConfig } from '../server/src/config.ts';
 import { startServer } from '../server/src/server.ts';
 import { createLogger } from '../server/src/logger.ts';
 import { projectForPublicKey } from '../server/src/store/projects.ts';
-import { createEventValidator } from '../server/src/http/ingestion-events.ts';
+import { createEventValidator } from '../server/src/ingestion/events.ts';
 import { applyBatch } from '../server/src/ingestion/pipeline.ts';
 
 const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -7,7 +7,7 @@
 import express, { type Request, type Response } from 'express';
 import type { Context } from 'openapi-backend';
 import { createBackend } from './http/openapi.ts';
-import { issuesFromAjv } from './http/validation-issues.ts';
+import { issuesFromAjv } from './spec/issues.ts';
 import { BODY_LIMIT_BYTES } from './http/app.ts';
 import { docsRouter } from './http/docs.ts';
 import { parsePrefer, pickExample } from '../../sdk/mocks/examples.ts';

@@ -3,9 +3,9 @@
 // the spec with issue paths that start at the parameter's name.
 import type { ValidateFunction } from 'ajv';
 import { invalidData, invalidRequest } from './errors.ts';
-import { findTooDeep } from './json-depth.ts';
+import { findTooDeep } from '../domain/json-depth.ts';
 import { findUnstorableText } from './unstorable-text.ts';
-import { issuesFromAjv } from './validation-issues.ts';
+import { issuesFromAjv } from '../spec/issues.ts';
 
 export function readJsonParam(raw: unknown, name: string, validate: ValidateFunction): unknown {
   let parsed: unknown;

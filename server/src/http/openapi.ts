@@ -1,24 +1,11 @@
-// The router and validators, built from the bundled spec in generated/ (never from a
-// second copy of any wire shape). OpenAPI 3.1 schemas are JSON Schema 2020-12, so Ajv's
-// 2020 dialect validates them; openapi-backend's own 3.0 document check is skipped.
-import { readFileSync } from 'node:fs';
+// The router, built from the bundled spec in generated/ (spec/spec.ts; never from a second copy
+// of any wire shape). openapi-backend's own 3.0 document check is skipped: the spec is 3.1.
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { isDate, isTimestamp } from '../domain/time/timestamp.ts';
+import { addFormats, deref, loadSpec } from '../spec/spec.ts';
 import { precomputeRouting } from './route-match.ts';
 
-const addFormatsTo = addFormatsModule as unknown as (ajv: Ajv2020, opts: { mode: 'fast' | 'full' }) => Ajv2020;
-// `date-time` and `date` are Tally's own (domain/time/timestamp.ts): a calendar check and the
-// storable range, so every timestamp the spec accepts can be stored and read back
-const addFormats = (ajv: Ajv2020) => addFormatsTo(ajv, { mode: 'fast' })
-  .addFormat('date-time', { type: 'string', validate: isTimestamp })
-  .addFormat('date', { type: 'string', validate: isDate });
-export const SPEC_PATH = new URL('../../../generated/openapi.json', import.meta.url);
-
-export function loadSpec(): Document {
-  return JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as Document;
-}
+export { componentValidators, deref, loadSpec, SPEC_PATH } from '../spec/spec.ts';
 
 export async function createBackend(definition: Document = loadSpec()): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
@@ -35,28 +22,6 @@ export async function createBackend(definition: Document = loadSpec()): Promise<
   return api;
 }
 
-/**
- * Validators for component schemas of the spec (e.g. per-event ingestion schemas, which
- * must be checked one event at a time so an invalid event never sinks its batch).
- */
-export function componentValidators(definition: Document = loadSpec()) {
-  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-  ajv.addSchema({ $id: 'tally:spec', components: (definition as any).components }, 'tally:spec');
-  return (name: string) => {
-    const validate = ajv.getSchema(`tally:spec#/components/schemas/${name}`);
-    if (!validate) throw new Error(`no schema ${name} in the spec`);
-    return validate;
-  };
-}
-
-/** follows local `#/...` references (the bundled spec has no others) */
-export function deref(spec: any, node: any): any {
-  let n = node;
-  while (n && typeof n === 'object' && typeof n.$ref === 'string' && n.$ref.startsWith('#/')) {
-    n = n.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  }
-  return n;
-}
 
 /**
  * Query parameter names each operation declares. Langfuse ignores undeclared query

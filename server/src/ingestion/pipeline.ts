@@ -8,7 +8,7 @@ import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { readProvided } from '../domain/usage/index.ts';
 import { droppedValueWarnings, legacyDroppedWarnings, usageWarnings } from '../domain/usage/warnings.ts';
 import { repairOverlap } from '../domain/usage/overlap.ts';
-import type { AcceptedEvent } from '../http/ingestion-events.ts';
+import type { AcceptedEvent } from './events.ts';
 import type { Services } from '../app-context.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';

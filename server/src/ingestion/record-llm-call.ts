@@ -6,13 +6,10 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { randomUUID } from 'node:crypto';
 import type { LlmMessage, LlmParams, LlmResult } from '../domain/llm/call.ts';
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
-import { createEventValidator, type AcceptedEvent } from '../http/ingestion-events.ts';
 import type { Services } from '../app-context.ts';
 import { getObservation } from '../store/observations.ts';
 import { kysely } from '../store/sql.ts';
-import { applyBatch } from './pipeline.ts';
-
-const validateEvent = createEventValidator();
+import { checkEvent, ingest } from './ingest.ts';
 
 export interface LlmCallRecord {
   traceId: string;
@@ -53,23 +50,19 @@ export async function recordLlmCall(em: SqlEntityManager, services: Services, pr
     },
   });
   const warnings: string[] = [];
-  let gen = validateEvent(generation(r.result.usage));
+  let generationEvent = generation(r.result.usage);
+  const gen = checkEvent(generationEvent);
   if (!gen.ok && r.result.usage != null) {
     // a usage object ingestion would refuse (a count beyond 2^53): the call is still recorded, its usage counted by the tokenizer
     warnings.push(`the provider's usage object was not stored: ${gen.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    gen = validateEvent(generation(null));
+    generationEvent = generation(null);
   }
-  if (!gen.ok) throw new Error(`the recorded generation does not validate: ${JSON.stringify(gen.issues)}`);
   const trace = { id: randomUUID(), timestamp: at, type: 'trace-create', body: { id: r.traceId, name: r.traceName, environment: r.environment, timestamp: at, metadata: r.metadata } };
-  const events: AcceptedEvent[] = [];
-  for (const e of [trace, ...(r.extraEvents ?? [])]) {
-    const check = validateEvent(e);
-    if (!check.ok) throw new Error(`a recorded event does not validate: ${JSON.stringify(check.issues)}`);
-    events.push({ ...check.event, internal: true });
-  }
-  events.splice(1, 0, { ...gen.event, internal: true });
-  const applied = await applyBatch(em, services, projectId, events);
-  warnings.push(...(applied.warnings.get(gen.event.id) ?? []));
+  const events = [trace, generationEvent, ...(r.extraEvents ?? [])];
+  // all or nothing: Tally's own events that do not validate are a bug, not a client's mistake
+  const outcome = await ingest(em, services, projectId, [{ id: 'recorded call', events }], { source: 'internal' });
+  if (outcome.rejected.length) throw new Error(`a recorded event does not validate: ${JSON.stringify(outcome.rejected[0]!.issues)}`);
+  warnings.push(...(outcome.warnings.get(generationEvent.id) ?? []));
   const observation = await getObservation(kysely(em), projectId, observationId);
   if (!observation) throw new Error('the recorded generation was not stored');
   return { observation, warnings };

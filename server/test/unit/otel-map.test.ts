@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeJson, decodeJsonText, decodeProtobuf, decodeResponse, encodeResponse, OtlpDecodeError } from '../../src/ingestion/otel/decode.ts';
 import { mapExport, mapSpan, nanosToIso, observationType, spanName } from '../../src/ingestion/otel/map.ts';
 import { extractCost, extractModel, extractUsage } from '../../src/ingestion/otel/usage.ts';
-import { createEventValidator } from '../../src/http/ingestion-events.ts';
+import { createEventValidator } from '../../src/ingestion/events.ts';
 import { ProtobufTraceSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { findTooDeep, MAX_JSON_DEPTH } from '../../src/http/json-depth.ts';
+import { findTooDeep, MAX_JSON_DEPTH } from '../../src/domain/json-depth.ts';
 import { pathProblem } from '../../src/http/request-path.ts';
 import { findInexactCount } from '../../src/domain/usage/exact-counts.ts';
 import { listen } from '../../src/server.ts';

@@ -65,6 +65,11 @@ const TRACE_BODY_FIELDS: readonly (readonly [keyof TraceRecord & string, Convert
   ['environment', 'environment'], ['tags', (v: string[]) => [...new Set(v)].sort()], ['public', true], ['input', true], ['output', true], ['metadata', true],
 ];
 
+/** The order the batch endpoint reports events in, as Langfuse does: creates by timestamp, then updates by timestamp. */
+export function responseOrder<T extends { type: string; timestamp: Date }>(events: T[]): T[] {
+  return [...events].sort((a, b) => Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)) || a.timestamp.getTime() - b.timestamp.getTime());
+}
+
 /** Events of one entity in processing order: by timestamp, a create before an update at the same instant. */
 export function processingOrder<T extends { type: string; timestamp: Date }>(events: T[]): T[] {
   return [...events].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)));

@@ -3,11 +3,12 @@
 // as the batch endpoint's; the answer is an OTLP ExportTraceServiceResponse, in the request's
 // encoding, with the spans that could not be taken in `partialSuccess`.
 import type { NextFunction, Request, Response } from 'express';
-import { applyBatch, BatchContentionError } from '../../ingestion/pipeline.ts';
+import { BatchContentionError } from '../../ingestion/pipeline.ts';
+import { ingest, type IngestUnit } from '../../ingestion/ingest.ts';
+import { contentionAnswer } from '../contention.ts';
 import { decodeJsonText, decodeProtobuf, encodeResponse, OtlpDecodeError, type OtlpExport, type PartialSuccess } from '../../ingestion/otel/decode.ts';
 import { mapExport } from '../../ingestion/otel/map.ts';
 import { keepOneGenerationPerCall, RecentGenerations } from '../../ingestion/otel/nested-generations.ts';
-import { createEventValidator, type AcceptedEvent } from '../ingestion-events.ts';
 import { ApiError } from '../errors.ts';
 import { PRUNE_MIN_BYTES, rawBody } from '../body.ts';
 import { decodeUtf8, pruneDeepJson } from '../json-bytes.ts';
@@ -43,7 +44,6 @@ export const otelBodyParser = [
   },
 ];
 
-const validateEvent = createEventValidator();
 /** generations this process mapped lately, so a second record of the same call is kept as a span */
 const recentGenerations = new RecentGenerations();
 
@@ -88,28 +88,19 @@ export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<
     throw e;
   }
   const rejected: string[] = [];
-  const accepted: AcceptedEvent[] = [];
+  const units: IngestUnit[] = [];
   for (const span of keepOneGenerationPerCall(mapExport(decoded.exp), recentGenerations, projectId)) {
-    if ('rejected' in span) { rejected.push(span.rejected); continue; }
-    const checks = span.events.map((e) => validateEvent(e, true));
-    const failed = checks.find((c) => !c.ok);
-    if (failed && !failed.ok) {
-      rejected.push(`span ${span.spanId}: ${failed.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      continue;
-    }
-    for (const c of checks) if (c.ok) accepted.push(c.event);
+    if ('rejected' in span) rejected.push(span.rejected);
+    else units.push({ id: span.spanId, events: span.events });
   }
-  if (accepted.length) {
-    try {
-      await applyBatch(ctx.em, ctx.services, projectId, accepted);
-    } catch (e) {
-      // nothing was stored: a 5xx makes OTLP exporters retry, and the event ids make that safe
-      if (e instanceof BatchContentionError) {
-        return { status: 503, headers: { 'retry-after': String(e.retryAfterSeconds) }, body: { message: `The export could not be applied because of concurrent writes; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`, error: 'ServiceUnavailable' } };
-      }
-      ctx.log.error({ err: e, events: accepted.length }, 'OTLP export failed');
-      throw new ApiError(500, 'The export could not be stored; nothing of it was applied. Send it again.', 'InternalServerError');
-    }
+  try {
+    const outcome = await ingest(ctx.em, ctx.services, projectId, units, { source: 'otel', checkText: true });
+    for (const r of outcome.rejected) rejected.push(`span ${r.id}: ${r.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  } catch (e) {
+    // nothing was stored: a 5xx makes OTLP exporters retry, and the event ids make that safe
+    if (e instanceof BatchContentionError) return contentionAnswer(e, 'export');
+    ctx.log.error({ err: e, spans: units.length }, 'OTLP export failed');
+    throw new ApiError(500, 'The export could not be stored; nothing of it was applied. Send it again.', 'InternalServerError');
   }
   const partial: PartialSuccess | undefined = rejected.length
     ? { rejectedSpans: rejected.length, errorMessage: rejected.slice(0, 10).join('\n') + (rejected.length > 10 ? `\n… and ${rejected.length - 10} more` : '') }

@@ -5,10 +5,10 @@ import type { Document } from 'openapi-backend';
 import { parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { findInexactCount, findOversizedCost, inexactCountMessage, LEGACY_COST_KEYS, oversizedCostMessage } from '../domain/usage/exact-counts.ts';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
-import { componentValidators, loadSpec } from './openapi.ts';
-import { findTooDeep } from './json-depth.ts';
-import { findUnstorableText } from './unstorable-text.ts';
-import { issuesFromAjv } from './validation-issues.ts';
+import { componentValidators, loadSpec } from '../spec/spec.ts';
+import { findTooDeep } from '../domain/json-depth.ts';
+import { findUnstorableText } from '../http/unstorable-text.ts';
+import { issuesFromAjv } from '../spec/issues.ts';
 
 const LEGACY_OBSERVATION_TYPES = new Set(['observation-create', 'observation-update']);
 

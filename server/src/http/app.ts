@@ -12,13 +12,14 @@ import type { OperationHandler } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { consoleRouter } from './console.ts';
 import { docsRouter } from './docs.ts';
-import { findTooDeep } from './json-depth.ts';
+import { findTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
+import { jsonBody } from './body.ts';
 import { OTEL_TRACES_PATH, otelBodyParser } from './handlers/otel.ts';
 import { pathProblem } from './request-path.ts';
-import { findUnstorableText, holdsNonFiniteNumber, mayHoldUnstorableText } from './unstorable-text.ts';
+import { findUnstorableText, holdsNonFiniteNumber } from './unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
-// set on a request whose raw JSON body has an escape PostgreSQL may not store
+// set on a request whose raw JSON body has an escape PostgreSQL may not store, or bytes that are not UTF-8
 const UNSTORABLE = Symbol('mayHoldUnstorableText');
 
 export const BODY_LIMIT_BYTES = 4.5 * 1024 * 1024;
@@ -168,9 +169,11 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   app.use(docsRouter()); // GET /api/public/openapi.json and /docs: outside the spec, before its router
   app.use(consoleRouter()); // GET / and /assets/*: the web console's static files
   app.use(OTEL_TRACES_PATH, ...otelBodyParser); // raw bytes, before the JSON parser
-  app.use(express.json({
-    limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'],
-    verify: (req, _res, raw) => { if (mayHoldUnstorableText(raw)) (req as any)[UNSTORABLE] = true; },
+  // as express.json, under the process-wide budget for buffered bodies (body.ts); a large body's
+  // containers past the levels any depth check allows are emptied before parsing (json-bytes.ts)
+  app.use(jsonBody({
+    limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], keepDepth: MAX_JSON_DEPTH + 3,
+    mayHoldUnstorable: (req) => { (req as any)[UNSTORABLE] = true; },
   }));
   // errors answered before an operation is known still take the envelope of the path's family
   const shaped = (path: string, status: number, body: { message: string; error?: string }) => (isUnstablePath(path) ? toUnstableBody(status, body) : body);
@@ -188,6 +191,10 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   });
   // body-parser failures and anything else that escaped: always a JSON body
   app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
+    if (err?.type === 'body.busy') {
+      const body = ingestionPaths.has(req.path) ? { message: err.message, errors: [err.message] } : shaped(req.path, 503, { message: err.message, error: 'ServiceUnavailable' });
+      return send(res, 503, body, { 'retry-after': String(err.retryAfterSeconds) });
+    }
     if (err?.type === 'entity.too.large') return send(res, 413, shaped(req.path, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' }));
     if (err?.status >= 400 && err?.status < 500) {
       // not V8's message: it quotes the text around the error, which may be a secret

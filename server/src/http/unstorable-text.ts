@@ -3,8 +3,10 @@
 // arrive only as \u escapes, which a search of the raw body finds; the numbers come out of
 // JSON.parse as ±Infinity, which a walk over the parsed numbers finds. A body with neither needs
 // no further look; one with them is walked to name the field, so the client gets a 400 for that
-// field (or that event) instead of a 500 or a silently changed value.
+// field (or that event) instead of a 500 or a silently changed value. Bytes that are not UTF-8
+// reach here as INVALID_UTF8_MARK (json-bytes.ts), lone surrogates no valid text decodes to.
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
+import { INVALID_UTF8_MARK } from './json-bytes.ts';
 
 /** cheap pre-check on the raw JSON body: false means no string in it can be unstorable */
 export function mayHoldUnstorableText(raw: Buffer): boolean {
@@ -41,7 +43,7 @@ export function holdsNonFiniteNumber(value: unknown): boolean {
 
 function problem(s: string): string | null {
   if (s.includes('\0')) return 'contains a NUL character (\\u0000), which cannot be stored';
-  if (!s.isWellFormed()) return 'contains an unpaired UTF-16 surrogate, which is not valid Unicode';
+  if (!s.isWellFormed()) return s.includes(INVALID_UTF8_MARK) ? 'contains bytes that are not valid UTF-8' : 'contains an unpaired UTF-16 surrogate, which is not valid Unicode';
   return null;
 }
 

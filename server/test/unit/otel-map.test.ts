@@ -209,3 +209,16 @@ describe('OTLP decoding (protobufjs with the OTLP protos)', () => {
     expect('rejected' in m ? m.rejected : m.spanId).toBe(SPAN);
   });
 });
+
+describe('JSON text in span attributes nested too deep', () => {
+  it('stays text instead of being parsed (memory, and PostgreSQL jsonb depth)', async () => {
+    const { nestsDeeperThan } = await import('../../src/ingestion/otel/map.ts');
+    expect(nestsDeeperThan('['.repeat(101) + ']'.repeat(101), 100)).toBe(true);
+    expect(nestsDeeperThan('['.repeat(100) + ']'.repeat(100), 100)).toBe(false);
+    expect(nestsDeeperThan(`{"a":"${'['.repeat(500)}"}`, 100)).toBe(false); // brackets inside a string
+    expect(nestsDeeperThan(`{"a":"\\"${'['.repeat(5)}"}`, 2)).toBe(false); // an escaped quote does not end the string
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const { obs } = mapOne([s('langfuse.observation.type', 'span'), s('langfuse.observation.input', deep)]);
+    expect(obs.body.input).toBe(deep);
+  });
+});

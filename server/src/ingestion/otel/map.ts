@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { AnyValue, KeyValue, OtlpExport, OtlpSpan } from './decode.ts';
 import { extractCost, extractModel, extractUsage, isAgentAggregate, jsonObject, MODEL_KEYS, type Attributes } from './usage.ts';
 import { ObservationLevelValues, ObservationTypeValues } from '../../../../generated/enums.ts';
+import { MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 
 export interface RawEvent { id: string; timestamp: string; type: string; body: Record<string, unknown> }
 /** the events one span became, or why it was rejected */
@@ -54,7 +55,27 @@ function parsedJson(v: unknown): unknown {
   if (typeof v !== 'string') return v;
   const t = v.trim();
   if (!(t.startsWith('{') || t.startsWith('[') || t.startsWith('"') || t === 'null' || t === 'true' || t === 'false' || /^-?\d/.test(t))) return v;
+  // JSON text nested deeper than a stored value may be stays text: parsed, 8 MB of `[[[…` held
+  // ~800 MB per span and failed the export with a 500 at PostgreSQL's jsonb depth limit
+  if ((t[0] === '[' || t[0] === '{') && nestsDeeperThan(t, MAX_JSON_DEPTH)) return v;
   try { return JSON.parse(t); } catch { return v; }
+}
+
+/** whether JSON text opens more than `limit` arrays or objects at once (brackets inside strings skipped) */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
 }
 
 function isoDate(v: unknown): string | undefined {

@@ -3,13 +3,16 @@
 //
 // Each request was bounded on its own (4.5 MB of JSON, 32 MB of OTLP after decompression), but
 // not how many of them were held at once: a dozen 50 MB uploads or compression bombs to the OTLP
-// endpoint buffered 32 MB each, and the server's RSS tripled while it refused them. Here every
-// byte buffered for a body (after decompression), and the working memory of a brotli or zstd
-// decoder, is taken from a shared budget first. A request that finds the budget spent stops
-// reading (TCP pushes back on the client) and goes on, in arrival order, as others give theirs
-// back when their responses end. Only when waiting cannot end (every request holding bytes is
-// itself waiting: the youngest of them gives way) or lasts too long does a request get a 503
-// with Retry-After. One legitimate export of the largest size always fits.
+// endpoint buffered 32 MB each (and 64 MB while the pieces were joined), and the server's RSS
+// tripled while it refused them. Here every byte buffered for a body (after decompression), and
+// the working memory of a brotli or zstd decoder, is taken from a shared budget first, and given
+// back when the response is over. A request that finds the budget spent stops reading (TCP pushes
+// back on its client) and goes on, in arrival order, as others give theirs back. When waiting
+// cannot end (every request holding bytes waits for more: the youngest gives way) or lasts over
+// BODY_WAIT_MS, the request drops what it holds and is read on without keeping anything: past
+// its limit it is answered 413 as before; within it, 503 with Retry-After. A body of unknown
+// length is copied into one buffer as it comes, never joined from pieces; one body of the largest
+// size always fits.
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { constants as zc, createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
@@ -19,13 +22,19 @@ import { mayHoldUnstorableText } from './unstorable-text.ts';
 
 const MB = 1024 * 1024;
 
-/** bytes of request bodies (and decoders) held at once: twice the largest body (it is copied once when read in pieces), and room beside it */
-export const BODY_BUDGET_BYTES = 80 * MB;
+/**
+ * Bytes of request bodies (and decoders) held at once: the largest body (32 MB of OTLP) and room
+ * beside it. make bench (bench/hostile-memory.ts) on PostgreSQL: hostile peak +47 MB over the
+ * normal-load peak with 48 MB, +46 with 64; a smaller budget mostly means more waiting.
+ */
+export const BODY_BUDGET_BYTES = 48 * MB;
 /** how long a request waits for budget before it is answered 503 */
 export const BODY_WAIT_MS = 10_000;
 export const BUSY_RETRY_AFTER_SECONDS = 2;
 /** bodies of unknown length take budget in steps of this much */
 const STEP = 256 * 1024;
+/** up to this much, a body of unknown length is kept as the pieces it came in */
+const SMALL = 256 * 1024;
 /** what a decoder holds while it runs: zlib's window and buffers; brotli's ring buffer (up to 16 MB); zstd's window, capped below */
 const DECODER_BYTES: Record<string, number> = { gzip: 128 * 1024, deflate: 128 * 1024, br: 17 * MB, zstd: 9 * MB };
 const ZSTD_WINDOW_LOG_MAX = 23; // 8 MB: what zstd uses up to level 19; the library's default allows 128 MB per stream
@@ -195,9 +204,10 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
     let decoderHeld = 0;
     let source: NodeJS.ReadableStream = req;
     let whole: Buffer | null = null; // a declared length, filled in place
-    let chunks: Buffer[] = [];
+    let chunks: Buffer[] = []; // an unknown length, while it is small
+    let into: Buffer | null = null; // an unknown length past SMALL: room for `limit`, resident only as written
     let received = 0;
-    let taken = 0; // taken for `whole` or `chunks`
+    let taken = 0; // taken for `whole`, `chunks` or `into`
     const pending: Buffer[] = []; // arrived while waiting for budget
     let waiting = false;
     let ended = false;
@@ -220,6 +230,7 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
       settled = true;
       stopReading();
       chunks = [];
+      into = null;
       whole = null;
       pending.length = 0;
       budget.close(claim);
@@ -240,7 +251,17 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
       if (whole) {
         if (received > whole.length) return fail(bodyError(400, 'request.size.invalid', 'request size did not match content length'));
         chunk.copy(whole, received - chunk.length);
-      } else chunks.push(chunk);
+      } else if (into) chunk.copy(into, received - chunk.length);
+      else if (received <= SMALL) chunks.push(chunk);
+      else {
+        // Buffer.allocUnsafe leaves the pages untouched: RSS grows with what is copied in, and
+        // nothing is copied twice (a list of pieces joined at the end peaked at twice the body)
+        into = Buffer.allocUnsafe(limit);
+        let at = 0;
+        for (const c of chunks) at += c.copy(into, at);
+        chunk.copy(into, at);
+        chunks = [];
+      }
     };
     const onData = (chunk: Buffer) => {
       if (settled) return;
@@ -282,16 +303,8 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
       budget.release(claim, decoderHeld + taken - received);
       decoderHeld = 0;
       taken = received;
-      if (chunks.length <= 1) return succeed(chunks[0] ?? Buffer.alloc(0));
-      // one copy of the pieces, taken beside them; then the pieces are given back
-      const join = () => {
-        const body = Buffer.concat(chunks, received);
-        chunks = [];
-        budget.release(claim, taken);
-        succeed(body);
-      };
-      waiting = true;
-      if (budget.take(claim, received, join)) join();
+      if (into) return succeed(into.subarray(0, received));
+      succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
     const onClose = () => { if (!req.complete) fail(bodyError(400, 'request.aborted', 'request aborted'), false); };
     const onDecoderError = (e: Error) => fail(Object.assign(bodyError(400, 'encoding.invalid', e.message), { code: (e as NodeJS.ErrnoException).code }));
@@ -315,6 +328,7 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
       for (const c of pending) store(c);
       pending.length = 0;
       chunks = [];
+      into = null;
       whole = null;
       waiting = false;
       budget.release(claim, claim.held - decoderHeld);

@@ -2,8 +2,9 @@
 // database) refusing 50 MB bodies, compression bombs and deeply nested JSON, 12 at a time, peaks
 // (VmHWM, /proc) within 100 MB of what normal ingestion load peaks at in the same kind of process.
 // The requests and the measuring are make bench's (bench/hostile-memory.ts), with smaller bombs
-// (256 MB inflated; the limits they pass are 4.5 and 32 MB) and fewer rounds. Run once, on the
-// PGlite pass; make bench measures PostgreSQL's server process too.
+// (256 MB inflated; the limits they pass are 4.5 and 32 MB) and half the normal load. Each load
+// runs in a fresh process, as in make bench. Run once, on the PGlite pass; make bench measures
+// PostgreSQL's server process too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

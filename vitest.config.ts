@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['server/test/unit/**/*.test.ts', 'conformance/test/**/*.test.ts', 'sdk/test/**/*.test.ts'], environment: 'node' } },
+      {
+        test: {
+          name: 'unit',
+          include: ['server/test/unit/**/*.test.ts', 'conformance/test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
       {
         test: {
           name: 'integration',
@@ -19,10 +25,25 @@ export default defineConfig({
       // the web console's components, against the msw handlers generated from the spec's examples
       {
         plugins: [react()],
-        test: { name: 'console', include: ['console/test/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['console/test/setup.ts'], testTimeout: 15_000 },
+        test: {
+          name: 'console',
+          include: ['console/test/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['console/test/setup.ts'],
+          testTimeout: 15_000,
+        },
       },
       // /docs and the console in headless Chromium (make browser-test installs it)
-      { test: { name: 'browser', include: ['server/test/browser/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } },
+      {
+        test: {
+          name: 'browser',
+          include: ['server/test/browser/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
       {
         test: {
           name: 'fuzz',

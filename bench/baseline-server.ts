@@ -3,5 +3,7 @@
 import { createServer } from 'node:http';
 
 const body = process.env.BASELINE_BODY ?? '{"status":"OK"}';
-createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); })
-  .listen(Number(process.env.PORT), '127.0.0.1');
+createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
+}).listen(Number(process.env.PORT), '127.0.0.1');

@@ -32,14 +32,20 @@ const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.
 const DB_NAME = 'tally_bench_contention';
 if (!(SECONDS > 0 && WRITERS >= 1 && ROWS >= BATCH && BATCH >= 1 && TRACE_EVERY >= 0)) throw new Error('bad CONTENTION_* settings');
 
-
 let databaseUrl = '';
 if (PG) {
   psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
   psql(PG_ADMIN, `create database ${DB_NAME}`);
   databaseUrl = PG_ADMIN.replace(/\/[^/]*$/, `/${DB_NAME}`);
 }
-const config = loadConfig({ ...process.env, PORT: '0', DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'fatal', TALLY_INIT_PUBLIC_KEY: '', TALLY_INIT_SECRET_KEY: '' });
+const config = loadConfig({
+  ...process.env,
+  PORT: '0',
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'fatal',
+  TALLY_INIT_PUBLIC_KEY: '',
+  TALLY_INIT_SECRET_KEY: '',
+});
 config.dataDir = 'memory://';
 const server = await startServer(config, createLogger(config.logLevel), { host: '127.0.0.1' });
 const keys = await addKeyPair(server.db.em(), await createProject(server.db.em(), 'contention'));
@@ -56,7 +62,10 @@ const T0 = Date.UTC(2026, 0, 1);
 let seq = 0;
 
 type Field = 'output' | 'statusMessage' | 'endTime' | 'usageDetails';
-interface Sent { ts: number; value: unknown }
+interface Sent {
+  ts: number;
+  value: unknown;
+}
 /** per observation and field: the acknowledged event with the latest timestamp */
 const latest = new Map<string, Sent>();
 
@@ -71,19 +80,31 @@ function buildBatch(writer: number, n: number) {
     const ts = T0 + s * 10 - (late ? 20_000 - 5 : 0);
     const tag = `w${writer}-b${n}-s${s}`;
     const body: Record<string, unknown> = { id: ids[i], traceId: traceOf(i) };
-    const fields: Field[] = ['output', 'statusMessage', 'endTime', ...(isGeneration(i) ? ['usageDetails' as const] : [])].filter(() => Math.random() < 0.6) as Field[];
+    const fields: Field[] = ['output', 'statusMessage', 'endTime', ...(isGeneration(i) ? ['usageDetails' as const] : [])].filter(
+      () => Math.random() < 0.6,
+    ) as Field[];
     if (!fields.length) fields.push('output');
     for (const f of fields) {
       const value = f === 'endTime' ? new Date(ts + 1000).toISOString() : f === 'usageDetails' ? { input: s, output: 1 } : tag;
       body[f] = value;
       sets.push([ids[i]!, f, { ts, value }]);
     }
-    events.push({ id: `evt-${tag}`, timestamp: new Date(ts).toISOString(), type: isGeneration(i) ? 'generation-update' : 'span-update', body });
+    events.push({
+      id: `evt-${tag}`,
+      timestamp: new Date(ts).toISOString(),
+      type: isGeneration(i) ? 'generation-update' : 'span-update',
+      body,
+    });
   }
   if (TRACE_EVERY > 0 && n % TRACE_EVERY === 0) {
     const first = [...picked][0]!;
     const s = seq++;
-    events.push({ id: `evt-trace-w${writer}-b${n}-s${s}`, timestamp: new Date(T0 + s * 10).toISOString(), type: 'trace-create', body: { id: traceOf(first), userId: `user-${s}` } });
+    events.push({
+      id: `evt-trace-w${writer}-b${n}-s${s}`,
+      timestamp: new Date(T0 + s * 10).toISOString(),
+      type: 'trace-create',
+      body: { id: traceOf(first), userId: `user-${s}` },
+    });
   }
   return { body: JSON.stringify({ batch: events }), sets };
 }
@@ -104,7 +125,9 @@ async function writer(w: number) {
     latencies.push(performance.now() - t);
     batches++;
     if (r.status !== 207) {
-      count(`${r.status}${r.headers.get('retry-after') ? ` (Retry-After ${r.headers.get('retry-after')})` : ''}: ${JSON.parse(text).message}`);
+      count(
+        `${r.status}${r.headers.get('retry-after') ? ` (Retry-After ${r.headers.get('retry-after')})` : ''}: ${JSON.parse(text).message}`,
+      );
       continue;
     }
     const res = JSON.parse(text) as { errors: { status: number }[] };
@@ -127,7 +150,10 @@ let checked = 0;
 const wrong: string[] = [];
 for (const id of ids) {
   const r = await fetch(`${server.url}/api/public/observations/${id}`, { headers: { authorization: auth } });
-  if (r.status !== 200) { wrong.push(`${id}: GET answered ${r.status}`); continue; }
+  if (r.status !== 200) {
+    wrong.push(`${id}: GET answered ${r.status}`);
+    continue;
+  }
   const o = (await r.json()) as Record<string, any>;
   for (const f of ['output', 'statusMessage', 'endTime', 'usageDetails'] as Field[]) {
     const want = latest.get(`${id} ${f}`);
@@ -140,14 +166,25 @@ for (const id of ids) {
 }
 
 const errors = [...statuses].filter(([k]) => k !== '207, no errors').reduce((s, [, n]) => s + n, 0);
-console.log(`contention probe, ${PG ? 'PostgreSQL' : 'PGlite'}: ${WRITERS} writers, ${BATCH} updates per batch on ${ROWS} shared observations (${TRACES} traces), ${TRACE_EVERY ? `a trace change every ${TRACE_EVERY} batches` : 'no trace changes'}, ${(ms / 1000).toFixed(1)} s`);
+console.log(
+  `contention probe, ${PG ? 'PostgreSQL' : 'PGlite'}: ${WRITERS} writers, ${BATCH} updates per batch on ${ROWS} shared observations (${TRACES} traces), ${TRACE_EVERY ? `a trace change every ${TRACE_EVERY} batches` : 'no trace changes'}, ${(ms / 1000).toFixed(1)} s`,
+);
 console.log(`  batches         ${batches} (${Math.round((batches / ms) * 1000)}/s), ${errors} with an error`);
 for (const [k, n] of [...statuses].sort()) console.log(`    ${String(n).padStart(6)}  ${k}`);
-console.log(`  batch latency   p50 ${fmt(percentile(latencies, 50))}  p99 ${fmt(percentile(latencies, 99))}  max ${fmt(latencies.at(-1)!)}`);
-console.log(`  server retries  ${contentionCounters.retries - before.retries} batches applied again after a conflict, ${contentionCounters.gaveUp - before.gaveUp} given up (503)`);
+console.log(
+  `  batch latency   p50 ${fmt(percentile(latencies, 50))}  p99 ${fmt(percentile(latencies, 99))}  max ${fmt(latencies.at(-1)!)}`,
+);
+console.log(
+  `  server retries  ${contentionCounters.retries - before.retries} batches applied again after a conflict, ${contentionCounters.gaveUp - before.gaveUp} given up (503)`,
+);
 console.log(`  final state     ${checked - wrong.length} of ${checked} fields hold the value of their latest-timestamp event`);
 for (const w of wrong.slice(0, 5)) console.log(`                  ${w}`);
 if (wrong.length > 5) console.log(`                  … and ${wrong.length - 5} more`);
 
 await server.close();
-if (PG) try { psql(PG_ADMIN, `drop database if exists ${DB_NAME}`); } catch { /* best effort */ }
+if (PG)
+  try {
+    psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
+  } catch {
+    /* best effort */
+  }

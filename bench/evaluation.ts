@@ -18,23 +18,51 @@ const GATEWAY_DELAY_MS = 50;
 async function fakeGateway(delayMs: () => number): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
   let calls = 0;
   const reply = JSON.stringify({
-    id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
-    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"0.8","reasoning":"fine"}' } }] } }],
+    id: 'c',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'stop',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"0.8","reasoning":"fine"}' } }],
+        },
+      },
+    ],
     usage: { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140 },
   });
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       calls++;
-      setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(reply); }, delayMs());
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(reply);
+      }, delayMs());
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 async function api(base: string, method: string, path: string, body?: unknown) {
-  const r = await fetch(base + path, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(base + path, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -46,14 +74,32 @@ function batches(prefix: string, count: number, name: string): string[] {
   const t0 = Date.now() - 3_600_000;
   for (let i = 0; i < count; i += 100) {
     const traceId = `${prefix}-t-${i / 100}`;
-    const events: unknown[] = [{ id: `${prefix}-te-${i / 100}`, timestamp: new Date(t0 + i).toISOString(), type: 'trace-create', body: { id: traceId, name: 'bench' } }];
+    const events: unknown[] = [
+      {
+        id: `${prefix}-te-${i / 100}`,
+        timestamp: new Date(t0 + i).toISOString(),
+        type: 'trace-create',
+        body: { id: traceId, name: 'bench' },
+      },
+    ];
     for (let k = i; k < Math.min(count, i + 100); k++) {
       const ts = new Date(t0 + k * 10).toISOString();
-      events.push({ id: `${prefix}-e-${k}`, timestamp: ts, type: 'generation-create', body: {
-        id: `${prefix}-g-${k}`, traceId, name, model: 'gpt-4o-mini', startTime: ts, endTime: ts,
-        input: { question: `question ${k}` }, output: { role: 'assistant', content: `answer ${k}` },
-        usageDetails: { input: 100 + (k % 50), output: 20 + (k % 7) },
-      } });
+      events.push({
+        id: `${prefix}-e-${k}`,
+        timestamp: ts,
+        type: 'generation-create',
+        body: {
+          id: `${prefix}-g-${k}`,
+          traceId,
+          name,
+          model: 'gpt-4o-mini',
+          startTime: ts,
+          endTime: ts,
+          input: { question: `question ${k}` },
+          output: { role: 'assistant', content: `answer ${k}` },
+          usageDetails: { input: 100 + (k % 50), output: 20 + (k % 7) },
+        },
+      });
     }
     out.push(JSON.stringify({ batch: events }));
   }
@@ -63,14 +109,20 @@ function batches(prefix: string, count: number, name: string): string[] {
 async function send(base: string, bodies: string[], inFlight = 4): Promise<number> {
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const r = await fetch(`${base}/ingestion`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
-      if (r.status !== 207) throw new Error(`ingestion answered ${r.status}`);
-      await r.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const r = await fetch(`${base}/ingestion`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body,
+        });
+        if (r.status !== 207) throw new Error(`ingestion answered ${r.status}`);
+        await r.arrayBuffer();
+      }
+    }),
+  );
   return performance.now() - started;
 }
 
@@ -91,18 +143,42 @@ export async function run(): Promise<string[]> {
   let child: Child | null = null;
   try {
     const port = await freePort();
-    child = startChild('server/src/main.ts', { ...keys, DATABASE_URL: dbUrl, PORT: String(port), ENCRYPTION_KEY: 'cd'.repeat(32), TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1' });
+    child = startChild('server/src/main.ts', {
+      ...keys,
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      ENCRYPTION_KEY: 'cd'.repeat(32),
+      TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1',
+    });
     const base = `http://127.0.0.1:${port}/api/public`;
     await waitHealthy(`${base}/health`);
-    await api(base, 'PUT', '/llm-connections', { provider: 'bench-gateway', adapter: 'openai', secretKey: 'sk-bench-gateway', baseURL: `${gateway.url}/v1` });
+    await api(base, 'PUT', '/llm-connections', {
+      provider: 'bench-gateway',
+      adapter: 'openai',
+      secretKey: 'sk-bench-gateway',
+      baseURL: `${gateway.url}/v1`,
+    });
     await api(base, 'POST', '/unstable/evaluators', {
-      name: 'bench-judge', prompt: 'Question: {{q}}\nAnswer: {{a}}\nScore it.', modelConfig: { provider: 'bench-gateway', model: 'gpt-4o-mini' },
-      outputDefinition: { dataType: 'NUMERIC', reasoning: { description: 'Why.' }, score: { description: '0 to 1', minValue: 0, maxValue: 1 } },
-      mapping: [{ variable: 'q', source: 'input', jsonPath: '$.question' }, { variable: 'a', source: 'output', jsonPath: '$.content' }],
+      name: 'bench-judge',
+      prompt: 'Question: {{q}}\nAnswer: {{a}}\nScore it.',
+      modelConfig: { provider: 'bench-gateway', model: 'gpt-4o-mini' },
+      outputDefinition: {
+        dataType: 'NUMERIC',
+        reasoning: { description: 'Why.' },
+        score: { description: '0 to 1', minValue: 0, maxValue: 1 },
+      },
+      mapping: [
+        { variable: 'q', source: 'input', jsonPath: '$.question' },
+        { variable: 'a', source: 'output', jsonPath: '$.content' },
+      ],
     });
     const rule = await api(base, 'POST', '/unstable/evaluation-rules', {
-      name: 'bench-all-judged', enabled: true, sampling: 1, target: 'observation',
-      filter: [{ column: 'name', type: 'stringOptions', operator: 'any of', value: ['judged'] }], evaluators: [{ evaluator: { name: 'bench-judge' } }],
+      name: 'bench-all-judged',
+      enabled: true,
+      sampling: 1,
+      target: 'observation',
+      filter: [{ column: 'name', type: 'stringOptions', operator: 'any of', value: ['judged'] }],
+      evaluators: [{ evaluator: { name: 'bench-judge' } }],
     });
 
     // (1) time to score every matching generation
@@ -111,22 +187,35 @@ export async function run(): Promise<string[]> {
     let completed = 0;
     for (;;) {
       completed = Number(psql(dbUrl, `select count(*) from evaluation_jobs where rule_id = '${rule.id}' and status = 'COMPLETED'`));
-      const failed = Number(psql(dbUrl, `select count(*) from evaluation_jobs where rule_id = '${rule.id}' and status in ('ERROR', 'CANCELLED')`));
+      const failed = Number(
+        psql(dbUrl, `select count(*) from evaluation_jobs where rule_id = '${rule.id}' and status in ('ERROR', 'CANCELLED')`),
+      );
       if (completed + failed >= generations || performance.now() - started > 120_000) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const totalMs = performance.now() - started;
     const scores = Number(psql(dbUrl, `select count(*) from scores where source = 'EVAL' and name = 'bench-judge'`));
     const sinceIngest = (totalMs - ingestMs) / 1000;
-    lines.push(`LLM-as-a-judge on PostgreSQL, fake gateway on loopback answering in ${GATEWAY_DELAY_MS} ms, default TALLY_EVAL_CONCURRENCY:`);
-    lines.push(`  scored           ${completed} of ${generations} generations (${scores} EVAL scores), all within ${sinceIngest.toFixed(1)} s of the end of ingestion (ingestion took ${(ingestMs / 1000).toFixed(1)} s)   (target <= 30 s: ${completed === generations && sinceIngest <= 30 ? 'met' : 'NOT met'})`);
-    lines.push(`  throughput       ${(completed / (totalMs / 1000)).toFixed(0)} judge calls/s end to end; the gateway saw ${gateway.calls()} calls`);
+    lines.push(
+      `LLM-as-a-judge on PostgreSQL, fake gateway on loopback answering in ${GATEWAY_DELAY_MS} ms, default TALLY_EVAL_CONCURRENCY:`,
+    );
+    lines.push(
+      `  scored           ${completed} of ${generations} generations (${scores} EVAL scores), all within ${sinceIngest.toFixed(1)} s of the end of ingestion (ingestion took ${(ingestMs / 1000).toFixed(1)} s)   (target <= 30 s: ${completed === generations && sinceIngest <= 30 ? 'met' : 'NOT met'})`,
+    );
+    lines.push(
+      `  throughput       ${(completed / (totalMs / 1000)).toFixed(0)} judge calls/s end to end; the gateway saw ${gateway.calls()} calls`,
+    );
 
     // (2) ingestion with and without one rule at sampling 0.1 (its jobs answered at once, so they do not pile up)
     delay = 0;
     await api(base, 'PATCH', `/unstable/evaluation-rules/${rule.id}`, { enabled: false });
     const sampled = await api(base, 'POST', '/unstable/evaluation-rules', {
-      name: 'bench-sampled', enabled: false, sampling: 0.1, target: 'observation', filter: [], evaluators: [{ evaluator: { name: 'bench-judge' } }],
+      name: 'bench-sampled',
+      enabled: false,
+      sampling: 0.1,
+      target: 'observation',
+      filter: [],
+      evaluators: [{ evaluator: { name: 'bench-judge' } }],
     });
     // one unmeasured run first: the server's one-time work as its tables grow (the ANALYZE after
     // its first 10,000 rows, store/planner-stats.ts) and V8's warm-up would otherwise land in the
@@ -141,15 +230,24 @@ export async function run(): Promise<string[]> {
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const without = median(rates.without), withRule = median(rates.with);
+    const without = median(rates.without),
+      withRule = median(rates.with);
     const jobs = Number(psql(dbUrl, `select count(*) from evaluation_jobs where rule_id = '${sampled.id}'`));
     lines.push(`  ingestion cost   ${ingestEvents} usage-provided generations per run, ${rounds} runs each, alternating; median events/s:`);
-    lines.push(`                   no rule ${without.toFixed(0)}, one rule at sampling 0.1 ${withRule.toFixed(0)} (${jobs} jobs enqueued, ${(100 * jobs / (rounds * ingestEvents)).toFixed(1)}%): ratio ${(withRule / without).toFixed(3)}   (target >= 0.95: ${withRule / without >= 0.95 ? 'met' : 'NOT met'})`);
-    lines.push(`                   runs: no rule ${rates.without.map((x) => x.toFixed(0)).join(', ')}; with the rule ${rates.with.map((x) => x.toFixed(0)).join(', ')}`);
+    lines.push(
+      `                   no rule ${without.toFixed(0)}, one rule at sampling 0.1 ${withRule.toFixed(0)} (${jobs} jobs enqueued, ${((100 * jobs) / (rounds * ingestEvents)).toFixed(1)}%): ratio ${(withRule / without).toFixed(3)}   (target >= 0.95: ${withRule / without >= 0.95 ? 'met' : 'NOT met'})`,
+    );
+    lines.push(
+      `                   runs: no rule ${rates.without.map((x) => x.toFixed(0)).join(', ')}; with the rule ${rates.with.map((x) => x.toFixed(0)).join(', ')}`,
+    );
   } finally {
     await child?.stop();
     await gateway.close();
-    try { psql(PG_ADMIN, `drop database if exists ${DB_NAME}`); } catch { /* left for a look */ }
+    try {
+      psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
+    } catch {
+      /* left for a look */
+    }
   }
   return lines;
 }

@@ -42,24 +42,45 @@ const MB = 1024 * 1024;
 const env = (k: string, d: number) => Number(process.env[k] ?? d);
 
 function batch(run: string, b: number): string {
-  const events: unknown[] = [{ id: `${run}-t-${b}`, timestamp: new Date().toISOString(), type: 'trace-create', body: { id: `${run}-trace-${b}`, name: 'bench' } }];
+  const events: unknown[] = [
+    { id: `${run}-t-${b}`, timestamp: new Date().toISOString(), type: 'trace-create', body: { id: `${run}-trace-${b}`, name: 'bench' } },
+  ];
   for (let i = 0; i < BATCH; i++) {
     events.push({
-      id: `${run}-e-${b}-${i}`, timestamp: new Date().toISOString(), type: 'generation-create',
-      body: { id: `${run}-g-${b}-${i}`, traceId: `${run}-trace-${b}`, model: 'gpt-4o-mini', input: 'x'.repeat(200), output: 'y'.repeat(200),
-        usageDetails: { input: 100 + i, output: 50 + i }, metadata: { run, i } },
+      id: `${run}-e-${b}-${i}`,
+      timestamp: new Date().toISOString(),
+      type: 'generation-create',
+      body: {
+        id: `${run}-g-${b}-${i}`,
+        traceId: `${run}-trace-${b}`,
+        model: 'gpt-4o-mini',
+        input: 'x'.repeat(200),
+        output: 'y'.repeat(200),
+        usageDetails: { input: 100 + i, output: 50 + i },
+        metadata: { run, i },
+      },
     });
   }
   return JSON.stringify({ batch: events });
 }
 
-interface Sent { status: number | string; ms: number; text: string }
+interface Sent {
+  status: number | string;
+  ms: number;
+  text: string;
+}
 
 /**
  * One POST over its own connection. `body` is written in 1 MB slices with backpressure; without
  * `length` it goes chunked. An answer before the body is written stops the writing.
  */
-function send(port: number, path: string, headers: Record<string, string>, body: Buffer, opts: { chunked?: boolean; timeoutMs?: number } = {}): Promise<Sent> {
+function send(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  opts: { chunked?: boolean; timeoutMs?: number } = {},
+): Promise<Sent> {
   const started = performance.now();
   return new Promise((resolve) => {
     let done = false;
@@ -69,17 +90,33 @@ function send(port: number, path: string, headers: Record<string, string>, body:
       done = true;
       resolve({ status, ms: performance.now() - started, text });
     };
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent: false,
-      headers: { authorization: auth, ...headers, ...(opts.chunked ? {} : { 'content-length': String(body.length) }) } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (d) => { if (text.length < 4096) text += d; });
-      res.on('end', () => finish(res.statusCode!));
-      res.on('error', () => finish(res.statusCode!));
-    });
-    const timer = setTimeout(() => { req.destroy(); finish('timeout'); }, opts.timeoutMs ?? 120_000);
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { authorization: auth, ...headers, ...(opts.chunked ? {} : { 'content-length': String(body.length) }) },
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          if (text.length < 4096) text += d;
+        });
+        res.on('end', () => finish(res.statusCode!));
+        res.on('error', () => finish(res.statusCode!));
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish('timeout');
+    }, opts.timeoutMs ?? 120_000);
     req.on('error', (e: NodeJS.ErrnoException) => finish(e.code ?? 'error'));
     req.on('close', () => clearTimeout(timer));
-    req.on('response', () => { /* answered: stop writing */ stopped = true; });
+    req.on('response', () => {
+      /* answered: stop writing */ stopped = true;
+    });
     let stopped = false;
     let at = 0;
     const pump = () => {
@@ -101,7 +138,11 @@ async function bomb(make: () => NodeJS.ReadWriteStream, prefix: string, fill: st
   z.on('data', (d: Buffer) => out.push(d));
   const ended = new Promise((r) => z.on('end', r));
   const chunk = Buffer.alloc(MB, fill);
-  const write = (b: Buffer) => new Promise<void>((r) => { if (z.write(b)) r(); else z.once('drain', () => r()); });
+  const write = (b: Buffer) =>
+    new Promise<void>((r) => {
+      if (z.write(b)) r();
+      else z.once('drain', () => r());
+    });
   await write(Buffer.from(prefix));
   for (let i = 0; i < mb; i++) await write(chunk);
   z.end();
@@ -110,7 +151,15 @@ async function bomb(make: () => NodeJS.ReadWriteStream, prefix: string, fill: st
 }
 
 /** `accept`: answers beside a 4xx, a 503 (the body budget pushing back) and a 207 with every event refused that count as refusing it */
-export interface Kind { name: string; path: string; headers: Record<string, string>; body: Buffer; chunked?: boolean; accept?: number[]; /** measured in a process of its own, outside the comparison: why */ apart?: string }
+export interface Kind {
+  name: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  chunked?: boolean;
+  accept?: number[] /** measured in a process of its own, outside the comparison: why */;
+  apart?: string;
+}
 
 /** the hostile requests; `bombMb`: what each compression bomb inflates to */
 export async function hostileKinds(bombMb = env('BENCH_HOSTILE_BOMB_MB', 1024)): Promise<Kind[]> {
@@ -121,24 +170,81 @@ export async function hostileKinds(bombMb = env('BENCH_HOSTILE_BOMB_MB', 1024)):
   const nest = (n: number) => '['.repeat(n) + ']'.repeat(n);
   const ingestionPrefix = '{"batch":[{"id":"x","type":"span-create","timestamp":"2026-01-01T00:00:00Z","body":{"id":"bomb","input":"';
   const otelPrefix = '{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"';
-  const span = (attr: string) => JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', name: 'deep',
-    startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000', attributes: [{ key: 'langfuse.observation.input', value: { stringValue: attr } }] }] }] }] });
+  const span = (attr: string) =>
+    JSON.stringify({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: '0'.repeat(31) + '1',
+                  spanId: '0'.repeat(15) + '1',
+                  name: 'deep',
+                  startTimeUnixNano: '1767225600000000000',
+                  endTimeUnixNano: '1767225601000000000',
+                  attributes: [{ key: 'langfuse.observation.input', value: { stringValue: attr } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
   return [
     { name: 'ingestion 50 MB, Content-Length', path: INGESTION, headers: json, body: big },
     { name: 'ingestion 50 MB, chunked', path: INGESTION, headers: json, body: big, chunked: true },
     { name: 'OTLP 50 MB, Content-Length', path: OTEL, headers: json, body: big },
     { name: 'OTLP 50 MB, chunked', path: OTEL, headers: json, body: big, chunked: true },
-    { name: `ingestion gzip bomb (${bombMb} MB)`, path: INGESTION, headers: gzipJson, body: await bomb(() => createGzip({ level: 9 }), ingestionPrefix, 'a', bombMb) },
-    { name: `OTLP gzip bomb (${bombMb} MB)`, path: OTEL, headers: gzipJson, body: await bomb(() => createGzip({ level: 9 }), otelPrefix, 'a', bombMb) },
-    { name: `OTLP brotli bomb (${bombMb} MB)`, path: OTEL, headers: { ...json, 'content-encoding': 'br' },
-      body: await bomb(() => createBrotliCompress({ params: { [zc.BROTLI_PARAM_QUALITY]: 5 } }), otelPrefix, 'a', bombMb) },
-    { name: 'ingestion event nested 4 MB deep', path: INGESTION, headers: json,
-      body: Buffer.from(`{"batch":[{"id":"deep","type":"span-create","timestamp":"2026-01-01T00:00:00Z","body":{"id":"deep","input":${nest(2 * MB)}}}]}`) },
-    { name: 'explain body nested 4 MB deep', path: '/api/public/models/explain', headers: json, body: Buffer.from(`{"model":"gpt-4o","metadata":${nest(2 * MB)}}`) },
+    {
+      name: `ingestion gzip bomb (${bombMb} MB)`,
+      path: INGESTION,
+      headers: gzipJson,
+      body: await bomb(() => createGzip({ level: 9 }), ingestionPrefix, 'a', bombMb),
+    },
+    {
+      name: `OTLP gzip bomb (${bombMb} MB)`,
+      path: OTEL,
+      headers: gzipJson,
+      body: await bomb(() => createGzip({ level: 9 }), otelPrefix, 'a', bombMb),
+    },
+    {
+      name: `OTLP brotli bomb (${bombMb} MB)`,
+      path: OTEL,
+      headers: { ...json, 'content-encoding': 'br' },
+      body: await bomb(() => createBrotliCompress({ params: { [zc.BROTLI_PARAM_QUALITY]: 5 } }), otelPrefix, 'a', bombMb),
+    },
+    {
+      name: 'ingestion event nested 4 MB deep',
+      path: INGESTION,
+      headers: json,
+      body: Buffer.from(
+        `{"batch":[{"id":"deep","type":"span-create","timestamp":"2026-01-01T00:00:00Z","body":{"id":"deep","input":${nest(2 * MB)}}}]}`,
+      ),
+    },
+    {
+      name: 'explain body nested 4 MB deep',
+      path: '/api/public/models/explain',
+      headers: json,
+      body: Buffer.from(`{"model":"gpt-4o","metadata":${nest(2 * MB)}}`),
+    },
     // an export whose resourceSpans hold no spans: answered 200 with nothing stored
-    { name: 'OTLP/JSON nested 30 MB deep', path: OTEL, headers: gzipJson, body: gzipSync(`{"resourceSpans":${nest(15 * MB)}}`), accept: [200] },
+    {
+      name: 'OTLP/JSON nested 30 MB deep',
+      path: OTEL,
+      headers: gzipJson,
+      body: gzipSync(`{"resourceSpans":${nest(15 * MB)}}`),
+      accept: [200],
+    },
     // nesting inside a string: the OTLP mapping's to handle, not the body parser's (measured apart; 200 with the span in partialSuccess, or kept as text)
-    { name: 'OTLP attribute JSON nested 8 MB deep', path: OTEL, headers: gzipJson, body: gzipSync(span(nest(4 * MB))), apart: 'nested JSON text inside a span attribute: the OTLP mapping\'s to handle (ingestion/otel/map.ts), not the body parser\'s', accept: [200] },
+    {
+      name: 'OTLP attribute JSON nested 8 MB deep',
+      path: OTEL,
+      headers: gzipJson,
+      body: gzipSync(span(nest(4 * MB))),
+      apart: "nested JSON text inside a span attribute: the OTLP mapping's to handle (ingestion/otel/map.ts), not the body parser's",
+      accept: [200],
+    },
   ];
 }
 
@@ -146,8 +252,11 @@ export async function hostileKinds(bombMb = env('BENCH_HOSTILE_BOMB_MB', 1024)):
 function largeExport(mb: number): Buffer {
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(Math.ceil((mb * MB) / 400 / 45));
   const spans = Array.from({ length: 400 }, (_, i) => ({
-    traceId: 'a'.repeat(30) + String(i % 100).padStart(2, '0'), spanId: (i + 1).toString(16).padStart(16, '0'), name: `llm-${i}`,
-    startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000',
+    traceId: 'a'.repeat(30) + String(i % 100).padStart(2, '0'),
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: `llm-${i}`,
+    startTimeUnixNano: '1767225600000000000',
+    endTimeUnixNano: '1767225601000000000',
     attributes: [
       { key: 'langfuse.observation.type', value: { stringValue: 'generation' } },
       { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } },
@@ -156,7 +265,16 @@ function largeExport(mb: number): Buffer {
       { key: 'gen_ai.usage.output_tokens', value: { intValue: 100 } },
     ],
   }));
-  return Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] }));
+  return Buffer.from(
+    JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] },
+          scopeSpans: [{ scope: { name: 'bench' }, spans }],
+        },
+      ],
+    }),
+  );
 }
 
 /** a server process; stopped with SIGTERM, and SIGKILL if it has not exited 10 s later */
@@ -192,7 +310,11 @@ export async function normalLoad(port: number, events = env('BENCH_HOSTILE_NORMA
   let next = 0;
   const worker = async () => {
     for (let b = next++; b < events / BATCH; b = next++) {
-      const r = await fetch(`http://127.0.0.1:${port}${INGESTION}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: batch(run, b) });
+      const r = await fetch(`http://127.0.0.1:${port}${INGESTION}`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: batch(run, b),
+      });
       const j = (await r.json()) as { errors?: unknown[] };
       if (r.status !== 207 || j.errors?.length) throw new Error(`normal load: batch ${b} answered ${r.status}`);
     }
@@ -200,12 +322,19 @@ export async function normalLoad(port: number, events = env('BENCH_HOSTILE_NORMA
   const started = performance.now();
   await Promise.all([worker(), worker(), worker(), worker()]);
   const rate = events / ((performance.now() - started) / 1000);
-  for (let page = 1; page <= 20; page++) await (await fetch(`http://127.0.0.1:${port}/api/public/observations?limit=100&page=${page}`, { headers: { authorization: auth } })).json();
+  for (let page = 1; page <= 20; page++)
+    await (
+      await fetch(`http://127.0.0.1:${port}/api/public/observations?limit=100&page=${page}`, { headers: { authorization: auth } })
+    ).json();
   return rate;
 }
 
 /** the peak of a fresh server under normal ingestion load */
-export async function normalPeak(port: number, dbEnv: Record<string, string>, events?: number): Promise<{ hwm: number; rate: number; idle: number }> {
+export async function normalPeak(
+  port: number,
+  dbEnv: Record<string, string>,
+  events?: number,
+): Promise<{ hwm: number; rate: number; idle: number }> {
   const child = await fresh('normal', port, dbEnv);
   try {
     const rate = await normalLoad(port, events);
@@ -215,7 +344,13 @@ export async function normalPeak(port: number, dbEnv: Record<string, string>, ev
   }
 }
 
-export interface HostileResult { hwm: number; idle: number; lines: string[]; ok: boolean; largeExport: string }
+export interface HostileResult {
+  hwm: number;
+  idle: number;
+  lines: string[];
+  ok: boolean;
+  largeExport: string;
+}
 
 /**
  * `kinds` sent to a running server (process `pid`), BENCH_HOSTILE_CONCURRENCY in flight; `hwm` is
@@ -230,20 +365,30 @@ export async function hostileLoad(port: number, pid: number, kinds: Kind[], afte
   for (let r = 0; r < rounds; r++) queue.push(...kinds);
   const results = new Map<string, Sent[]>(kinds.map((k) => [k.name, []]));
   let peakRss = 0;
-  const sampler = setInterval(() => { try { peakRss = Math.max(peakRss, memory(pid).rss); } catch { /* exited */ } }, 50);
+  const sampler = setInterval(() => {
+    try {
+      peakRss = Math.max(peakRss, memory(pid).rss);
+    } catch {
+      /* exited */
+    }
+  }, 50);
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let i = next++; i < queue.length && performance.now() < until; i = next++) {
-      const k = queue[i]!;
-      const r = await send(port, k.path, k.headers, k.body, { chunked: k.chunked });
-      results.get(k.name)!.push(r);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < queue.length && performance.now() < until; i = next++) {
+        const k = queue[i]!;
+        const r = await send(port, k.path, k.headers, k.body, { chunked: k.chunked });
+        results.get(k.name)!.push(r);
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   const hwm = memory(pid).hwm;
-  const lines = [`    ${queue.length} requests (${kinds.length} kinds × ${rounds}), ${concurrency} in flight, ${seconds.toFixed(1)} s; answers and time to answer per kind:`];
+  const lines = [
+    `    ${queue.length} requests (${kinds.length} kinds × ${rounds}), ${concurrency} in flight, ${seconds.toFixed(1)} s; answers and time to answer per kind:`,
+  ];
   let ok = true;
   for (const [name, rs] of results) {
     const statuses = new Map<string, number>();
@@ -251,13 +396,30 @@ export async function hostileLoad(port: number, pid: number, kinds: Kind[], afte
     const ms = rs.map((r) => r.ms).sort((a, b) => a - b);
     // refused: a 4xx, a 503 (the budget for bodies pushing back), or the ingestion endpoint's 207 with every event refused
     const kind = kinds.find((k) => k.name === name)!;
-    if (rs.some((r) => !(typeof r.status === 'number' && ((r.status >= 400 && r.status < 500) || r.status === 503 || kind.accept?.includes(r.status))) && !(r.status === 207 && r.text.includes('"successes":[]')))) ok = false;
-    lines.push(`      ${name.padEnd(40)} ${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ').padEnd(16)} p50 ${Math.round(percentile(ms, 50))} ms, max ${Math.round(ms.at(-1) ?? NaN)} ms`);
+    if (
+      rs.some(
+        (r) =>
+          !(typeof r.status === 'number' && ((r.status >= 400 && r.status < 500) || r.status === 503 || kind.accept?.includes(r.status))) &&
+          !(r.status === 207 && r.text.includes('"successes":[]')),
+      )
+    )
+      ok = false;
+    lines.push(
+      `      ${name.padEnd(40)} ${[...statuses]
+        .map(([s, n]) => `${n}× ${s}`)
+        .join(', ')
+        .padEnd(16)} p50 ${Math.round(percentile(ms, 50))} ms, max ${Math.round(ms.at(-1) ?? NaN)} ms`,
+    );
   }
   lines.push(`    RSS sampled every 50 ms peaked at ${peakRss.toFixed(0)} MB`);
   if (!after) return { hwm, lines, ok, largeExport: '' };
   // still serving: a small batch, then one large legitimate OTLP export
-  const small = await send(port, INGESTION, { 'content-type': 'application/json' }, Buffer.from(batch(`after${Date.now().toString(36)}`, 0)));
+  const small = await send(
+    port,
+    INGESTION,
+    { 'content-type': 'application/json' },
+    Buffer.from(batch(`after${Date.now().toString(36)}`, 0)),
+  );
   if (small.status !== 207) ok = false;
   const big = largeExport(24);
   const gz = gzipSync(big);
@@ -272,7 +434,7 @@ export async function hostileLoad(port: number, pid: number, kinds: Kind[], afte
 export async function hostilePeak(port: number, dbEnv: Record<string, string>, kinds: Kind[], after = true): Promise<HostileResult> {
   const child = await fresh('hostile', port, dbEnv);
   try {
-    return { ...await hostileLoad(port, child.proc.pid!, kinds, after), idle: child.idle };
+    return { ...(await hostileLoad(port, child.proc.pid!, kinds, after)), idle: child.idle };
   } finally {
     await child.stop();
   }
@@ -288,7 +450,11 @@ async function measure(label: string, dbEnv: Record<string, string>, kinds: Kind
     await first.stop();
   }
   const normal = await normalPeak(port, dbEnv);
-  const hostile = await hostilePeak(port, dbEnv, kinds.filter((k) => !k.apart));
+  const hostile = await hostilePeak(
+    port,
+    dbEnv,
+    kinds.filter((k) => !k.apart),
+  );
   const diff = hostile.hwm - normal.hwm;
   // the same load on one process: the hostile requests right after the normal load
   const one = await fresh('same process', port, dbEnv);
@@ -296,7 +462,12 @@ async function measure(label: string, dbEnv: Record<string, string>, kinds: Kind
   try {
     await normalLoad(port);
     const n = memory(one.proc.pid!).hwm;
-    const h = await hostileLoad(port, one.proc.pid!, kinds.filter((k) => !k.apart), false);
+    const h = await hostileLoad(
+      port,
+      one.proc.pid!,
+      kinds.filter((k) => !k.apart),
+      false,
+    );
     same = `    one process, the hostile requests right after the normal load: normal peak ${n.toFixed(0)} MB, then ${h.hwm.toFixed(0)} MB (${h.hwm - n >= 0 ? '+' : ''}${(h.hwm - n).toFixed(0)} MB)${h.ok ? '' : ', some answers not as expected'}`;
   } finally {
     await one.stop();
@@ -305,7 +476,9 @@ async function measure(label: string, dbEnv: Record<string, string>, kinds: Kind
   for (const k of kinds.filter((k) => k.apart)) {
     const alone = await hostilePeak(port, dbEnv, [k], false);
     const d = alone.hwm - normal.hwm;
-    apart.push(`    apart (${k.apart}): ${k.name}, ${env('BENCH_HOSTILE_ROUNDS', 6)} at once in a fresh process: peak ${alone.hwm.toFixed(0)} MB, ${d >= 0 ? '+' : ''}${d.toFixed(0)} MB against the normal peak;${alone.lines.at(-2)!.replace(/^\s+\S+ .*?\s{2,}/, ' ')}`);
+    apart.push(
+      `    apart (${k.apart}): ${k.name}, ${env('BENCH_HOSTILE_ROUNDS', 6)} at once in a fresh process: peak ${alone.hwm.toFixed(0)} MB, ${d >= 0 ? '+' : ''}${d.toFixed(0)} MB against the normal peak;${alone.lines.at(-2)!.replace(/^\s+\S+ .*?\s{2,}/, ' ')}`,
+    );
   }
   return [
     `  ${label}: normal peak ${normal.hwm.toFixed(0)} MB (idle ${normal.idle.toFixed(0)}, ${Math.round(normal.rate).toLocaleString('en-US')} events/s)   hostile peak ${hostile.hwm.toFixed(0)} MB (idle ${hostile.idle.toFixed(0)})   difference ${diff >= 0 ? '+' : ''}${diff.toFixed(0)} MB   target ≤ +${TARGET_MB} MB: ${diff <= TARGET_MB ? 'met' : 'NOT MET'}${hostile.ok ? '' : '   (some answers were not the expected 4xx, or the server stopped taking legitimate requests)'}`,
@@ -321,24 +494,28 @@ export async function run(): Promise<string[]> {
   const only = process.env.BENCH_HOSTILE_ONLY ? new RegExp(process.env.BENCH_HOSTILE_ONLY, 'i') : null;
   const kinds = (await hostileKinds()).filter((k) => !only || only.test(k.name));
   const db = process.env.BENCH_HOSTILE_DB ?? 'both';
-  const lines = [`server peak RSS (VmHWM), each phase in a fresh server process: normal load, ${env('BENCH_HOSTILE_NORMAL_EVENTS', 20_000).toLocaleString('en-US')} generation-create events with usage in batches of ${BATCH}, 4 in flight; hostile load, bodies refused:`];
+  const lines = [
+    `server peak RSS (VmHWM), each phase in a fresh server process: normal load, ${env('BENCH_HOSTILE_NORMAL_EVENTS', 20_000).toLocaleString('en-US')} generation-create events with usage in batches of ${BATCH}, 4 in flight; hostile load, bodies refused:`,
+  ];
   if (db !== 'postgresql') {
     const dir = mkdtempSync(join(tmpdir(), 'tally-bench-hostile-'));
     try {
-      lines.push(...await measure('PGlite', { DATABASE_URL: '', TALLY_DATA_DIR: dir }, kinds));
+      lines.push(...(await measure('PGlite', { DATABASE_URL: '', TALLY_DATA_DIR: dir }, kinds)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   if (db === 'pglite') return lines;
   try {
-    execFileSync('psql', [PG_ADMIN, '-X', '-q', '-c', `drop database if exists ${DB_NAME}`, '-c', `create database ${DB_NAME}`], { stdio: 'ignore' });
+    execFileSync('psql', [PG_ADMIN, '-X', '-q', '-c', `drop database if exists ${DB_NAME}`, '-c', `create database ${DB_NAME}`], {
+      stdio: 'ignore',
+    });
   } catch {
     lines.push('  PostgreSQL not reachable: its figures skipped');
     return lines;
   }
   try {
-    lines.push(...await measure('PostgreSQL', { DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB_NAME}`) }, kinds));
+    lines.push(...(await measure('PostgreSQL', { DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB_NAME}`) }, kinds)));
   } finally {
     execFileSync('psql', [PG_ADMIN, '-X', '-q', '-c', `drop database if exists ${DB_NAME}`], { stdio: 'ignore' });
   }

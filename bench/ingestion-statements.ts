@@ -25,7 +25,8 @@ import { applyBatch } from '../server/src/ingestion/pipeline.ts';
 
 const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'tally_bench_statements';
-const N = Number(process.env.BENCH_EVENTS ?? 10_000), ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const N = Number(process.env.BENCH_EVENTS ?? 10_000),
+  ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const tokenised = process.env.BENCH_TOKENISED === '1';
 
 // wall time per statement: prepared statements by name, others by their first words
@@ -33,16 +34,20 @@ const timing = new Map<string, { ms: number; calls: number }>();
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const a0 = args[0] as string | { name?: string; text?: string };
-  const name = typeof a0 === 'object' && a0?.name ? a0.name : (typeof a0 === 'string' ? a0 : a0?.text ?? '').slice(0, 30).replace(/\s+/g, ' ');
+  const name =
+    typeof a0 === 'object' && a0?.name ? a0.name : (typeof a0 === 'string' ? a0 : (a0?.text ?? '')).slice(0, 30).replace(/\s+/g, ' ');
   const t = performance.now();
   const r = query.apply(this, args);
   if (r instanceof Promise) {
-    r.then(() => {
-      const e = timing.get(name) ?? { ms: 0, calls: 0 };
-      e.ms += performance.now() - t;
-      e.calls++;
-      timing.set(name, e);
-    }, () => {});
+    r.then(
+      () => {
+        const e = timing.get(name) ?? { ms: 0, calls: 0 };
+        e.ms += performance.now() - t;
+        e.calls++;
+        timing.set(name, e);
+      },
+      () => {},
+    );
   }
   return r;
 } as typeof pg.Client.prototype.query;
@@ -55,38 +60,61 @@ const threadSeconds = () => {
       const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
       const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out;
 };
 
 /** user+system CPU seconds of these processes, from /proc */
-const cpuSeconds = (pids: number[]) => pids.reduce((s, p) => {
-  try {
-    const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return s + (Number(f[11]) + Number(f[12])) / 100;
-  } catch { return s; }
-}, 0);
+const cpuSeconds = (pids: number[]) =>
+  pids.reduce((s, p) => {
+    try {
+      const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return s + (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      return s;
+    }
+  }, 0);
 
 psql(ADMIN, `drop database if exists ${DB}`);
 psql(ADMIN, `create database ${DB}`);
 const url = ADMIN.replace(/\/[^/]*$/, `/${DB}`);
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-statements', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-statements' };
-const srv = await startServer(loadConfig({ ...process.env, ...keys, DATABASE_URL: url, PORT: '0', TALLY_EVAL_CONCURRENCY: '0' }), createLogger('error'), { host: '127.0.0.1' });
+const srv = await startServer(
+  loadConfig({ ...process.env, ...keys, DATABASE_URL: url, PORT: '0', TALLY_EVAL_CONCURRENCY: '0' }),
+  createLogger('error'),
+  { host: '127.0.0.1' },
+);
 try {
   if (process.env.BENCH_SQL) psql(url, process.env.BENCH_SQL);
   const projectId = (await projectForPublicKey(srv.db.em(), keys.TALLY_INIT_PUBLIC_KEY))!;
   const validate = createEventValidator();
-  const backends = () => psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`).split(',').filter(Boolean).map(Number);
-  console.log(`${N.toLocaleString('en-US')} ${tokenised ? 'text-only (tokenised)' : 'usage-provided'} events per round in batches of 100, one batch at a time; round 0 warms up`);
+  const backends = () =>
+    psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`)
+      .split(',')
+      .filter(Boolean)
+      .map(Number);
+  console.log(
+    `${N.toLocaleString('en-US')} ${tokenised ? 'text-only (tokenised)' : 'usage-provided'} events per round in batches of 100, one batch at a time; round 0 warms up`,
+  );
   const allocProfile = process.env.BENCH_ALLOC_PROFILE;
   const inspector = allocProfile ? new Session() : null;
   inspector?.connect();
   for (let round = 0; round <= ROUNDS; round++) {
-    if (round === 1) await inspector?.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    if (round === 1)
+      await inspector?.post('HeapProfiler.startSampling', {
+        samplingInterval: 16384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     const batches = buildBatches(N, tokenised, `s${round}x${Date.now().toString(36)}`, 0, mulberry32(42 + round), Date.now() - 86_400_000);
     const pids = backends();
-    const pg0 = cpuSeconds(pids), threads0 = threadSeconds(), cpu0 = process.cpuUsage(), t0 = performance.now();
+    const pg0 = cpuSeconds(pids),
+      threads0 = threadSeconds(),
+      cpu0 = process.cpuUsage(),
+      t0 = performance.now();
     for (const b of batches) {
       const events = (JSON.parse(b.body) as { batch: unknown[] }).batch.map((raw) => {
         const c = validate(raw);
@@ -95,21 +123,34 @@ try {
       });
       await applyBatch(srv.db.em(), srv.services, projectId, events);
     }
-    const cpu = process.cpuUsage(cpu0), ms = performance.now() - t0, pgCpu = cpuSeconds(pids) - pg0;
-    const byThread = [...threadSeconds()].map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-    if (round === 0) { timing.clear(); continue; }
-    console.log(`round ${round}: ${(ms / 1000).toFixed(2)} s  this process ${((cpu.user + cpu.system) / N).toFixed(1)} µs/event${tokenised ? ' (tokenizer worker included)' : ''}  PostgreSQL ${((1e6 * pgCpu) / N).toFixed(1)} µs/event;  by thread: ${byThread.map(([k, v]) => `${k} ${((1e6 * v) / N).toFixed(0)}`).join(', ')} µs/event`);
+    const cpu = process.cpuUsage(cpu0),
+      ms = performance.now() - t0,
+      pgCpu = cpuSeconds(pids) - pg0;
+    const byThread = [...threadSeconds()]
+      .map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1]);
+    if (round === 0) {
+      timing.clear();
+      continue;
+    }
+    console.log(
+      `round ${round}: ${(ms / 1000).toFixed(2)} s  this process ${((cpu.user + cpu.system) / N).toFixed(1)} µs/event${tokenised ? ' (tokenizer worker included)' : ''}  PostgreSQL ${((1e6 * pgCpu) / N).toFixed(1)} µs/event;  by thread: ${byThread.map(([k, v]) => `${k} ${((1e6 * v) / N).toFixed(0)}`).join(', ')} µs/event`,
+    );
   }
   if (inspector) {
     const { profile } = await inspector.post('HeapProfiler.stopSampling');
     writeFileSync(allocProfile!, JSON.stringify(profile));
-    const bytes = (n: { selfSize: number; children: unknown[] }): number => n.selfSize + n.children.reduce((s: number, c) => s + bytes(c as typeof n), 0);
-    console.log(`allocated ${((bytes(profile.head) / (N * ROUNDS)) / 1024).toFixed(1)} KB per event (sampled, ${allocProfile})`);
+    const bytes = (n: { selfSize: number; children: unknown[] }): number =>
+      n.selfSize + n.children.reduce((s: number, c) => s + bytes(c as typeof n), 0);
+    console.log(`allocated ${(bytes(profile.head) / (N * ROUNDS) / 1024).toFixed(1)} KB per event (sampled, ${allocProfile})`);
     inspector.disconnect();
   }
   console.log('wall time per statement (round trip included):');
   for (const [name, { ms, calls }] of [...timing].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
-    console.log(`  ${name.padEnd(32)} ${String(calls).padStart(5)} calls  ${((1000 * ms) / calls).toFixed(0).padStart(6)} µs/call  ${((1000 * ms) / (N * ROUNDS)).toFixed(1).padStart(6)} µs/event`);
+    console.log(
+      `  ${name.padEnd(32)} ${String(calls).padStart(5)} calls  ${((1000 * ms) / calls).toFixed(0).padStart(6)} µs/call  ${((1000 * ms) / (N * ROUNDS)).toFixed(1).padStart(6)} µs/event`,
+    );
   }
 } finally {
   await srv.close();

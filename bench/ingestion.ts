@@ -29,13 +29,17 @@ const TOKENISED_EVENTS = 10_000;
 
 // managed models by name; weights sum to 1. Tokenised events use the tokenizer models only.
 const USAGE_MODELS: [string, number][] = [
-  ['gpt-4o', 0.2], ['gpt-4o-mini', 0.2], ['claude-sonnet-4-5', 0.15], ['claude-3-5-haiku', 0.1],
-  ['gemini-2.5-pro', 0.15], ['gemini-2.0-flash', 0.1], ['o3-mini', 0.1],
+  ['gpt-4o', 0.2],
+  ['gpt-4o-mini', 0.2],
+  ['claude-sonnet-4-5', 0.15],
+  ['claude-3-5-haiku', 0.1],
+  ['gemini-2.5-pro', 0.15],
+  ['gemini-2.0-flash', 0.1],
+  ['o3-mini', 0.1],
 ];
 const TOKENISED_MODELS = ['gpt-4o', 'gpt-4', 'claude-sonnet-4-5'];
 const TIERED = 'gemini-2.5-pro'; // 20% of its events go above 200,000 input tokens
 const REASONING = new Set(['o3-mini', 'gemini-2.5-pro']);
-
 
 /** psql fed on stdin (COPY … FROM STDIN); resolves with the wall time of the whole psql run */
 function psqlStdin(url: string, sql: string, input: string): Promise<number> {
@@ -66,8 +70,21 @@ const WORDS = (
   'https://example.com/a?b=c def main(): return x + 1 const y = await f(z); SELECT * FROM t WHERE id = $1'
 ).split(' ');
 
-interface Row { id: string; traceId: string; name: string; start: string; end: string; model: string; usage: Record<string, number> }
-interface Batch { body: string; events: number; rows: Row[]; texts: { model: string; input: string; output: string }[] }
+interface Row {
+  id: string;
+  traceId: string;
+  name: string;
+  start: string;
+  end: string;
+  model: string;
+  usage: Record<string, number>;
+}
+interface Batch {
+  body: string;
+  events: number;
+  rows: Row[];
+  texts: { model: string; input: string; output: string }[];
+}
 
 export function buildBatches(count: number, tokenised: boolean, runId: string, first: number, rnd: () => number, t0: number): Batch[] {
   const pick = (): string => {
@@ -76,22 +93,46 @@ export function buildBatches(count: number, tokenised: boolean, runId: string, f
     for (const [m, w] of USAGE_MODELS) if ((x -= w) < 0) return m;
     return USAGE_MODELS[0]![0];
   };
-  const text = (words: number) => { const p: string[] = []; for (let i = 0; i < words; i++) p.push(WORDS[Math.floor(rnd() * WORDS.length)]!); return p.join(' '); };
+  const text = (words: number) => {
+    const p: string[] = [];
+    for (let i = 0; i < words; i++) p.push(WORDS[Math.floor(rnd() * WORDS.length)]!);
+    return p.join(' ');
+  };
   const batches: Batch[] = [];
   for (let i = first; i < first + count; ) {
     const n = Math.min(BATCH, first + count - i);
     const b = i / BATCH;
     const traceId = `${runId}-trace-${b}`;
     const ts = new Date(t0 + i * 10).toISOString();
-    const events: unknown[] = [{ id: `${runId}-evt-trace-${b}`, timestamp: ts, type: 'trace-create', body: { id: traceId, name: 'bench-request', userId: `user-${b % 97}`, sessionId: `session-${b % 1009}`, tags: ['bench'], release: 'v1' } }];
+    const events: unknown[] = [
+      {
+        id: `${runId}-evt-trace-${b}`,
+        timestamp: ts,
+        type: 'trace-create',
+        body: {
+          id: traceId,
+          name: 'bench-request',
+          userId: `user-${b % 97}`,
+          sessionId: `session-${b % 1009}`,
+          tags: ['bench'],
+          release: 'v1',
+        },
+      },
+    ];
     const rows: Row[] = [];
     const texts: Batch['texts'] = [];
     for (let k = 0; k < n; k++, i++) {
       const model = pick();
-      const start = new Date(t0 + i * 10), end = new Date(start.getTime() + 200 + Math.floor(rnd() * 3000));
+      const start = new Date(t0 + i * 10),
+        end = new Date(start.getTime() + 200 + Math.floor(rnd() * 3000));
       const body: Record<string, unknown> = {
-        id: `${runId}-gen-${i}`, traceId, name: 'chat-completion', model,
-        startTime: start.toISOString(), completionStartTime: new Date(start.getTime() + 150).toISOString(), endTime: end.toISOString(),
+        id: `${runId}-gen-${i}`,
+        traceId,
+        name: 'chat-completion',
+        model,
+        startTime: start.toISOString(),
+        completionStartTime: new Date(start.getTime() + 150).toISOString(),
+        endTime: end.toISOString(),
       };
       let usage: Record<string, number> = {};
       if (tokenised) {
@@ -107,35 +148,62 @@ export function buildBatches(count: number, tokenised: boolean, runId: string, f
         if (i % 2 === 0) {
           // chat-completions usage object: detail counts are included in prompt/completion tokens
           body.usageDetails = {
-            prompt_tokens: input + cached, completion_tokens: output + reasoning, total_tokens: input + cached + output + reasoning,
-            prompt_tokens_details: { cached_tokens: cached }, completion_tokens_details: { reasoning_tokens: reasoning },
+            prompt_tokens: input + cached,
+            completion_tokens: output + reasoning,
+            total_tokens: input + cached + output + reasoning,
+            prompt_tokens_details: { cached_tokens: cached },
+            completion_tokens_details: { reasoning_tokens: reasoning },
           };
-          usage = { input, output, input_cached_tokens: cached, output_reasoning_tokens: reasoning, total: input + cached + output + reasoning };
+          usage = {
+            input,
+            output,
+            input_cached_tokens: cached,
+            output_reasoning_tokens: reasoning,
+            total: input + cached + output + reasoning,
+          };
         } else {
           body.usageDetails = { input, output, input_cached_tokens: cached };
           usage = { input, output, input_cached_tokens: cached, total: input + output + cached };
         }
       }
       events.push({ id: `${runId}-evt-gen-${i}`, timestamp: start.toISOString(), type: 'generation-create', body });
-      rows.push({ id: body.id as string, traceId, name: 'chat-completion', start: start.toISOString(), end: end.toISOString(), model, usage });
+      rows.push({
+        id: body.id as string,
+        traceId,
+        name: 'chat-completion',
+        start: start.toISOString(),
+        end: end.toISOString(),
+        model,
+        usage,
+      });
     }
     batches.push({ body: JSON.stringify({ batch: events }), events: n, rows, texts });
   }
   return batches;
 }
 
-interface PhaseResult { events: number; ms: number; latencies: number[]; warnings: number; warningTexts: Set<string> }
+interface PhaseResult {
+  events: number;
+  ms: number;
+  latencies: number[];
+  warnings: number;
+  warningTexts: Set<string>;
+}
 
 // node:http with keep-alive sockets rather than fetch: undici's fetch cost this process ~25-40 µs of
 // CPU per event (2.5-4 ms per 100-event batch), on the same 2 cores as the server it measures.
 function post(agent: Agent, url: URL, body: Buffer): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -143,7 +211,8 @@ function post(agent: Agent, url: URL, body: Buffer): Promise<{ status: number; t
 
 async function send(url: string, batches: Batch[], bodies: Buffer[], concurrency: number): Promise<PhaseResult> {
   const latencies: number[] = [];
-  let next = 0, warnings = 0;
+  let next = 0,
+    warnings = 0;
   const warningTexts = new Set<string>();
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
@@ -157,8 +226,14 @@ async function send(url: string, batches: Batch[], bodies: Buffer[], concurrency
       if (r.status !== 207) throw new Error(`ingestion answered ${r.status}: ${r.text.slice(0, 500)}`);
       const res = JSON.parse(r.text) as { successes: { warnings?: string[] }[]; errors: unknown[] };
       if (res.errors.length || res.successes.length !== b.events + 1)
-        throw new Error(`ingestion batch: ${res.successes.length} successes, ${res.errors.length} errors (expected ${b.events + 1}, 0): ${JSON.stringify(res.errors.slice(0, 3))}`);
-      for (const s of res.successes) if (s.warnings?.length) { warnings++; for (const w of s.warnings) warningTexts.add(w.replace(/\d+/g, 'N')); }
+        throw new Error(
+          `ingestion batch: ${res.successes.length} successes, ${res.errors.length} errors (expected ${b.events + 1}, 0): ${JSON.stringify(res.errors.slice(0, 3))}`,
+        );
+      for (const s of res.successes)
+        if (s.warnings?.length) {
+          warnings++;
+          for (const w of s.warnings) warningTexts.add(w.replace(/\d+/g, 'N'));
+        }
     }
   };
   const t = performance.now();
@@ -167,7 +242,13 @@ async function send(url: string, batches: Batch[], bodies: Buffer[], concurrency
   } finally {
     agent.destroy();
   }
-  return { events: batches.reduce((s, b) => s + b.events, 0), ms: performance.now() - t, latencies: latencies.sort((a, b) => a - b), warnings, warningTexts };
+  return {
+    events: batches.reduce((s, b) => s + b.events, 0),
+    ms: performance.now() - t,
+    latencies: latencies.sort((a, b) => a - b),
+    warnings,
+    warningTexts,
+  };
 }
 
 /** user+system CPU seconds of these processes (all their threads), from /proc */
@@ -177,7 +258,9 @@ function cpuSeconds(pids: number[]): number {
     try {
       const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15 of the line)
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return ticks / 100;
 }
@@ -191,18 +274,24 @@ function threadCpu(pid: number): Map<string, number> {
         const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
         const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
         out.set(`${name}#${tid}`, (Number(f[11]) + Number(f[12])) / 100);
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
     }
-  } catch { /* gone */ }
+  } catch {
+    /* gone */
+  }
   return out;
 }
 
 /** the server's connections to the bench database (pool connections live as long as the server) */
 function pgBackendPids(url: string): number[] {
-  const out = psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+  const out = psql(
+    url,
+    `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+  );
   return out ? out.split(',').map(Number) : [];
 }
-
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
 const num = (n: number) => n.toLocaleString('en-US');
@@ -214,7 +303,8 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
   if (!(total >= BATCH) || !(concurrency >= 1)) throw new Error(`bad BENCH_EVENTS (${total}) or BENCH_CONCURRENCY (${concurrency})`);
   const tokenisedWanted = Number(process.env.BENCH_TOKENISED_EVENTS ?? TOKENISED_EVENTS);
   const tokenisedCount = Math.min(Math.round(tokenisedWanted / BATCH) * BATCH || BATCH, total - BATCH);
-  if (!(tokenisedCount >= BATCH)) throw new Error(`BENCH_EVENTS (${total}) leaves no room for a usage phase and ${tokenisedWanted} tokenised events`);
+  if (!(tokenisedCount >= BATCH))
+    throw new Error(`BENCH_EVENTS (${total}) leaves no room for a usage phase and ${tokenisedWanted} tokenised events`);
   const tokenizerThreads = process.env.TALLY_TOKENIZER_THREADS ? Number(process.env.TALLY_TOKENIZER_THREADS) : defaultTokenizerThreads();
   const usageCount = total - tokenisedCount;
 
@@ -231,11 +321,16 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const port = await freePort();
     const prof = process.env.BENCH_CPU_PROF;
     child = startChild('server/src/main.ts', {
-      ...keys, DATABASE_URL: dbUrl, PORT: String(port), LOG_LEVEL: 'warn',
+      ...keys,
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
       ...(prof ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${prof}`.trim() } : {}),
     });
     const base = `http://127.0.0.1:${port}/api/public`;
-    const exited = new Promise<never>((_, reject) => child!.proc.once('exit', (code) => reject(new Error(`server exited (${code}) during the ingestion bench`))));
+    const exited = new Promise<never>((_, reject) =>
+      child!.proc.once('exit', (code) => reject(new Error(`server exited (${code}) during the ingestion bench`))),
+    );
     exited.catch(() => {});
     await Promise.race([waitHealthy(`${base}/health`), exited]);
 
@@ -245,7 +340,10 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     for (let page = 1; ; page++) {
       const r = await fetch(`${base}/models?limit=100&page=${page}`, { headers: { authorization: auth } });
       if (r.status !== 200) throw new Error(`GET /models answered ${r.status}`);
-      const j = (await r.json()) as { data: { modelName: string; tokenizerId: string | null; tokenizerConfig: unknown }[]; meta: { totalPages: number } };
+      const j = (await r.json()) as {
+        data: { modelName: string; tokenizerId: string | null; tokenizerConfig: unknown }[];
+        meta: { totalPages: number };
+      };
       for (const m of j.data) {
         names.add(m.modelName);
         tokenizerOf.set(m.modelName, { tokenizerId: m.tokenizerId, tokenizerConfig: m.tokenizerConfig });
@@ -262,7 +360,8 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const usageBatches = buildBatches(usageCount, false, runId, 0, rnd, t0);
     const tokenBatches = buildBatches(tokenisedCount, true, runId, usageCount, rnd, t0);
     const bytes = [...usageBatches, ...tokenBatches].reduce((s, b) => s + b.body.length, 0);
-    const usageBodies = usageBatches.map((b) => Buffer.from(b.body)), tokenBodies = tokenBatches.map((b) => Buffer.from(b.body));
+    const usageBodies = usageBatches.map((b) => Buffer.from(b.body)),
+      tokenBodies = tokenBatches.map((b) => Buffer.from(b.body));
 
     const url = `${base}/ingestion`;
     const cpuBefore = { server: cpuSeconds([child.proc.pid!]), pg: cpuSeconds(pgBackendPids(dbUrl)) };
@@ -273,11 +372,16 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const memUsage = memory(child.proc.pid!);
     const threadsBefore = threadCpu(child.proc.pid!);
     const pgBefore = cpuSeconds(pgBackendPids(dbUrl));
-    const serverBefore = cpuSeconds([child.proc.pid!]), loadBefore = process.cpuUsage();
+    const serverBefore = cpuSeconds([child.proc.pid!]),
+      loadBefore = process.cpuUsage();
     const tok = await send(url, tokenBatches, tokenBodies, concurrency);
-    const loadTokUs = process.cpuUsage(loadBefore), serverTok = cpuSeconds([child.proc.pid!]) - serverBefore;
+    const loadTokUs = process.cpuUsage(loadBefore),
+      serverTok = cpuSeconds([child.proc.pid!]) - serverBefore;
     const pgTok = cpuSeconds(pgBackendPids(dbUrl)) - pgBefore;
-    const threadsTok = [...threadCpu(child.proc.pid!)].map(([k, v]) => [k.replace(/#\d+$/, ''), v - (threadsBefore.get(k) ?? 0)] as const).filter(([, v]) => v >= 0.2).sort((a, b) => b[1] - a[1]);
+    const threadsTok = [...threadCpu(child.proc.pid!)]
+      .map(([k, v]) => [k.replace(/#\d+$/, ''), v - (threadsBefore.get(k) ?? 0)] as const)
+      .filter(([, v]) => v >= 0.2)
+      .sort((a, b) => b[1] - a[1]);
     const mem = memory(child.proc.pid!);
     const cpuTok = cpuSeconds([child.proc.pid!]);
     const all = [...usage.latencies, ...tok.latencies].sort((a, b) => a - b);
@@ -290,16 +394,25 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
               count(*) filter (where usage_pricing_tier_name like 'Large%'),
               count(*) filter (where id like '%-gen-%' and input is not null and input_usage > 0 and output_usage > 0)
          from observations where type = 'GENERATION'`,
-    ).split('|').map(Number);
+    )
+      .split('|')
+      .map(Number);
     const [tokTokens, tokIn, tokOut] = q(
       `select coalesce(sum(input_usage + output_usage), 0), coalesce(sum(input_usage), 0), coalesce(sum(output_usage), 0) from observations where type = 'GENERATION' and input is not null`,
-    ).split('|').map(Number);
-    const sample = q(`select model || ' ' || input_usage || '/' || output_usage || ' $' || round(total_cost, 6) from observations where type = 'GENERATION' order by random() limit 3`).split('\n');
-    const statuses = q(`select string_agg(cost_status || '=' || n, ' ') from (select cost_status, count(*) n from observations group by 1 order by 1) s`);
+    )
+      .split('|')
+      .map(Number);
+    const sample = q(
+      `select model || ' ' || input_usage || '/' || output_usage || ' $' || round(total_cost, 6) from observations where type = 'GENERATION' order by random() limit 3`,
+    ).split('\n');
+    const statuses = q(
+      `select string_agg(cost_status || '=' || n, ' ') from (select cost_status, count(*) n from observations group by 1 order by 1) s`,
+    );
     const traces = Number(q('select count(*) from traces'));
     const problems: string[] = [];
     if (rows !== total) problems.push(`observations has ${rows} generations, expected ${total}`);
-    if (traces !== usageBatches.length + tokenBatches.length) problems.push(`traces has ${traces} rows, expected ${usageBatches.length + tokenBatches.length}`);
+    if (traces !== usageBatches.length + tokenBatches.length)
+      problems.push(`traces has ${traces} rows, expected ${usageBatches.length + tokenBatches.length}`);
     if (nullCost || zeroCost) problems.push(`${nullCost} generations without cost, ${zeroCost} with cost 0`);
     const bigContext = usageBatches.reduce((n, b) => n + b.rows.filter((r) => r.model === TIERED && r.usage.input! > 200_000).length, 0);
     if (tiered !== bigContext) problems.push(`${tiered} generations priced with the large-context tier, expected ${bigContext}`);
@@ -314,54 +427,106 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
     const inline = [0, 1].map(() => {
       let tokens = 0;
       const t = performance.now();
-      for (const b of tokenBatches) for (const e of b.texts) { const u = inferUsage(tokenizerOf.get(e.model)!, e.input, e.output); tokens += (u?.input ?? 0) + (u?.output ?? 0); }
+      for (const b of tokenBatches)
+        for (const e of b.texts) {
+          const u = inferUsage(tokenizerOf.get(e.model)!, e.input, e.output);
+          tokens += (u?.input ?? 0) + (u?.output ?? 0);
+        }
       return { tokens, ms: performance.now() - t };
     });
     const inlineBest = inline.reduce((a, b) => (b.ms < a.ms ? b : a));
-    if (inlineBest.tokens !== tokTokens) problems.push(`server stored ${tokTokens} tokenised tokens, inline count gives ${inlineBest.tokens}`);
+    if (inlineBest.tokens !== tokTokens)
+      problems.push(`server stored ${tokTokens} tokenised tokens, inline count gives ${inlineBest.tokens}`);
 
     // baseline: COPY the very rows Tally stored (every column of observations) into a bare
     // table with the same columns and no keys or indexes
     psql(dbUrl, 'create table copy_baseline (like observations)');
-    const csv = execFileSync('psql', [dbUrl, '-X', '-q', '-c', 'copy observations to stdout with (format csv)'], { encoding: 'utf8', maxBuffer: 2 ** 31 - 1 });
+    const csv = execFileSync('psql', [dbUrl, '-X', '-q', '-c', 'copy observations to stdout with (format csv)'], {
+      encoding: 'utf8',
+      maxBuffer: 2 ** 31 - 1,
+    });
     const copyMs = await psqlStdin(dbUrl, 'copy copy_baseline from stdin with (format csv)', csv);
     const copied = Number(q('select count(*) from copy_baseline'));
     const COLUMNS = Number(q(`select count(*) from information_schema.columns where table_name = 'observations'`));
     if (copied !== total) problems.push(`COPY stored ${copied} rows, expected ${total}`);
 
-    const tallyRate = rate(total, allMs), copyRate = rate(total, copyMs), usageRate = rate(usage.events, usage.ms);
-    lines.push(`POST /api/public/ingestion, PostgreSQL, ${num(total)} generation-create events in ${usageBatches.length + tokenBatches.length} batches of ${BATCH} (+1 trace-create each), ${concurrency} in flight, ${(bytes / 1e6).toFixed(1)} MB of JSON:`);
-    lines.push(`  usage provided   ${num(usage.events).padStart(9)} events  ${(usage.ms / 1000).toFixed(1)} s  ${num(usageRate).padStart(7)} events/s   (target >= 10,000)`);
-    lines.push(`  tokenised        ${num(tok.events).padStart(9)} events  ${(tok.ms / 1000).toFixed(1)} s  ${num(rate(tok.events, tok.ms)).padStart(7)} events/s   (no usage, input/output text on ${TOKENISED_MODELS.join('/')}; slowest batch ${fmt(tok.latencies.at(-1)!)}, p50 ${fmt(percentile(tok.latencies, 50))})`);
-    const tokRate = rate(tokTokens, tok.ms), inlineRate = rate(inlineBest.tokens, inlineBest.ms);
-    lines.push(`  tokenised tokens ${num(tokTokens).padStart(9)} tokens (${num(tokIn)} in, ${num(tokOut)} out)  ${num(tokRate).padStart(9)} tokens/s;  inline counting ${num(inlineRate)} tokens/s (first pass ${num(rate(inline[0]!.tokens, inline[0]!.ms))}) × ${tokenizerThreads} worker thread(s) = ${num(inlineRate * tokenizerThreads)}`);
-    lines.push(`  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (target >= 70%; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`);
+    const tallyRate = rate(total, allMs),
+      copyRate = rate(total, copyMs),
+      usageRate = rate(usage.events, usage.ms);
+    lines.push(
+      `POST /api/public/ingestion, PostgreSQL, ${num(total)} generation-create events in ${usageBatches.length + tokenBatches.length} batches of ${BATCH} (+1 trace-create each), ${concurrency} in flight, ${(bytes / 1e6).toFixed(1)} MB of JSON:`,
+    );
+    lines.push(
+      `  usage provided   ${num(usage.events).padStart(9)} events  ${(usage.ms / 1000).toFixed(1)} s  ${num(usageRate).padStart(7)} events/s   (target >= 10,000)`,
+    );
+    lines.push(
+      `  tokenised        ${num(tok.events).padStart(9)} events  ${(tok.ms / 1000).toFixed(1)} s  ${num(rate(tok.events, tok.ms)).padStart(7)} events/s   (no usage, input/output text on ${TOKENISED_MODELS.join('/')}; slowest batch ${fmt(tok.latencies.at(-1)!)}, p50 ${fmt(percentile(tok.latencies, 50))})`,
+    );
+    const tokRate = rate(tokTokens, tok.ms),
+      inlineRate = rate(inlineBest.tokens, inlineBest.ms);
+    lines.push(
+      `  tokenised tokens ${num(tokTokens).padStart(9)} tokens (${num(tokIn)} in, ${num(tokOut)} out)  ${num(tokRate).padStart(9)} tokens/s;  inline counting ${num(inlineRate)} tokens/s (first pass ${num(rate(inline[0]!.tokens, inline[0]!.ms))}) × ${tokenizerThreads} worker thread(s) = ${num(inlineRate * tokenizerThreads)}`,
+    );
+    lines.push(
+      `  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (target >= 70%; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`,
+    );
     // what the machine allows at all: every core busy for the whole phase, at the CPU per event measured
-    const perEvent = { server: serverTok / tok.events, pg: pgTok / tok.events, load: (loadTokUs.user + loadTokUs.system) / 1e6 / tok.events };
+    const perEvent = {
+      server: serverTok / tok.events,
+      pg: pgTok / tok.events,
+      load: (loadTokUs.user + loadTokUs.system) / 1e6 / tok.events,
+    };
     const ceilingEvents = availableParallelism() / (perEvent.server + perEvent.pg + perEvent.load);
     const ceilingRatio = (ceilingEvents * (tokTokens / tok.events)) / (inlineRate * tokenizerThreads);
-    lines.push(`                   ceiling: ${availableParallelism()} cores fully busy would give ${num(Math.round(ceilingEvents))} events/s = ${(100 * ceilingRatio).toFixed(0)}% (CPU per tokenised event: server ${(1e6 * perEvent.server).toFixed(0)} µs, PostgreSQL ${(1e6 * perEvent.pg).toFixed(0)} µs, load generator ${(1e6 * perEvent.load).toFixed(0)} µs)`);
+    lines.push(
+      `                   ceiling: ${availableParallelism()} cores fully busy would give ${num(Math.round(ceilingEvents))} events/s = ${(100 * ceilingRatio).toFixed(0)}% (CPU per tokenised event: server ${(1e6 * perEvent.server).toFixed(0)} µs, PostgreSQL ${(1e6 * perEvent.pg).toFixed(0)} µs, load generator ${(1e6 * perEvent.load).toFixed(0)} µs)`,
+    );
     // the same with PostgreSQL and the load generator on cores of their own, as in a deployment
     // with a separate database: the server's threads alone on these cores, where the tokenizer
     // threads can use one core each at most (an estimate from the CPU measured, not a run)
     const workerSeconds = threadsTok.filter(([k]) => k === 'WorkerThread').reduce((a, [, v]) => a + v, 0);
-    const aloneEvents = Math.min(availableParallelism() / perEvent.server, workerSeconds > 0 ? tokenizerThreads / (workerSeconds / tok.events) : Infinity);
+    const aloneEvents = Math.min(
+      availableParallelism() / perEvent.server,
+      workerSeconds > 0 ? tokenizerThreads / (workerSeconds / tok.events) : Infinity,
+    );
     const aloneRatio = (aloneEvents * (tokTokens / tok.events)) / (inlineRate * tokenizerThreads);
-    lines.push(`                   without PostgreSQL and the load generator on these cores (estimate from the same CPU figures): ${num(Math.round(aloneEvents))} events/s = ${(100 * aloneRatio).toFixed(0)}% (tokenizer worker ${(1e6 * workerSeconds / tok.events).toFixed(0)} µs per event)`);
-    lines.push(`                   CPU in the tokenised phase by server thread: ${threadsTok.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}; PostgreSQL backends ${pgTok.toFixed(1)} s`);
-    lines.push(`  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`);
-    lines.push(`  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`);
-    lines.push(`  CPU per event    server ${(1e6 * (cpuAfter.server - cpuBefore.server) / usage.events).toFixed(0)} µs, PostgreSQL backends ${(1e6 * (cpuAfter.pg - cpuBefore.pg) / usage.events).toFixed(0)} µs, load generator ${((loadUsageUs.user + loadUsageUs.system) / usage.events).toFixed(0)} µs  (usage phase, from /proc; the 2 cores are shared)`);
-    lines.push(`  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)`);
-    lines.push(`  baseline         COPY of the same ${num(copied)} rows (all ${COLUMNS} columns of observations, ${(csv.length / 1e6).toFixed(1)} MB CSV) into a bare table via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`);
-    lines.push(`  ratio            Tally events/s / COPY rows/s = ${(tallyRate / copyRate).toFixed(2)} (all), ${(usageRate / copyRate).toFixed(2)} (usage provided)   (target >= 0.2)`);
-    lines.push(`  sanity           ${num(rows)} generations stored, ${nullCost} without cost, ${num(tiered)} on the >200K tier, ${num(tokenisedOk)} tokenised; cost_status ${statuses}; ${usage.warnings + tok.warnings} events with warnings`);
+    lines.push(
+      `                   without PostgreSQL and the load generator on these cores (estimate from the same CPU figures): ${num(Math.round(aloneEvents))} events/s = ${(100 * aloneRatio).toFixed(0)}% (tokenizer worker ${((1e6 * workerSeconds) / tok.events).toFixed(0)} µs per event)`,
+    );
+    lines.push(
+      `                   CPU in the tokenised phase by server thread: ${threadsTok.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}; PostgreSQL backends ${pgTok.toFixed(1)} s`,
+    );
+    lines.push(
+      `  all              ${num(total).padStart(9)} events  ${(allMs / 1000).toFixed(1)} s  ${num(tallyRate).padStart(7)} events/s`,
+    );
+    lines.push(
+      `  batch latency    p50 ${fmt(percentile(all, 50))}  p99 ${fmt(percentile(all, 99))}  (usage phase p50 ${fmt(percentile(usage.latencies, 50))} p99 ${fmt(percentile(usage.latencies, 99))})`,
+    );
+    lines.push(
+      `  CPU per event    server ${((1e6 * (cpuAfter.server - cpuBefore.server)) / usage.events).toFixed(0)} µs, PostgreSQL backends ${((1e6 * (cpuAfter.pg - cpuBefore.pg)) / usage.events).toFixed(0)} µs, load generator ${((loadUsageUs.user + loadUsageUs.system) / usage.events).toFixed(0)} µs  (usage phase, from /proc; the 2 cores are shared)`,
+    );
+    lines.push(
+      `  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)`,
+    );
+    lines.push(
+      `  baseline         COPY of the same ${num(copied)} rows (all ${COLUMNS} columns of observations, ${(csv.length / 1e6).toFixed(1)} MB CSV) into a bare table via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`,
+    );
+    lines.push(
+      `  ratio            Tally events/s / COPY rows/s = ${(tallyRate / copyRate).toFixed(2)} (all), ${(usageRate / copyRate).toFixed(2)} (usage provided)   (target >= 0.2)`,
+    );
+    lines.push(
+      `  sanity           ${num(rows)} generations stored, ${nullCost} without cost, ${num(tiered)} on the >200K tier, ${num(tokenisedOk)} tokenised; cost_status ${statuses}; ${usage.warnings + tok.warnings} events with warnings`,
+    );
     lines.push(`                   sample: ${sample.join('; ')}`);
     for (const w of new Set([...usage.warningTexts, ...tok.warningTexts])) lines.push(`                   warning seen: ${w}`);
     if (problems.length) throw new Error(`ingestion bench sanity check failed:\n  ${problems.join('\n  ')}\n${lines.join('\n')}`);
   } finally {
     if (child) await child.stop();
-    try { psql(PG_ADMIN, `drop database if exists ${DB_NAME}`); } catch { /* best effort */ }
+    try {
+      psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
+    } catch {
+      /* best effort */
+    }
   }
   return lines;
 }

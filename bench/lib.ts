@@ -17,7 +17,9 @@ export async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void
     try {
       const r = await fetch(url);
       if (r.ok) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`no healthy answer from ${url} within ${timeoutMs} ms`);
@@ -31,14 +33,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface Child { proc: ChildProcess; stop(): Promise<void> }
+export interface Child {
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
 
 export function startChild(script: string, env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [script], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   proc.stdout!.resume();
   return {
     proc,
-    stop: () => new Promise<void>((resolve) => { if (proc.exitCode !== null) return resolve(); proc.once('exit', () => resolve()); proc.kill('SIGTERM'); }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
   };
 }
 
@@ -56,7 +70,11 @@ export const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 
 /** one statement through psql, its unaligned output trimmed (stops on the first error) */
 export function psql(url: string, sql: string): string {
-  return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 2 ** 28 }).trim();
+  return execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 2 ** 28,
+  }).trim();
 }
 
 /** a process's resident memory now and at its peak, in MB (from /proc) */

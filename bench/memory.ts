@@ -14,14 +14,24 @@ const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-memory', TALLY_INIT_SECRET_KE
 const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
 const BATCH = 100;
 
-
 function batch(run: string, b: number): string {
-  const events = [{ id: `${run}-t-${b}`, timestamp: new Date().toISOString(), type: 'trace-create', body: { id: `${run}-trace-${b}`, name: 'bench' } }];
+  const events = [
+    { id: `${run}-t-${b}`, timestamp: new Date().toISOString(), type: 'trace-create', body: { id: `${run}-trace-${b}`, name: 'bench' } },
+  ];
   for (let i = 0; i < BATCH; i++) {
     events.push({
-      id: `${run}-e-${b}-${i}`, timestamp: new Date().toISOString(), type: 'generation-create',
-      body: { id: `${run}-g-${b}-${i}`, traceId: `${run}-trace-${b}`, model: 'gpt-4o-mini', input: 'x'.repeat(200), output: 'y'.repeat(200),
-        usageDetails: { input: 100 + i, output: 50 + i }, metadata: { run, i } } as never,
+      id: `${run}-e-${b}-${i}`,
+      timestamp: new Date().toISOString(),
+      type: 'generation-create',
+      body: {
+        id: `${run}-g-${b}-${i}`,
+        traceId: `${run}-trace-${b}`,
+        model: 'gpt-4o-mini',
+        input: 'x'.repeat(200),
+        output: 'y'.repeat(200),
+        usageDetails: { input: 100 + i, output: 50 + i },
+        metadata: { run, i },
+      } as never,
     });
   }
   return JSON.stringify({ batch: events });
@@ -48,7 +58,11 @@ async function measure(label: string, env: Record<string, string>, events: numbe
     let next = 0;
     const worker = async () => {
       for (let b = next++; b < events / BATCH; b = next++) {
-        const r = await fetch(`${base}/ingestion`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: batch(run, b) });
+        const r = await fetch(`${base}/ingestion`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: batch(run, b),
+        });
         const j = (await r.json()) as { errors?: unknown[] };
         if (r.status !== 207 || j.errors?.length) throw new Error(`${label}: batch ${b} answered ${r.status}`);
       }
@@ -56,7 +70,8 @@ async function measure(label: string, env: Record<string, string>, events: numbe
     const started = performance.now();
     await Promise.all([worker(), worker()]);
     const rate = Math.round(events / ((performance.now() - started) / 1000));
-    for (let page = 1; page <= 20; page++) await (await fetch(`${base}/observations?limit=100&page=${page}`, { headers: { authorization: auth } })).json();
+    for (let page = 1; page <= 20; page++)
+      await (await fetch(`${base}/observations?limit=100&page=${page}`, { headers: { authorization: auth } })).json();
     const after = memory(child.proc.pid!);
     await new Promise((r) => setTimeout(r, 3000));
     const settled = memory(child.proc.pid!);
@@ -68,7 +83,9 @@ async function measure(label: string, env: Record<string, string>, events: numbe
 
 export async function run(): Promise<string[]> {
   const events = Number(process.env.BENCH_MEMORY_EVENTS ?? 20_000);
-  const lines = [`server RSS (VmRSS/VmHWM from /proc), ${events.toLocaleString('en-US')} generation-create events with usage in batches of ${BATCH}, 2 in flight, then 20 list pages; each server started once to create its database, then measured from its second start:`];
+  const lines = [
+    `server RSS (VmRSS/VmHWM from /proc), ${events.toLocaleString('en-US')} generation-create events with usage in batches of ${BATCH}, 2 in flight, then 20 list pages; each server started once to create its database, then measured from its second start:`,
+  ];
   const dirs: string[] = [];
   const pglite = (mb?: number) => {
     const dir = mkdtempSync(join(tmpdir(), 'tally-bench-mem-'));
@@ -79,7 +96,9 @@ export async function run(): Promise<string[]> {
     lines.push(await measure('PGlite, shared_buffers 128 MB (was)', pglite(128), events));
     lines.push(await measure('PGlite, shared_buffers as shipped', pglite(), events));
     try {
-      execFileSync('psql', [PG_ADMIN, '-X', '-q', '-c', `drop database if exists ${DB_NAME}`, '-c', `create database ${DB_NAME}`], { stdio: 'ignore' });
+      execFileSync('psql', [PG_ADMIN, '-X', '-q', '-c', `drop database if exists ${DB_NAME}`, '-c', `create database ${DB_NAME}`], {
+        stdio: 'ignore',
+      });
     } catch {
       lines.push('  PostgreSQL not reachable: its figures skipped');
       return lines;

@@ -17,20 +17,46 @@ const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_
 const OTHER_PROJECT = 'bench-other-project';
 const DAY = 86_400_000;
 
-
 // 10 models with list prices per token (input, output); the last one has no price (its cost is null)
 const MODELS: [string, number | null, number | null][] = [
-  ['gpt-4o', 2.5e-6, 1e-5], ['gpt-4o-mini', 1.5e-7, 6e-7], ['claude-sonnet-4-5', 3e-6, 1.5e-5], ['claude-3-5-haiku', 8e-7, 4e-6],
-  ['gemini-2.5-pro', 1.25e-6, 1e-5], ['gemini-2.0-flash', 1e-7, 4e-7], ['o3-mini', 1.1e-6, 4.4e-6], ['gpt-4.1', 2e-6, 8e-6],
-  ['claude-opus-4', 1.5e-5, 7.5e-5], ['in-house-llm', null, null],
+  ['gpt-4o', 2.5e-6, 1e-5],
+  ['gpt-4o-mini', 1.5e-7, 6e-7],
+  ['claude-sonnet-4-5', 3e-6, 1.5e-5],
+  ['claude-3-5-haiku', 8e-7, 4e-6],
+  ['gemini-2.5-pro', 1.25e-6, 1e-5],
+  ['gemini-2.0-flash', 1e-7, 4e-7],
+  ['o3-mini', 1.1e-6, 4.4e-6],
+  ['gpt-4.1', 2e-6, 8e-6],
+  ['claude-opus-4', 1.5e-5, 7.5e-5],
+  ['in-house-llm', null, null],
 ];
 // 20 names: the first 14 are generations, the last 6 spans (no model, usage or cost)
-const NAMES = ['chat-completion', 'summarize', 'classify-intent', 'extract-entities', 'rewrite-query', 'answer-question', 'translate',
-  'generate-title', 'moderate', 'rerank', 'plan-steps', 'tool-call', 'critique', 'final-answer',
-  'retrieve-documents', 'embed-query', 'vector-search', 'http-request', 'parse-output', 'agent-loop'];
+const NAMES = [
+  'chat-completion',
+  'summarize',
+  'classify-intent',
+  'extract-entities',
+  'rewrite-query',
+  'answer-question',
+  'translate',
+  'generate-title',
+  'moderate',
+  'rerank',
+  'plan-steps',
+  'tool-call',
+  'critique',
+  'final-answer',
+  'retrieve-documents',
+  'embed-query',
+  'vector-search',
+  'http-request',
+  'parse-output',
+  'agent-loop',
+];
 const GENERATION_NAMES = 14;
 
-const arr = (xs: (string | number | null)[], type: string) => `array[${xs.map((x) => (x === null ? 'null' : typeof x === 'number' ? String(x) : `'${x}'`)).join(', ')}]::${type}[]`;
+const arr = (xs: (string | number | null)[], type: string) =>
+  `array[${xs.map((x) => (x === null ? 'null' : typeof x === 'number' ? String(x) : `'${x}'`)).join(', ')}]::${type}[]`;
 
 /**
  * `rows` observations of one project, start_time uniform over [end - 30 days, end) and rising with
@@ -50,7 +76,10 @@ insert into observations (project_id, id, trace_id, type, name, environment, lev
 select '${projectId}', '${idPrefix}-obs-' || g, '${idPrefix}-trace-' || (g / 8), case when gen then 'GENERATION' else 'SPAN' end,
   (${arr(NAMES, 'text')})[n + 1], env, case when r_level < 0.02 then 'ERROR' else 'DEFAULT' end,
   st, st + lat, case when gen then st + lat * 0.3 end,
-  case when gen then (${arr(MODELS.map((m) => m[0]), 'text')})[m + 1] end,
+  case when gen then (${arr(
+    MODELS.map((m) => m[0]),
+    'text',
+  )})[m + 1] end,
   case when gen then jsonb_build_array(jsonb_build_object('role', 'user', 'content', repeat(md5(g::text), 6))) else jsonb_build_object('query', md5(g::text)) end,
   case when gen then jsonb_build_object('role', 'assistant', 'content', repeat(md5((g + 1)::text), 3)) end,
   jsonb_build_object('request_id', md5((g * 7)::text), 'region', 'eu-west-1'),
@@ -61,8 +90,14 @@ select '${projectId}', '${idPrefix}-obs-' || g, '${idPrefix}-trace-' || (g / 8),
   'trace-' || (${arr(NAMES, 'text')})[n + 1], 'user-' || u, '${idPrefix}-session-' || (g / 160), 'v1.' || (g % 7), '3', case when g % 5 = 0 then '{beta}'::text[] else '{}' end
 from (
   select g, n, gen, m, st, lat, env, r_level, u, inp, outp,
-    round(inp * (${arr(MODELS.map((x) => x[1]), 'numeric')})[m + 1], 9) as ic,
-    round(outp * (${arr(MODELS.map((x) => x[2]), 'numeric')})[m + 1], 9) as oc
+    round(inp * (${arr(
+      MODELS.map((x) => x[1]),
+      'numeric',
+    )})[m + 1], 9) as ic,
+    round(outp * (${arr(
+      MODELS.map((x) => x[2]),
+      'numeric',
+    )})[m + 1], 9) as oc
   from (
     select g, n, n < ${GENERATION_NAMES} as gen,
       case when r_model < 0.75 then n % 10 when r_model < 0.95 then (n + 3) % 10 else 1 end as m,
@@ -78,7 +113,6 @@ from (
   ) x
 ) y`;
 }
-
 
 /** the backfill of the migration that created a roll-up table, as written there */
 function rollupBackfillSql(migration: string, table: string): string {
@@ -105,19 +139,30 @@ select (select count(*) from (select * from r except all select * from b) x) + (
 
 // Kysely only to turn Tally's compiled statements into text + parameters (nothing runs through it)
 const compiler = new Kysely<unknown>({
-  dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (db) => new PostgresIntrospector(db), createQueryCompiler: () => new PostgresQueryCompiler() },
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
 });
 
 type Value = number | null;
 /** a row of an answer as compared: its keys (dimensions, bucket) as one string, its numbers */
-interface Canon { key: string; values: Value[] }
+interface Canon {
+  key: string;
+  values: Value[];
+}
 type TallyRow = Record<string, unknown>;
 type PgRow = Record<string, unknown>;
 const n = (v: unknown): Value => (v === null || v === undefined ? null : Number(v));
 const day = (v: unknown) => (v as Date).toISOString().slice(0, 10);
 const hour = (v: unknown) => (v as Date).toISOString().replace(/\.000Z$/, 'Z');
 
-interface Baseline { label: string; sql: string }
+interface Baseline {
+  label: string;
+  sql: string;
+}
 interface Case {
   name: string;
   target: string;
@@ -136,66 +181,122 @@ const WHERE = 'project_id = $1 and start_time >= $2 and start_time <= $3';
 const ORIGIN = `timestamptz '0001-01-01 00:00:00+00'`;
 
 function cases(from30: string, from7: string, to: string): Case[] {
-  const v2 = (q: Omit<MetricsQueryInput, 'view' | 'fromTimestamp' | 'toTimestamp'>, from = from30): MetricsQueryInput =>
-    ({ view: 'observations', fromTimestamp: from, toTimestamp: to, ...q });
+  const v2 = (q: Omit<MetricsQueryInput, 'view' | 'fromTimestamp' | 'toTimestamp'>, from = from30): MetricsQueryInput => ({
+    view: 'observations',
+    fromTimestamp: from,
+    toTimestamp: to,
+    ...q,
+  });
   return [
     {
-      name: 'daily cost by model, 30 days', target: '<= 50 ms and <= 1.0x', maxRatio: 1, maxMs: 50,
+      name: 'daily cost by model, 30 days',
+      target: '<= 50 ms and <= 1.0x',
+      maxRatio: 1,
+      maxMs: 50,
       // row_limit: v2's default (100) would cut 30 days x 10 models short
-      query: v2({ dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }], timeDimension: { granularity: 'day' }, config: { row_limit: 1000 } }),
+      query: v2({
+        dimensions: [{ field: 'providedModelName' }],
+        metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
+        timeDimension: { granularity: 'day' },
+        config: { row_limit: 1000 },
+      }),
       baselines: [
-        { label: 'group by date_trunc', sql: `select model, date_trunc('day', start_time, 'UTC') as t, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000` },
-        { label: 'group by date_bin', sql: `select model, date_bin('1 day', start_time, ${ORIGIN}) as t, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000` },
+        {
+          label: 'group by date_trunc',
+          sql: `select model, date_trunc('day', start_time, 'UTC') as t, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000`,
+        },
+        {
+          label: 'group by date_bin',
+          sql: `select model, date_bin('1 day', start_time, ${ORIGIN}) as t, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000`,
+        },
       ],
       tally: (rows) => rows.map((r) => ({ key: `${r.providedModelName}|${r.time_dimension}`, values: [n(r.sum_totalCost)] })),
       base: (rows) => rows.map((r) => ({ key: `${r.model}|${day(r.t)}`, values: [n(r.v)] })),
     },
     {
-      name: 'cost by model and user, top 50', target: '<= 2x', maxRatio: 2,
-      query: v2({ dimensions: [{ field: 'providedModelName' }, { field: 'userId' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
-        orderBy: [{ field: 'sum_totalCost', direction: 'desc' }], config: { row_limit: 50 } }),
+      name: 'cost by model and user, top 50',
+      target: '<= 2x',
+      maxRatio: 2,
+      query: v2({
+        dimensions: [{ field: 'providedModelName' }, { field: 'userId' }],
+        metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
+        orderBy: [{ field: 'sum_totalCost', direction: 'desc' }],
+        config: { row_limit: 50 },
+      }),
       // null sums (models without a price, spans) last, as Tally and Langfuse order them
       baselines: [
-        { label: 'group by, top-N sort', sql: `select model, user_id, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 3 desc nulls last, 1, 2 limit 50` },
+        {
+          label: 'group by, top-N sort',
+          sql: `select model, user_id, sum(total_cost) as v from observations where ${WHERE} group by 1, 2 order by 3 desc nulls last, 1, 2 limit 50`,
+        },
       ],
       tally: (rows) => rows.map((r) => ({ key: `${r.providedModelName}|${r.userId}`, values: [n(r.sum_totalCost)] })),
       base: (rows) => rows.map((r) => ({ key: `${r.model}|${r.user_id}`, values: [n(r.v)] })),
     },
     {
-      name: 'p95 latency by name per hour, 7 days', target: '<= 2x', maxRatio: 2,
+      name: 'p95 latency by name per hour, 7 days',
+      target: '<= 2x',
+      maxRatio: 2,
       // 20 names x 169 hours: v2 answers at most 1,000 rows (row_limit's maximum), the first 50 hours
-      query: v2({ dimensions: [{ field: 'name' }], metrics: [{ measure: 'latency', aggregation: 'p95' }], timeDimension: { granularity: 'hour' }, config: { row_limit: 1000 } }, from7),
+      query: v2(
+        {
+          dimensions: [{ field: 'name' }],
+          metrics: [{ measure: 'latency', aggregation: 'p95' }],
+          timeDimension: { granularity: 'hour' },
+          config: { row_limit: 1000 },
+        },
+        from7,
+      ),
       baselines: [
-        { label: 'percentile_cont of extract(epoch)', sql: `select name, date_trunc('hour', start_time, 'UTC') as t, percentile_cont(0.95) within group (order by extract(epoch from (end_time - start_time)) * 1000) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000` },
-        { label: 'percentile_cont of date_part (double), date_bin', sql: `select name, date_bin('1 hour', start_time, ${ORIGIN}) as t, percentile_cont(0.95) within group (order by date_part('epoch', end_time - start_time) * 1000) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000` },
+        {
+          label: 'percentile_cont of extract(epoch)',
+          sql: `select name, date_trunc('hour', start_time, 'UTC') as t, percentile_cont(0.95) within group (order by extract(epoch from (end_time - start_time)) * 1000) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000`,
+        },
+        {
+          label: 'percentile_cont of date_part (double), date_bin',
+          sql: `select name, date_bin('1 hour', start_time, ${ORIGIN}) as t, percentile_cont(0.95) within group (order by date_part('epoch', end_time - start_time) * 1000) as v from observations where ${WHERE} group by 1, 2 order by 2, 1 limit 1000`,
+        },
       ],
       tally: (rows) => rows.map((r) => ({ key: `${r.name}|${r.time_dimension}`, values: [n(r.p95_latency)] })),
       base: (rows) => rows.map((r) => ({ key: `${r.name}|${hour(r.t)}`, values: [n(r.v)] })),
     },
     {
-      name: 'count by environment, 30 days', target: '<= 2x', maxRatio: 2,
+      name: 'count by environment, 30 days',
+      target: '<= 2x',
+      maxRatio: 2,
       query: v2({ dimensions: [{ field: 'environment' }], metrics: [{ measure: 'count', aggregation: 'count' }] }),
       baselines: [
-        { label: 'count(*) group by', sql: `select environment, count(*) as v from observations where ${WHERE} group by 1 order by 2 desc nulls last, 1` },
+        {
+          label: 'count(*) group by',
+          sql: `select environment, count(*) as v from observations where ${WHERE} group by 1 order by 2 desc nulls last, 1`,
+        },
       ],
       tally: (rows) => rows.map((r) => ({ key: String(r.environment), values: [n(r.count_count)] })),
       base: (rows) => rows.map((r) => ({ key: String(r.environment), values: [n(r.v)] })),
     },
     {
-      name: 'histogram of totalCost (10 bins), 30 days', target: '<= 2x', maxRatio: 2,
+      name: 'histogram of totalCost (10 bins), 30 days',
+      target: '<= 2x',
+      maxRatio: 2,
       query: v2({ metrics: [{ measure: 'totalCost', aggregation: 'histogram' }], config: { bins: 10 } }),
       baselines: [
-        { label: 'min/max, then width_bucket (two scans)', sql: `
+        {
+          label: 'min/max, then width_bucket (two scans)',
+          sql: `
           with g as (select min(total_cost) as lo, max(total_cost) as hi from observations where ${WHERE} and total_cost is not null)
           select case when hi = lo then lo else lo + (hi - lo) * (bin - 1) / 10 end as lower, case when hi = lo then hi else lo + (hi - lo) * bin / 10 end as upper, n
           from (select case when g.hi = g.lo then 1 else least(width_bucket(o.total_cost, g.lo, g.hi, 10), 10) end as bin, count(*) as n
-                from observations o, g where o.${WHERE.replaceAll(' start_time', ' o.start_time')} and o.total_cost is not null group by 1) b, g order by bin` },
-        { label: 'one scan into a materialized CTE', sql: `
+                from observations o, g where o.${WHERE.replaceAll(' start_time', ' o.start_time')} and o.total_cost is not null group by 1) b, g order by bin`,
+        },
+        {
+          label: 'one scan into a materialized CTE',
+          sql: `
           with v as materialized (select total_cost as x from observations where ${WHERE} and total_cost is not null),
                g as (select min(x) as lo, max(x) as hi from v)
           select case when hi = lo then lo else lo + (hi - lo) * (bin - 1) / 10 end as lower, case when hi = lo then hi else lo + (hi - lo) * bin / 10 end as upper, count(*) as n
           from (select g.lo, g.hi, case when g.hi = g.lo then 1 else least(width_bucket(v.x, g.lo, g.hi, 10), 10) end as bin from v, g) b
-          group by lo, hi, bin order by bin` },
+          group by lo, hi, bin order by bin`,
+        },
       ],
       tally: (rows) => rows.flatMap((r) => (r.histogram_totalCost as number[][]).map((b, i) => ({ key: `bin ${i + 1}`, values: b }))),
       base: (rows) => rows.map((r, i) => ({ key: `bin ${i + 1}`, values: [n(r.lower), n(r.upper), n(r.n)] })),
@@ -211,14 +312,16 @@ function difference(a: Canon[], b: Canon[]): string | null {
     if (x.key !== y.key) return `row ${i}: ${x.key} against ${y.key}`;
     for (let k = 0; k < x.values.length; k++) {
       const [u, v] = [x.values[k]!, y.values[k]!];
-      if (u === null || v === null ? u !== v : Math.abs(u - v) > 1e-9 * Math.max(Math.abs(u), Math.abs(v))) return `row ${i} (${x.key}): ${u} against ${v}`;
+      if (u === null || v === null ? u !== v : Math.abs(u - v) > 1e-9 * Math.max(Math.abs(u), Math.abs(v)))
+        return `row ${i} (${x.key}): ${u} against ${v}`;
     }
   }
   return null;
 }
 
 /** a row gap filling added (every dimension '' and every metric 0): not in a hand-written answer */
-const isFiller = (r: TallyRow) => Object.entries(r).every(([k, v]) => k === 'time_dimension' || v === '' || v === 0 || (Array.isArray(v) && !v.length));
+const isFiller = (r: TallyRow) =>
+  Object.entries(r).every(([k, v]) => k === 'time_dimension' || v === '' || v === 0 || (Array.isArray(v) && !v.length));
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -230,8 +333,16 @@ const executionMs = (plan: string[]) => plan.find((l) => l.startsWith('Execution
 
 /** plan nodes of EXPLAIN ANALYZE, one line each: the node, its relation or index, its actual time and rows */
 function planNodes(plan: string[]): string[] {
-  return plan.filter((l) => /^\s*(->\s*)?[A-Z][A-Za-z ]+.*\(actual/.test(l))
-    .map((l) => l.replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=(\d+) loops=(\d+)\)/, (_, ms, rows, loops) => `(${Number(ms).toFixed(1)} ms, ${rows} rows${loops === '1' ? '' : ` x${loops}`})`).replace(/\s+$/, ''));
+  return plan
+    .filter((l) => /^\s*(->\s*)?[A-Z][A-Za-z ]+.*\(actual/.test(l))
+    .map((l) =>
+      l
+        .replace(
+          /\(actual time=[\d.]+\.\.([\d.]+) rows=(\d+) loops=(\d+)\)/,
+          (_, ms, rows, loops) => `(${Number(ms).toFixed(1)} ms, ${rows} rows${loops === '1' ? '' : ` x${loops}`})`,
+        )
+        .replace(/\s+$/, ''),
+    );
 }
 
 export async function run(): Promise<string[]> {
@@ -255,7 +366,9 @@ export async function run(): Promise<string[]> {
     const port = await freePort();
     child = startChild('server/src/main.ts', { ...keys, DATABASE_URL: dbUrl, PORT: String(port), LOG_LEVEL: 'warn' });
     const base = `http://127.0.0.1:${port}/api/public`;
-    const exited = new Promise<never>((_, reject) => child!.proc.once('exit', (code) => reject(new Error(`server exited (${code}) during the metrics bench`))));
+    const exited = new Promise<never>((_, reject) =>
+      child!.proc.once('exit', (code) => reject(new Error(`server exited (${code}) during the metrics bench`))),
+    );
     exited.catch(() => {});
     await Promise.race([waitHealthy(`${base}/health`), exited]);
     const projectId = psql(dbUrl, `select project_id from api_keys where public_key = '${keys.TALLY_INIT_PUBLIC_KEY}'`);
@@ -281,14 +394,26 @@ export async function run(): Promise<string[]> {
     psql(dbUrl, 'vacuum analyze observation_daily');
     const vacuumMs = performance.now() - t;
     const rollupDiff = Number(psql(dbUrl, ROLLUP_CHECK));
-    if (rollupDiff) throw new Error(`observation_hourly differs from a direct aggregate of observations in ${rollupDiff} (project, day, model) rows`);
+    if (rollupDiff)
+      throw new Error(`observation_hourly differs from a direct aggregate of observations in ${rollupDiff} (project, day, model) rows`);
     const dailyDiff = Number(psql(dbUrl, DAILY_CHECK));
     if (dailyDiff) throw new Error(`observation_daily differs from observation_hourly summed per day in ${dailyDiff} rows`);
-    const sizes = psql(dbUrl, `select string_agg(relname || ' ' || pg_size_pretty(pg_relation_size(oid)), ', ' order by relname) from pg_class
-      where relname in ('observations', 'observation_hourly', 'observation_daily') or relname in (select indexname from pg_indexes where tablename in ('observations', 'observation_hourly', 'observation_daily'))`);
-    const counts = psql(dbUrl, `select (select count(*) from observations where project_id = '${projectId}') || ' ' || (select count(*) from observation_hourly where project_id = '${projectId}') || ' ' || (select count(*) from observation_daily where project_id = '${projectId}')`).split(' ').map(Number);
-    const shape = psql(dbUrl, `select count(distinct model) || ' models, ' || count(distinct name) || ' names, ' || count(distinct environment) || ' environments, ' ||
-      count(distinct type) || ' types, ' || count(distinct user_id) || ' users, ' || round(100.0 * count(total_cost) / count(*)) || '% with a cost' from observations where project_id = '${projectId}'`);
+    const sizes = psql(
+      dbUrl,
+      `select string_agg(relname || ' ' || pg_size_pretty(pg_relation_size(oid)), ', ' order by relname) from pg_class
+      where relname in ('observations', 'observation_hourly', 'observation_daily') or relname in (select indexname from pg_indexes where tablename in ('observations', 'observation_hourly', 'observation_daily'))`,
+    );
+    const counts = psql(
+      dbUrl,
+      `select (select count(*) from observations where project_id = '${projectId}') || ' ' || (select count(*) from observation_hourly where project_id = '${projectId}') || ' ' || (select count(*) from observation_daily where project_id = '${projectId}')`,
+    )
+      .split(' ')
+      .map(Number);
+    const shape = psql(
+      dbUrl,
+      `select count(distinct model) || ' models, ' || count(distinct name) || ' names, ' || count(distinct environment) || ' environments, ' ||
+      count(distinct type) || ' types, ' || count(distinct user_id) || ' users, ' || round(100.0 * count(total_cost) / count(*)) || '% with a cost' from observations where project_id = '${projectId}'`,
+    );
 
     // the windows a dashboard sends: from rounded down (to the day, to the hour for 7 days), to = now
     const now = Date.now();
@@ -296,13 +421,29 @@ export async function run(): Promise<string[]> {
     const from7 = new Date(Math.floor((now - 7 * DAY) / 3_600_000) * 3_600_000).toISOString();
     const to = new Date(now).toISOString();
 
-    lines.push(`GET /api/public/v2/metrics, PostgreSQL, ${rows.toLocaleString('en-US')} observations of one project over 30 days (+${otherRows.toLocaleString('en-US')} of another project):`);
-    lines.push(`  data             ${shape}; observation_hourly holds ${counts[1]!.toLocaleString('en-US')} rows of the project (= the migration's backfill, checked against a direct aggregate), observation_daily ${counts[2]!.toLocaleString('en-US')} (checked against the hourly rows)`);
-    lines.push(`  seeding          ${(seedMs / 1000).toFixed(1)} s insert…select generate_series, roll-up ${(rollupMs / 1000).toFixed(1)} s, vacuum analyze ${(vacuumMs / 1000).toFixed(1)} s; sizes: ${sizes}`);
-    lines.push(`  window           30 days: ${from30} .. ${to} (from rounded down to the day, to = now; covers every row of the project); 7 days: ${from7} .. ${to}`);
-    lines.push(`  machine          ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} before timing (shared with other work)`);
-    lines.push(`  timing           p50 of ${runs} runs after 2 warm-up runs, Tally and baseline interleaved; Tally = HTTP GET on the server child (response read and parsed),`);
-    lines.push(`                   "SQL" = Tally's compiled statements run on a pg connection; baseline = the fastest of the hand-written statements over observations (pg, bind parameters, warm connection)`);
+    lines.push(
+      `GET /api/public/v2/metrics, PostgreSQL, ${rows.toLocaleString('en-US')} observations of one project over 30 days (+${otherRows.toLocaleString('en-US')} of another project):`,
+    );
+    lines.push(
+      `  data             ${shape}; observation_hourly holds ${counts[1]!.toLocaleString('en-US')} rows of the project (= the migration's backfill, checked against a direct aggregate), observation_daily ${counts[2]!.toLocaleString('en-US')} (checked against the hourly rows)`,
+    );
+    lines.push(
+      `  seeding          ${(seedMs / 1000).toFixed(1)} s insert…select generate_series, roll-up ${(rollupMs / 1000).toFixed(1)} s, vacuum analyze ${(vacuumMs / 1000).toFixed(1)} s; sizes: ${sizes}`,
+    );
+    lines.push(
+      `  window           30 days: ${from30} .. ${to} (from rounded down to the day, to = now; covers every row of the project); 7 days: ${from7} .. ${to}`,
+    );
+    lines.push(
+      `  machine          ${cpus().length} cores, load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} before timing (shared with other work)`,
+    );
+    lines.push(
+      `  timing           p50 of ${runs} runs after 2 warm-up runs, Tally and baseline interleaved; Tally = HTTP GET on the server child (response read and parsed),`,
+    );
+    lines.push(
+      `                   "SQL" = Tally's compiled statements run on a pg connection; baseline = the fastest of the hand-written statements over observations (pg, bind parameters, warm connection)`,
+    );
 
     await client.connect();
     connected = true;
@@ -314,8 +455,12 @@ export async function run(): Promise<string[]> {
     };
     const params = (from: string) => [projectId, from, to];
     /** % of the project's rows in the window, % of the table's rows that are the project's */
-    const shares = (from: string) => psql(dbUrl, `select round(100.0 * count(*) filter (where project_id = '${projectId}' and start_time >= '${from}' and start_time <= '${to}')
-        / nullif(count(*) filter (where project_id = '${projectId}'), 0)) || ' ' || round(100.0 * count(*) filter (where project_id = '${projectId}') / count(*)) from observations`).split(' ');
+    const shares = (from: string) =>
+      psql(
+        dbUrl,
+        `select round(100.0 * count(*) filter (where project_id = '${projectId}' and start_time >= '${from}' and start_time <= '${to}')
+        / nullif(count(*) filter (where project_id = '${projectId}'), 0)) || ' ' || round(100.0 * count(*) filter (where project_id = '${projectId}') / count(*)) from observations`,
+      ).split(' ');
     const explains: string[] = [];
     const randomPageCost = psql(dbUrl, 'show random_page_cost');
     let met = 0;
@@ -325,7 +470,9 @@ export async function run(): Promise<string[]> {
     for (const c of all) {
       const prepared = prepareMetrics(c.query, projectId, { version: 'v2' });
       const statements = [prepared.compiled.main, ...prepared.compiled.histograms.map((h) => h.query)].map((s) => s.compile(compiler));
-      const engine = async () => { for (const s of statements) await client.query(s.sql, s.parameters as unknown[]); };
+      const engine = async () => {
+        for (const s of statements) await client.query(s.sql, s.parameters as unknown[]);
+      };
       const baseParams = params(c.query.fromTimestamp);
 
       // the answers agree: Tally's against every hand-written statement
@@ -338,18 +485,27 @@ export async function run(): Promise<string[]> {
       }
 
       // warm-up, then the fastest hand-written statement (median of 3) is the baseline
-      for (let i = 0; i < 2; i++) { await get(c.query); await engine(); for (const b of c.baselines) await client.query(b.sql, baseParams); }
+      for (let i = 0; i < 2; i++) {
+        await get(c.query);
+        await engine();
+        for (const b of c.baselines) await client.query(b.sql, baseParams);
+      }
       let baseline = c.baselines[0]!;
       if (c.baselines.length > 1) {
         let best = Infinity;
         for (const b of c.baselines) {
           const ms = [];
           for (let i = 0; i < 3; i++) ms.push(await time(() => client.query(b.sql, baseParams)));
-          const med = percentile(ms.sort((x, y) => x - y), 50);
+          const med = percentile(
+            ms.sort((x, y) => x - y),
+            50,
+          );
           if (med < best) [best, baseline] = [med, b];
         }
       }
-      const http: number[] = [], sqlMs: number[] = [], baseMs: number[] = [];
+      const http: number[] = [],
+        sqlMs: number[] = [],
+        baseMs: number[] = [];
       for (let i = 0; i < runs; i++) {
         http.push(await time(() => get(c.query)));
         sqlMs.push(await time(engine));
@@ -360,42 +516,68 @@ export async function run(): Promise<string[]> {
       const ratio = tp / bp;
       const ok = ratio <= c.maxRatio && (c.maxMs === undefined || tp <= c.maxMs);
       if (ok) met++;
-      lines.push(`  ${c.name.padEnd(42)} Tally p50 ${fmt(tp).padStart(8)}  baseline p50 ${fmt(bp).padStart(8)}  ratio ${ratio.toFixed(2)}  (target ${c.target}: ${ok ? 'met' : 'MISSED'})`);
+      lines.push(
+        `  ${c.name.padEnd(42)} Tally p50 ${fmt(tp).padStart(8)}  baseline p50 ${fmt(bp).padStart(8)}  ratio ${ratio.toFixed(2)}  (target ${c.target}: ${ok ? 'met' : 'MISSED'})`,
+      );
       const nulls = tallyAnswer.filter((r) => r.values.includes(null)).length;
-      lines.push(`  ${''.padEnd(42)} Tally's SQL alone p50 ${fmt(sp)}, ${[prepared.plan.rollup ? (prepared.plan.rollup.days ? 'daily roll-up + hourly roll-up + edge hours from observations' : 'hourly roll-up + edge hours from observations') : 'observations', ...(statements.length > 1 ? ['bins from observations'] : [])].join(', ')}; baseline: ${baseline.label}; ${tallyAnswer.length} rows equal${fillers ? ` (+${fillers} empty buckets filled)` : ''}${nulls ? `, ${nulls} of them with a null metric` : ''}`);
+      lines.push(
+        `  ${''.padEnd(42)} Tally's SQL alone p50 ${fmt(sp)}, ${[prepared.plan.rollup ? (prepared.plan.rollup.days ? 'daily roll-up + hourly roll-up + edge hours from observations' : 'hourly roll-up + edge hours from observations') : 'observations', ...(statements.length > 1 ? ['bins from observations'] : [])].join(', ')}; baseline: ${baseline.label}; ${tallyAnswer.length} rows equal${fillers ? ` (+${fillers} empty buckets filled)` : ''}${nulls ? `, ${nulls} of them with a null metric` : ''}`,
+      );
 
       // EXPLAIN ANALYZE of Tally's statements
       for (const [i, s] of statements.entries()) {
-        const plan = (await client.query(`explain (analyze, costs off, buffers off) ${s.sql}`, s.parameters as unknown[])).rows.map((r: PgRow) => String(r['QUERY PLAN']));
+        const plan = (await client.query(`explain (analyze, costs off, buffers off) ${s.sql}`, s.parameters as unknown[])).rows.map(
+          (r: PgRow) => String(r['QUERY PLAN']),
+        );
         const seq = plan.filter((l) => /Seq Scan on observations\b/.test(l)).length;
         seqScans += seq;
-        explains.push(`  ${c.name}${statements.length > 1 ? (i ? ' (histogram statement)' : ' (main statement)') : ''}: ${seq ? 'SEQ SCAN on observations' : 'no seq scan on observations'}, ${executionMs(plan)}`);
+        explains.push(
+          `  ${c.name}${statements.length > 1 ? (i ? ' (histogram statement)' : ' (main statement)') : ''}: ${seq ? 'SEQ SCAN on observations' : 'no seq scan on observations'}, ${executionMs(plan)}`,
+        );
         for (const l of planNodes(plan)) explains.push(`      ${l.length > 150 ? l.slice(0, 147) + '...' : l}`);
         if (seq) {
           // the plan PostgreSQL would take instead, through the (project_id, start_time) index
           await client.query('begin');
           await client.query('set local enable_seqscan = off');
-          const alt = (await client.query(`explain (analyze, costs off, buffers off) ${s.sql}`, s.parameters as unknown[])).rows.map((r: PgRow) => String(r['QUERY PLAN']));
+          const alt = (await client.query(`explain (analyze, costs off, buffers off) ${s.sql}`, s.parameters as unknown[])).rows.map(
+            (r: PgRow) => String(r['QUERY PLAN']),
+          );
           await client.query('rollback');
-          const scan = planNodes(alt).find((l) => /Scan .*on observations\b/.test(l))?.trim().replace(/^->\s*/, '') ?? '?';
+          const scan =
+            planNodes(alt)
+              .find((l) => /Scan .*on observations\b/.test(l))
+              ?.trim()
+              .replace(/^->\s*/, '') ?? '?';
           const [windowShare, projectShare] = shares(c.query.fromTimestamp);
           const [seqMs, altMs] = [plan, alt].map((p) => Number(/([\d.]+) ms/.exec(executionMs(p))?.[1]));
-          explains.push(`      the window holds ${windowShare}% of the project's rows, which are ${projectShare}% of the table's; with seq scans disabled: ${scan}, ${executionMs(alt)}:`);
-          explains.push(seqMs <= altMs
-            ? `      the seq scan is the faster plan here (it reads each page once, in order; the index path reads the same pages and the index)`
-            : `      the index path is faster here; PostgreSQL's cost model (random_page_cost ${randomPageCost}) prefers the seq scan for this share of the table`);
-          if (!/Only Scan/.test(scan)) explains.push(`      (no index-only path: the statement needs text columns, which observations_metrics_idx does not carry)`);
+          explains.push(
+            `      the window holds ${windowShare}% of the project's rows, which are ${projectShare}% of the table's; with seq scans disabled: ${scan}, ${executionMs(alt)}:`,
+          );
+          explains.push(
+            seqMs <= altMs
+              ? `      the seq scan is the faster plan here (it reads each page once, in order; the index path reads the same pages and the index)`
+              : `      the index path is faster here; PostgreSQL's cost model (random_page_cost ${randomPageCost}) prefers the seq scan for this share of the table`,
+          );
+          if (!/Only Scan/.test(scan))
+            explains.push(`      (no index-only path: the statement needs text columns, which observations_metrics_idx does not carry)`);
         }
       }
     }
     lines.push(`  targets          ${met} of ${all.length} met`);
-    lines.push(`  EXPLAIN ANALYZE of Tally's statements (${seqScans ? `${seqScans} seq scan(s) on observations` : 'no seq scan on observations in any'}):`);
+    lines.push(
+      `  EXPLAIN ANALYZE of Tally's statements (${seqScans ? `${seqScans} seq scan(s) on observations` : 'no seq scan on observations in any'}):`,
+    );
     lines.push(...explains);
     if (problems.length) throw new Error(`metrics bench: answers differ:\n  ${problems.join('\n  ')}\n${lines.join('\n')}`);
   } finally {
     if (connected) await client.end();
     if (child) await child.stop();
-    if (!process.env.BENCH_METRICS_KEEP_DB) try { psql(PG_ADMIN, `drop database if exists ${DB_NAME}`); } catch { /* best effort */ }
+    if (!process.env.BENCH_METRICS_KEEP_DB)
+      try {
+        psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
+      } catch {
+        /* best effort */
+      }
   }
   return lines;
 }

@@ -25,5 +25,7 @@ for (const line of await hostileMemory()) console.log(line);
 console.log('== metrics queries on 1,000,000 observations (BENCH_METRICS_ROWS, BENCH_METRICS_RUNS) ==');
 for (const line of await metrics()) console.log(line);
 
-console.log('== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==');
+console.log(
+  '== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==',
+);
 for (const line of await evaluation()) console.log(line);

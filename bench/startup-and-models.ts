@@ -50,26 +50,45 @@ export async function run() {
     lines.push(`cold start, PostgreSQL (empty database)             ${fmt(pg.ms)}   ratio ${(pg.ms / base.ms).toFixed(1)}x`);
     const url = `http://127.0.0.1:${pg.port}/api/public/models`;
     for (let i = 0; i < 200; i++) {
-      const r = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ modelName: `bench-model-${i}`, matchPattern: `(?i)^(bench-model-${i})$`, unit: 'TOKENS', inputPrice: 0.000001 * (i + 1), outputPrice: 0.000002 }) });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          modelName: `bench-model-${i}`,
+          matchPattern: `(?i)^(bench-model-${i})$`,
+          unit: 'TOKENS',
+          inputPrice: 0.000001 * (i + 1),
+          outputPrice: 0.000002,
+        }),
+      });
       if (r.status !== 200) throw new Error(`create answered ${r.status}`);
     }
     const page = await (await fetch(`${url}?limit=50`, { headers: { authorization: auth } })).text();
-    const get = async () => { const r = await fetch(`${url}?limit=50&page=3`, { headers: { authorization: auth } }); await r.arrayBuffer(); };
+    const get = async () => {
+      const r = await fetch(`${url}?limit=50&page=3`, { headers: { authorization: auth } });
+      await r.arrayBuffer();
+    };
     await timeRequests(50, get); // warm-up
     const tally = await timeRequests(1000, get);
     const basePort = await freePort();
     const bs = startChild('bench/baseline-server.ts', { PORT: String(basePort), BASELINE_BODY: page });
     await waitHealthy(`http://127.0.0.1:${basePort}/`);
-    const baseGet = async () => { const r = await fetch(`http://127.0.0.1:${basePort}/`); await r.arrayBuffer(); };
+    const baseGet = async () => {
+      const r = await fetch(`http://127.0.0.1:${basePort}/`);
+      await r.arrayBuffer();
+    };
     await timeRequests(50, baseGet);
     const baseline = await timeRequests(1000, baseGet);
     await bs.stop();
     await pg.child.stop();
     lines.push(`GET /api/public/models (limit 50, 200 project + managed models, PostgreSQL, 1000 sequential requests):`);
     lines.push(`  Tally     p50 ${fmt(percentile(tally, 50))}  p99 ${fmt(percentile(tally, 99))}`);
-    lines.push(`  baseline  p50 ${fmt(percentile(baseline, 50))}  p99 ${fmt(percentile(baseline, 99))}  (bare node:http sending the same ${page.length} bytes)`);
-    lines.push(`  ratio     p50 ${(percentile(tally, 50) / percentile(baseline, 50)).toFixed(1)}x  p99 ${(percentile(tally, 99) / percentile(baseline, 99)).toFixed(1)}x`);
+    lines.push(
+      `  baseline  p50 ${fmt(percentile(baseline, 50))}  p99 ${fmt(percentile(baseline, 99))}  (bare node:http sending the same ${page.length} bytes)`,
+    );
+    lines.push(
+      `  ratio     p50 ${(percentile(tally, 50) / percentile(baseline, 50)).toFixed(1)}x  p99 ${(percentile(tally, 99) / percentile(baseline, 99)).toFixed(1)}x`,
+    );
     psql(PG_ADMIN, 'drop database if exists tally_bench');
   }
   return lines;

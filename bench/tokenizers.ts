@@ -9,7 +9,10 @@ import { corpus, pieces } from '../server/test/fixtures/tokenizer-corpus.ts';
 
 const require = createRequire(import.meta.url);
 
-interface Pass { tokens: number; ms: number }
+interface Pass {
+  tokens: number;
+  ms: number;
+}
 function pass(count: (s: string) => number, texts: string[]): Pass {
   const t = performance.now();
   let tokens = 0;
@@ -22,7 +25,9 @@ export async function run(): Promise<string[]> {
   const lines: string[] = [];
   const chars = Number(process.env.BENCH_TOKENIZER_MB ?? 2) * 1e6;
   const texts = pieces(corpus(chars, 5), 2000);
-  lines.push(`text: ${(chars / 1e6).toFixed(1)} M chars of mixed prose/code/CJK/JSON in ${texts.length} pieces of ~2 KB; one thread; "first" = first pass (caches empty), "best" = best of 3`);
+  lines.push(
+    `text: ${(chars / 1e6).toFixed(1)} M chars of mixed prose/code/CJK/JSON in ${texts.length} pieces of ~2 KB; one thread; "first" = first pass (caches empty), "best" = best of 3`,
+  );
   const { Tiktoken } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
   for (const encoding of ['cl100k_base', 'o200k_base'] as const) {
     let t = performance.now();

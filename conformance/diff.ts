@@ -1,6 +1,10 @@
 // Compares a response body with an example. Pointers in `ignore` (with `*` for any
 // segment) are skipped; with `only`, nothing but those pointers is compared.
-export interface Difference { pointer: string; expected: unknown; actual: unknown }
+export interface Difference {
+  pointer: string;
+  expected: unknown;
+  actual: unknown;
+}
 
 const segs = (p: string) => p.split('/').slice(1);
 function matches(pattern: string, pointer: string): boolean {
@@ -20,12 +24,25 @@ function walk(expected: unknown, actual: unknown, pointer: string, ignore: strin
     for (let i = 0; i < Math.min(expected.length, actual.length); i++) walk(expected[i], actual[i], `${pointer}/${i}`, ignore, out);
     return;
   }
-  if (expected && actual && typeof expected === 'object' && typeof actual === 'object' && !Array.isArray(expected) && !Array.isArray(actual)) {
+  if (
+    expected &&
+    actual &&
+    typeof expected === 'object' &&
+    typeof actual === 'object' &&
+    !Array.isArray(expected) &&
+    !Array.isArray(actual)
+  ) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
     for (const k of keys) {
       const p = `${pointer}/${k}`;
-      if (!(k in (actual as object))) { if (!ignore.some((i) => matches(i, p))) out.push({ pointer: p, expected: (expected as any)[k], actual: '(missing)' }); continue; }
-      if (!(k in (expected as object))) { if (!ignore.some((i) => matches(i, p))) out.push({ pointer: p, expected: '(absent)', actual: (actual as any)[k] }); continue; }
+      if (!(k in (actual as object))) {
+        if (!ignore.some((i) => matches(i, p))) out.push({ pointer: p, expected: (expected as any)[k], actual: '(missing)' });
+        continue;
+      }
+      if (!(k in (expected as object))) {
+        if (!ignore.some((i) => matches(i, p))) out.push({ pointer: p, expected: '(absent)', actual: (actual as any)[k] });
+        continue;
+      }
       walk((expected as any)[k], (actual as any)[k], p, ignore, out);
     }
     return;

@@ -5,8 +5,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Json } from './spec.ts';
 
-export interface GatewayRequest { method: string; path: string; headers: Record<string, string>; body: Json }
-export interface GatewayReply { status: number; body: Json; headers?: Record<string, string> }
+export interface GatewayRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Json;
+}
+export interface GatewayReply {
+  status: number;
+  body: Json;
+  headers?: Record<string, string>;
+}
 
 export interface Gateway {
   /** where Tally reaches it */
@@ -22,7 +31,11 @@ export async function startGateway(host = '127.0.0.1', port = 0, publicUrl?: str
     url: '',
     received: [],
     reply: { status: 500, body: { error: { message: 'no reply set for this case' } } },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -30,14 +43,21 @@ export async function startGateway(host = '127.0.0.1', port = 0, publicUrl?: str
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Json = raw;
-      try { body = raw ? JSON.parse(raw) : null; } catch { /* kept as text for the report */ }
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        /* kept as text for the report */
+      }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
       gw.received.push({ method: req.method!, path: req.url!, headers, body });
       res.writeHead(gw.reply.status, { 'content-type': 'application/json', ...gw.reply.headers });
       res.end(JSON.stringify(gw.reply.body));
     });
   });
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, host, resolve); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
   gw.url = publicUrl?.replace(/\/$/, '') ?? `http://${host}:${(server.address() as AddressInfo).port}`;
   return gw;
 }

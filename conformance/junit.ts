@@ -2,9 +2,11 @@
 // testcase per replayed example (classname = operationId), failures with their problems.
 import type { Outcome } from './replay.ts';
 
-const escape = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
-  // characters XML 1.0 cannot hold at all
-  .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+const escape = (s: string) =>
+  s
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+    // characters XML 1.0 cannot hold at all
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 export function junitXml(outcomes: Outcome[], durationMs: number): string {
   const failed = outcomes.filter((o) => !o.ok && !o.skipped).length;

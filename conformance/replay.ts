@@ -7,8 +7,18 @@ import { diff, formatDifferences } from './diff.ts';
 import type { Gateway } from './gateway.ts';
 
 /** `gateway`: the suite's fake LLM gateway, reachable from the server; without it, cases that need one are skipped */
-export interface Target { baseUrl: string; publicKey: string; secretKey: string; gateway?: Gateway }
-export interface Outcome { case: Case; ok: boolean; skipped?: string; problems: string[] }
+export interface Target {
+  baseUrl: string;
+  publicKey: string;
+  secretKey: string;
+  gateway?: Gateway;
+}
+export interface Outcome {
+  case: Case;
+  ok: boolean;
+  skipped?: string;
+  problems: string[];
+}
 
 function template(value: unknown, vars: Record<string, Json>): unknown {
   if (typeof value === 'string') {
@@ -22,7 +32,11 @@ function template(value: unknown, vars: Record<string, Json>): unknown {
   return value;
 }
 
-async function call(target: Target, op: Operation, opts: { method?: string; params?: Record<string, unknown>; body?: Json; auth?: string }) {
+async function call(
+  target: Target,
+  op: Operation,
+  opts: { method?: string; params?: Record<string, unknown>; body?: Json; auth?: string },
+) {
   let path = op.path;
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(opts.params ?? {})) {
@@ -46,7 +60,11 @@ async function call(target: Target, op: Operation, opts: { method?: string; para
   });
   const text = await res.text();
   let body: Json = text;
-  try { body = text ? JSON.parse(text) : null; } catch { /* keep the text for the report */ }
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep the text for the report */
+  }
   return { status: res.status, body };
 }
 
@@ -60,7 +78,8 @@ function resolveWebhook(spec: Json, expect: GatewayExpect): GatewayExpect {
   const example = deref(spec, op.requestBody?.content?.['application/json']?.examples?.[expect.example ?? ''])?.value;
   if (example === undefined) throw new Error(`webhook ${expect.webhook} has no request example ${expect.example}`);
   const headers: Record<string, string> = {};
-  for (const p of (op.parameters ?? []).map((x: Json) => deref(spec, x))) if (p.in === 'header' && p.example !== undefined) headers[p.name] = String(p.example);
+  for (const p of (op.parameters ?? []).map((x: Json) => deref(spec, x)))
+    if (p.in === 'header' && p.example !== undefined) headers[p.name] = String(p.example);
   return { ...expect, headers: { ...headers, ...expect.headers }, body: example };
 }
 
@@ -69,9 +88,11 @@ function gatewayProblems(expect: GatewayExpect, gateway: Gateway): string[] {
   if (gateway.received.length !== 1) return [`gateway: expected 1 request, received ${gateway.received.length}`];
   const got = gateway.received[0]!;
   const problems: string[] = [];
-  if (got.method !== expect.method || got.path !== expect.path) problems.push(`gateway: expected ${expect.method} ${expect.path}, received ${got.method} ${got.path}`);
+  if (got.method !== expect.method || got.path !== expect.path)
+    problems.push(`gateway: expected ${expect.method} ${expect.path}, received ${got.method} ${got.path}`);
   for (const [k, v] of Object.entries(expect.headers ?? {})) {
-    if (got.headers[k.toLowerCase()] !== v) problems.push(`gateway: header ${k} expected ${JSON.stringify(v)}, received ${JSON.stringify(got.headers[k.toLowerCase()])}`);
+    if (got.headers[k.toLowerCase()] !== v)
+      problems.push(`gateway: header ${k} expected ${JSON.stringify(v)}, received ${JSON.stringify(got.headers[k.toLowerCase()])}`);
   }
   if (expect.body !== undefined) {
     const diffs = diff(expect.body, got.body, {});
@@ -91,14 +112,23 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
     if (!op) throw new Error(`x-conformance step names unknown operation ${step.operationId}`);
     const body = template(step.body ?? (step.example ? op.requestExamples[step.example] : undefined), vars) as Json;
     const res = await call(target, op, { params: template(step.params, vars) as Record<string, unknown>, body });
-    if (res.status >= 300) throw new Error(`step ${step.operationId}${step.example ? ` (${step.example})` : ''} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.status >= 300)
+      throw new Error(
+        `step ${step.operationId}${step.example ? ` (${step.example})` : ''} answered ${res.status}: ${JSON.stringify(res.body)}`,
+      );
     if (step.save) vars[step.save] = res.body;
   };
 
   for (const c of cases(spec).filter(filter ?? (() => true))) {
-    if (c.x.skip) { outcomes.push({ case: c, ok: true, skipped: c.x.skip, problems: [] }); continue; }
+    if (c.x.skip) {
+      outcomes.push({ case: c, ok: true, skipped: c.x.skip, problems: [] });
+      continue;
+    }
     const gateway = target.gateway;
-    if (c.x.gateway && !gateway) { outcomes.push({ case: c, ok: true, skipped: 'needs the fake gateway (--gateway-url)', problems: [] }); continue; }
+    if (c.x.gateway && !gateway) {
+      outcomes.push({ case: c, ok: true, skipped: 'needs the fake gateway (--gateway-url)', problems: [] });
+      continue;
+    }
     const vars: Record<string, Json> = gateway ? { gateway: { url: gateway.url } } : {};
     const problems: string[] = [];
     try {
@@ -108,14 +138,21 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
       Object.assign(params, template(c.x.params ?? {}, vars));
       const hasBody = Object.keys(c.op.requestExamples).length > 0;
       const body = c.op.requestExamples[c.name] ?? (hasBody ? Object.values(c.op.requestExamples)[0] : undefined);
-      if (c.x.gateway && gateway) { gateway.reply = c.x.gateway.reply; gateway.received.length = 0; }
+      if (c.x.gateway && gateway) {
+        gateway.reply = c.x.gateway.reply;
+        gateway.received.length = 0;
+      }
       const res = await call(target, c.op, { method: c.x.method, params, body, auth: c.x.auth });
       vars.response = res.body;
       if (c.x.gateway?.expect && gateway) problems.push(...gatewayProblems(resolveWebhook(spec, c.x.gateway.expect), gateway));
-      if (res.status !== c.status) problems.push(`status: expected ${c.status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+      if (res.status !== c.status)
+        problems.push(`status: expected ${c.status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
       else {
         const schemaCheck = c.x.method ? { valid: true, errors: [] } : api.validateResponse(res.body, c.op.operationId, res.status);
-        if (!schemaCheck.valid) problems.push(`response does not match its schema:\n${(schemaCheck.errors ?? []).map((e) => `    at ${e.instancePath || '/'}: ${e.message}`).join('\n')}`);
+        if (!schemaCheck.valid)
+          problems.push(
+            `response does not match its schema:\n${(schemaCheck.errors ?? []).map((e) => `    at ${e.instancePath || '/'}: ${e.message}`).join('\n')}`,
+          );
         const diffs = diff(c.expected, res.body, { ignore: c.x.ignore, only: c.x.only });
         if (diffs.length) problems.push(`body differs from the example:\n${formatDifferences(diffs)}`);
       }
@@ -123,7 +160,11 @@ export async function replay(target: Target, filter?: (c: Case) => boolean): Pro
       problems.push(`error: ${(e as Error).message}`);
     } finally {
       for (const step of c.x.cleanup ?? []) {
-        try { await runStep(step, vars); } catch (e) { problems.push(`cleanup failed: ${(e as Error).message}`); }
+        try {
+          await runStep(step, vars);
+        } catch (e) {
+          problems.push(`cleanup failed: ${(e as Error).message}`);
+        }
       }
     }
     outcomes.push({ case: c, ok: problems.length === 0, problems });

@@ -38,13 +38,18 @@ async function main() {
     const { startTestServer } = await import('../server/test/support/start.ts');
     const { server, projectA } = await startTestServer();
     target = { baseUrl: server.url, publicKey: projectA.publicKey, secretKey: projectA.secretKey, gateway };
-    stop = async () => { await server.close(); await gateway!.close(); };
+    stop = async () => {
+      await server.close();
+      await gateway!.close();
+    };
   } else {
     const baseUrl = values['base-url'];
     const publicKey = values['public-key'];
     const secretKey = values['secret-key'];
     if (!baseUrl || !publicKey || !secretKey) {
-      console.error('usage: npx tally-conformance --base-url <url> --public-key <pk-...> --secret-key <sk-...> [--grep <text>] [--junit <file>] [--gateway-url <url> --gateway-listen <host:port>]  (or --in-process)');
+      console.error(
+        'usage: npx tally-conformance --base-url <url> --public-key <pk-...> --secret-key <sk-...> [--grep <text>] [--junit <file>] [--gateway-url <url> --gateway-listen <host:port>]  (or --in-process)',
+      );
       process.exit(2);
     }
     target = { baseUrl: baseUrl.replace(/\/$/, ''), publicKey, secretKey };
@@ -62,12 +67,21 @@ async function main() {
   } finally {
     await stop();
   }
-  let passed = 0, failed = 0, skipped = 0;
+  let passed = 0,
+    failed = 0,
+    skipped = 0;
   for (const o of outcomes) {
     const label = `${o.case.op.operationId} ${o.case.status} ${o.case.name}`;
-    if (o.skipped) { skipped++; console.log(`- ${label} (skipped: ${o.skipped})`); }
-    else if (o.ok) { passed++; console.log(`✓ ${label}`); }
-    else { failed++; console.log(`✗ ${label}\n  ${o.problems.join('\n  ')}`); }
+    if (o.skipped) {
+      skipped++;
+      console.log(`- ${label} (skipped: ${o.skipped})`);
+    } else if (o.ok) {
+      passed++;
+      console.log(`✓ ${label}`);
+    } else {
+      failed++;
+      console.log(`✗ ${label}\n  ${o.problems.join('\n  ')}`);
+    }
   }
   console.log(`\nconformance: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   if (values.junit) writeFileSync(values.junit, junitXml(outcomes, performance.now() - started));

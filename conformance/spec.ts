@@ -7,7 +7,13 @@ export { deref };
 export const SPEC_URL = new URL('../generated/openapi.json', import.meta.url);
 export type Json = any;
 
-export interface Step { operationId: string; example?: string; params?: Record<string, unknown>; body?: Json; save?: string }
+export interface Step {
+  operationId: string;
+  example?: string;
+  params?: Record<string, unknown>;
+  body?: Json;
+  save?: string;
+}
 
 export interface Conformance {
   setup?: Step[];

@@ -4,6 +4,16 @@ import { createConnection } from 'node:net';
 
 const url = new URL(process.argv[2] ?? 'postgres://127.0.0.1:5432');
 const socket = createConnection({ host: url.hostname || '127.0.0.1', port: Number(url.port || 5432) });
-const timer = setTimeout(() => { socket.destroy(); process.exit(1); }, 2000);
-socket.on('connect', () => { clearTimeout(timer); socket.end(); process.exit(0); });
-socket.on('error', () => { clearTimeout(timer); process.exit(1); });
+const timer = setTimeout(() => {
+  socket.destroy();
+  process.exit(1);
+}, 2000);
+socket.on('connect', () => {
+  clearTimeout(timer);
+  socket.end();
+  process.exit(0);
+});
+socket.on('error', () => {
+  clearTimeout(timer);
+  process.exit(1);
+});

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const run = (args: string[]) => spawnSync('npx', ['--no-install', 'tally-conformance', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' }, timeout: 120_000 });
+const run = (args: string[]) =>
+  spawnSync('npx', ['--no-install', 'tally-conformance', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, DATABASE_URL: '' },
+    timeout: 120_000,
+  });
 
 describe('tally-conformance', () => {
   it('replays the examples, prints a line per case and the total, writes JUnit XML, exits 0', () => {
@@ -25,7 +31,18 @@ describe('tally-conformance', () => {
 
   it('exits non-zero and records the failures when the server does not answer as the spec says', () => {
     const junit = join(mkdtempSync(join(tmpdir(), 'tally-junit-')), 'conformance.xml');
-    const r = run(['--base-url', 'http://127.0.0.1:9', '--public-key', 'pk-lf-x', '--secret-key', 'sk-lf-x', '--grep', 'health_health', '--junit', junit]);
+    const r = run([
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--public-key',
+      'pk-lf-x',
+      '--secret-key',
+      'sk-lf-x',
+      '--grep',
+      'health_health',
+      '--junit',
+      junit,
+    ]);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^✗ health_health/m);
     expect(readFileSync(junit, 'utf8')).toMatch(/<failure message=/);

@@ -21,7 +21,13 @@ describe('conformance body diff', () => {
   });
 
   it('compares only the listed pointers when `only` is given', () => {
-    expect(diff({ meta: { page: 1, limit: 2, totalItems: 4 } }, { meta: { page: 1, limit: 2, totalItems: 900 } }, { only: ['/meta/page', '/meta/limit'] })).toEqual([]);
+    expect(
+      diff(
+        { meta: { page: 1, limit: 2, totalItems: 4 } },
+        { meta: { page: 1, limit: 2, totalItems: 900 } },
+        { only: ['/meta/page', '/meta/limit'] },
+      ),
+    ).toEqual([]);
     expect(diff({ meta: { page: 1 } }, { meta: { page: 2 } }, { only: ['/meta/page'] })).toHaveLength(1);
   });
 });

@@ -9,10 +9,18 @@ import { Playground } from './pages/Playground.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 
 const TITLES: Record<Route, string> = {
-  dashboard: 'Dashboard', models: 'Models', connections: 'LLM connections', playground: 'Playground', evaluators: 'Evaluators',
+  dashboard: 'Dashboard',
+  models: 'Models',
+  connections: 'LLM connections',
+  playground: 'Playground',
+  evaluators: 'Evaluators',
 };
 const PAGES: Record<Route, () => React.JSX.Element> = {
-  dashboard: Dashboard, models: Models, connections: Connections, playground: Playground, evaluators: Evaluators,
+  dashboard: Dashboard,
+  models: Models,
+  connections: Connections,
+  playground: Playground,
+  evaluators: Evaluators,
 };
 const ORDER: Route[] = ['dashboard', 'models', 'connections', 'playground', 'evaluators'];
 
@@ -22,7 +30,15 @@ export function App({ baseUrl }: { baseUrl?: string }) {
   const [route] = useHashRoute();
 
   if (!session || !tally) {
-    return <SignIn baseUrl={baseUrl} onSignedIn={(s) => { saveSession(s); setSession(s); }} />;
+    return (
+      <SignIn
+        baseUrl={baseUrl}
+        onSignedIn={(s) => {
+          saveSession(s);
+          setSession(s);
+        }}
+      />
+    );
   }
   const Page = PAGES[route];
   return (
@@ -31,11 +47,24 @@ export function App({ baseUrl }: { baseUrl?: string }) {
         <span className="brand">Tally</span>
         <nav aria-label="Console">
           {ORDER.filter((r) => ROUTES.includes(r)).map((r) => (
-            <a key={r} href={`#/${r}`} aria-current={r === route ? 'page' : undefined}>{TITLES[r]}</a>
+            <a key={r} href={`#/${r}`} aria-current={r === route ? 'page' : undefined}>
+              {TITLES[r]}
+            </a>
           ))}
         </nav>
-        <span className="who" title="the public key of this tab's session">{session.publicKey}</span>
-        <button type="button" className="link" onClick={() => { saveSession(null); setSession(null); }}>Sign out</button>
+        <span className="who" title="the public key of this tab's session">
+          {session.publicKey}
+        </span>
+        <button
+          type="button"
+          className="link"
+          onClick={() => {
+            saveSession(null);
+            setSession(null);
+          }}
+        >
+          Sign out
+        </button>
       </header>
       <main className="page" aria-labelledby="page-title">
         <h1 id="page-title">{TITLES[route]}</h1>

@@ -66,7 +66,15 @@ export function describeError(e: unknown): ProblemText {
       if (typeof body.message === 'string' && body.message) message = body.message;
       // Langfuse's public envelope lists issues in `error`; the unstable one in `details.issues`
       const nested = body.details && typeof body.details === 'object' ? (body.details as { issues?: unknown }).issues : undefined;
-      const issues = Array.isArray(body.error) ? body.error : Array.isArray(nested) ? nested : Array.isArray(body.details) ? body.details : Array.isArray(body.errors) ? body.errors : [];
+      const issues = Array.isArray(body.error)
+        ? body.error
+        : Array.isArray(nested)
+          ? nested
+          : Array.isArray(body.details)
+            ? body.details
+            : Array.isArray(body.errors)
+              ? body.errors
+              : [];
       for (const issue of issues as Array<{ path?: unknown; message?: unknown }>) {
         if (!issue || typeof issue !== 'object' || typeof issue.message !== 'string') continue;
         const path = Array.isArray(issue.path) ? issue.path.join('.') : typeof issue.path === 'string' ? issue.path : '';
@@ -92,7 +100,11 @@ function unreachable(e: TallyNetworkError): string {
   const advice = 'it may be stopped or restarting, or the network is down. Try again once it is back.';
   const reason = e.message.split('got no response: ')[1] ?? e.message;
   let url: URL | undefined;
-  try { url = e.url ? new URL(e.url) : undefined; } catch { url = undefined; }
+  try {
+    url = e.url ? new URL(e.url) : undefined;
+  } catch {
+    url = undefined;
+  }
   return url
     ? `${said} at ${url.origin}: ${advice} (${e.method ?? 'request'} ${url.pathname}: ${reason})`
     : `${said}: ${advice} (${reason})`;

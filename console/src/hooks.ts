@@ -18,8 +18,12 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     const mine = ++seq.current;
     setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => { if (mine === seq.current) setState({ data, loading: false }); },
-      (e) => { if (mine === seq.current) setState({ error: describeError(e), loading: false }); },
+      (data) => {
+        if (mine === seq.current) setState({ data, loading: false });
+      },
+      (e) => {
+        if (mine === seq.current) setState({ error: describeError(e), loading: false });
+      },
     );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
@@ -43,5 +47,10 @@ export function useHashRoute(): [Route, (r: Route) => void] {
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
-  return [route, (r) => { window.location.hash = `#/${r}`; }];
+  return [
+    route,
+    (r) => {
+      window.location.hash = `#/${r}`;
+    },
+  ];
 }

@@ -13,9 +13,18 @@ import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 /** answers `path` with `status` after `release()` is called, counting the calls */
 function gate(method: 'get' | 'post', path: string, status: number, body: unknown) {
   let open: () => void = () => {};
-  const opened = new Promise<void>((r) => { open = r; });
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
   const state = { calls: 0, release: () => open() };
-  mockServer.use(http[method](`${BASE_URL}${path}`, async () => { state.calls++; await opened; await delay(1); return HttpResponse.json(body as object, { status }); }));
+  mockServer.use(
+    http[method](`${BASE_URL}${path}`, async () => {
+      state.calls++;
+      await opened;
+      await delay(1);
+      return HttpResponse.json(body as object, { status });
+    }),
+  );
   return state;
 }
 

@@ -27,7 +27,11 @@ describe('LLM connections page', () => {
   });
 
   it('says what to do when there are no connections', async () => {
-    mockServer.use(http.get(`${BASE_URL}/api/public/llm-connections`, () => HttpResponse.json({ data: [], meta: { page: 1, limit: 100, totalItems: 0, totalPages: 0 } })));
+    mockServer.use(
+      http.get(`${BASE_URL}/api/public/llm-connections`, () =>
+        HttpResponse.json({ data: [], meta: { page: 1, limit: 100, totalItems: 0, totalPages: 0 } }),
+      ),
+    );
     renderSignedIn(<Connections />);
     expect(await screen.findByText('No LLM connections yet')).toBeInTheDocument();
   });
@@ -77,8 +81,14 @@ describe('LLM connections page', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Create connection' }));
     await waitFor(() => expect(seen.some((r) => r.method === 'PUT')).toBe(true));
     expect(seen.find((r) => r.method === 'PUT')!.body).toEqual({
-      provider: 'fake-openai', adapter: 'openai', secretKey: 'sk-abc-123456', baseURL: 'http://127.0.0.2:9999/v1',
-      customModels: ['fake-model'], withDefaultModels: true, extraHeaders: { 'X-Team': 'llm' }, config: { useResponsesApi: true },
+      provider: 'fake-openai',
+      adapter: 'openai',
+      secretKey: 'sk-abc-123456',
+      baseURL: 'http://127.0.0.2:9999/v1',
+      customModels: ['fake-model'],
+      withDefaultModels: true,
+      extraHeaders: { 'X-Team': 'llm' },
+      config: { useResponsesApi: true },
     });
     expect(await screen.findByText(/connection conformance-openai\./)).toBeInTheDocument();
     mockServer.events.removeAllListeners();
@@ -104,9 +114,15 @@ describe('LLM connections page', () => {
 
   it('builds the default-credentials and API-key Bedrock secrets', () => {
     const base = { ...emptyForm(), provider: 'b', adapter: 'bedrock' as const, region: 'eu-west-1' };
-    expect(buildBody({ ...base, bedrockAuth: 'default' }, null)).toMatchObject({ body: { secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'eu-west-1' } } });
-    expect(buildBody({ ...base, bedrockAuth: 'apiKey', bedrockApiKey: 'k1' }, null)).toMatchObject({ body: { secretKey: '{"apiKey":"k1"}' } });
-    expect(buildBody({ ...base, region: '' }, null)).toMatchObject({ errors: { config: expect.any(String), secretKey: expect.any(String) } });
+    expect(buildBody({ ...base, bedrockAuth: 'default' }, null)).toMatchObject({
+      body: { secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'eu-west-1' } },
+    });
+    expect(buildBody({ ...base, bedrockAuth: 'apiKey', bedrockApiKey: 'k1' }, null)).toMatchObject({
+      body: { secretKey: '{"apiKey":"k1"}' },
+    });
+    expect(buildBody({ ...base, region: '' }, null)).toMatchObject({
+      errors: { config: expect.any(String), secretKey: expect.any(String) },
+    });
     expect(buildBody({ ...emptyForm(), provider: 'a', adapter: 'anthropic', secretKey: 'k' }, null)).not.toHaveProperty('body.config');
   });
 
@@ -142,7 +158,9 @@ describe('LLM connections page', () => {
     expect(buildBody(bedrock, 'bedrock')).toMatchObject({ body: { config: { region: 'us-east-1' } } });
     expect(buildBody(bedrock, 'bedrock')).not.toHaveProperty('body.secretKey');
     // half a key pair is not a key to keep
-    expect(buildBody({ ...bedrock, accessKeyId: 'AKIA1' }, 'bedrock')).toMatchObject({ errors: { secretKey: expect.stringContaining('Enter both') } });
+    expect(buildBody({ ...bedrock, accessKeyId: 'AKIA1' }, 'bedrock')).toMatchObject({
+      errors: { secretKey: expect.stringContaining('Enter both') },
+    });
   });
 
   it('tests a connection: ok with latency and response model', async () => {

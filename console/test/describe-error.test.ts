@@ -4,18 +4,33 @@ import { describeError } from '../src/api.ts';
 
 const apiError = (status: number, body: unknown) => new TallyApiError({ status, body });
 
-describe('describeError: the server\'s words for a failed call', () => {
+describe("describeError: the server's words for a failed call", () => {
   it('keeps the message and maps Langfuse-style issues (`error: [...]`) to their dotted paths', () => {
-    const p = describeError(apiError(400, { message: 'Invalid request data', error: [
-      { code: 'invalid_value', path: ['pricingTiers', 1, 'conditions', 0, 'operator'], message: 'Invalid option' },
-      { code: 'too_small', path: ['modelName'], message: 'Too small' },
-      { code: 'custom', path: ['modelName'], message: 'Already taken' },
-    ] }));
-    expect(p).toEqual({ message: 'Invalid request data', status: 400, fields: { 'pricingTiers.1.conditions.0.operator': 'Invalid option', modelName: 'Too small; Already taken' } });
+    const p = describeError(
+      apiError(400, {
+        message: 'Invalid request data',
+        error: [
+          { code: 'invalid_value', path: ['pricingTiers', 1, 'conditions', 0, 'operator'], message: 'Invalid option' },
+          { code: 'too_small', path: ['modelName'], message: 'Too small' },
+          { code: 'custom', path: ['modelName'], message: 'Already taken' },
+        ],
+      }),
+    );
+    expect(p).toEqual({
+      message: 'Invalid request data',
+      status: 400,
+      fields: { 'pricingTiers.1.conditions.0.operator': 'Invalid option', modelName: 'Too small; Already taken' },
+    });
   });
 
   it('maps the unstable envelope (`details.issues`) too', () => {
-    const p = describeError(apiError(400, { message: 'Invalid request', code: 'invalid_request', details: { issues: [{ path: ['filter', 0, 'value'], message: 'Expected an array' }] } }));
+    const p = describeError(
+      apiError(400, {
+        message: 'Invalid request',
+        code: 'invalid_request',
+        details: { issues: [{ path: ['filter', 0, 'value'], message: 'Expected an array' }] },
+      }),
+    );
     expect(p.fields).toEqual({ 'filter.0.value': 'Expected an array' });
   });
 
@@ -28,7 +43,11 @@ describe('describeError: the server\'s words for a failed call', () => {
 
   it('a server that cannot be reached is said so in words, without the query string of the call', () => {
     const query = encodeURIComponent(JSON.stringify({ view: 'observations', metrics: [{ measure: 'totalCost', aggregation: 'sum' }] }));
-    const e = new TallyNetworkError({ cause: new TypeError('Failed to fetch'), method: 'GET', url: `http://127.0.0.1:3000/api/public/v2/metrics?query=${query}` });
+    const e = new TallyNetworkError({
+      cause: new TypeError('Failed to fetch'),
+      method: 'GET',
+      url: `http://127.0.0.1:3000/api/public/v2/metrics?query=${query}`,
+    });
     const { message } = describeError(e);
     expect(message).toMatch(/^Can't reach the Tally server at http:\/\/127\.0\.0\.1:3000: it may be stopped/);
     expect(message).toContain('(GET /api/public/v2/metrics: Failed to fetch)');

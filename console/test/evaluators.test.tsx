@@ -9,21 +9,58 @@ const API = `${BASE_URL}/api/public`;
 const meta = (n: number) => ({ page: 1, limit: 50, totalItems: n, totalPages: n ? 1 : 0 });
 
 const pausedRule = {
-  id: 'rule-paused', name: 'helpfulness-rule',
+  id: 'rule-paused',
+  name: 'helpfulness-rule',
   evaluator: { name: 'helpfulness', type: 'llm_as_judge', id: 'ev-1' },
   evaluators: [{ evaluator: { name: 'helpfulness', type: 'llm_as_judge', id: 'ev-1' }, mapping: null }],
-  enabled: true, status: 'paused', pausedReason: 'LLM_CONNECTION_MISSING', pausedMessage: 'No LLM connection for provider "openai-prod".',
-  sampling: 1, target: 'observation', filter: [{ column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION'] }], mapping: [],
-  createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z',
+  enabled: true,
+  status: 'paused',
+  pausedReason: 'LLM_CONNECTION_MISSING',
+  pausedMessage: 'No LLM connection for provider "openai-prod".',
+  sampling: 1,
+  target: 'observation',
+  filter: [{ column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION'] }],
+  mapping: [],
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:00.000Z',
 };
 const job = (over: Record<string, unknown>) => ({
-  id: 'job-x', status: 'PENDING', observationId: 'obs-1', traceId: 'trace-1', evaluatorId: 'ev-1', attempts: 1, runAfter: '2026-11-22T10:00:00.000Z',
-  error: null, scoreId: null, executionTraceId: null, createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:05.000Z', ...over,
+  id: 'job-x',
+  status: 'PENDING',
+  observationId: 'obs-1',
+  traceId: 'trace-1',
+  evaluatorId: 'ev-1',
+  attempts: 1,
+  runAfter: '2026-11-22T10:00:00.000Z',
+  error: null,
+  scoreId: null,
+  executionTraceId: null,
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:05.000Z',
+  ...over,
 });
 const score = {
-  id: 'score-1', projectId: 'p', environment: 'default', name: 'helpfulness', source: 'EVAL', authorUserId: null, comment: 'Answers the question directly.',
-  metadata: null, configId: null, queueId: null, executionTraceId: 'judge-trace', createdAt: '2026-11-22T10:00:06.000Z', updatedAt: '2026-11-22T10:00:06.000Z',
-  timestamp: '2026-11-22T10:00:06.000Z', traceId: 'trace-2', observationId: 'obs-2', sessionId: null, datasetRunId: null, dataType: 'NUMERIC', value: 0.8, stringValue: null,
+  id: 'score-1',
+  projectId: 'p',
+  environment: 'default',
+  name: 'helpfulness',
+  source: 'EVAL',
+  authorUserId: null,
+  comment: 'Answers the question directly.',
+  metadata: null,
+  configId: null,
+  queueId: null,
+  executionTraceId: 'judge-trace',
+  createdAt: '2026-11-22T10:00:06.000Z',
+  updatedAt: '2026-11-22T10:00:06.000Z',
+  timestamp: '2026-11-22T10:00:06.000Z',
+  traceId: 'trace-2',
+  observationId: 'obs-2',
+  sessionId: null,
+  datasetRunId: null,
+  dataType: 'NUMERIC',
+  value: 0.8,
+  stringValue: null,
 };
 
 afterEach(() => mockServer.events.removeAllListeners());
@@ -31,7 +68,9 @@ afterEach(() => mockServer.events.removeAllListeners());
 describe('Evaluators page', () => {
   it('lists the evaluators, the rules with their settings and asks for EVAL scores (spec examples)', async () => {
     const urls: string[] = [];
-    mockServer.events.on('request:start', ({ request }) => { urls.push(request.url); });
+    mockServer.events.on('request:start', ({ request }) => {
+      urls.push(request.url);
+    });
     renderSignedIn(<Evaluators />);
     const evs = await screen.findByRole('table', { name: 'Evaluators' });
     const row = within(evs).getByRole('rowheader', { name: 'conformance-plain' }).closest('tr')!;
@@ -51,12 +90,26 @@ describe('Evaluators page', () => {
   it('shows a paused rule with its reason, its executions with status, error and score, and the scores', async () => {
     mockServer.use(
       http.get(`${API}/unstable/evaluation-rules`, () => HttpResponse.json({ data: [pausedRule], meta: meta(1) })),
-      http.get(`${API}/unstable/evaluation-rules/:id/executions`, ({ params }) => HttpResponse.json(params.id === 'rule-paused' ? {
-        data: [
-          job({ id: 'job-1', status: 'ERROR', error: 'Evaluator paused: LLM_CONNECTION_MISSING' }),
-          job({ id: 'job-2', status: 'COMPLETED', scoreId: 'score-1', observationId: 'obs-2', traceId: 'trace-2', executionTraceId: 'judge-trace' }),
-        ], meta: meta(2),
-      } : { data: [], meta: meta(0) })),
+      http.get(`${API}/unstable/evaluation-rules/:id/executions`, ({ params }) =>
+        HttpResponse.json(
+          params.id === 'rule-paused'
+            ? {
+                data: [
+                  job({ id: 'job-1', status: 'ERROR', error: 'Evaluator paused: LLM_CONNECTION_MISSING' }),
+                  job({
+                    id: 'job-2',
+                    status: 'COMPLETED',
+                    scoreId: 'score-1',
+                    observationId: 'obs-2',
+                    traceId: 'trace-2',
+                    executionTraceId: 'judge-trace',
+                  }),
+                ],
+                meta: meta(2),
+              }
+            : { data: [], meta: meta(0) },
+        ),
+      ),
       http.get(`${API}/v2/scores`, () => HttpResponse.json({ data: [score], meta: meta(1) })),
     );
     renderSignedIn(<Evaluators />);
@@ -92,8 +145,14 @@ describe('Evaluators page', () => {
     expect(screen.getByRole('listitem', { name: 'conformance-plain-rule' })).toHaveTextContent('inactive');
     expect(bodies).toEqual([{ enabled: false }]);
 
-    mockServer.use(http.patch(`${API}/unstable/evaluation-rules/:id`, () => HttpResponse.json(
-      { message: 'Enabling this rule would exceed the limit of 50 active evaluation rules', code: 'conflict' }, { status: 409 })));
+    mockServer.use(
+      http.patch(`${API}/unstable/evaluation-rules/:id`, () =>
+        HttpResponse.json(
+          { message: 'Enabling this rule would exceed the limit of 50 active evaluation rules', code: 'conflict' },
+          { status: 409 },
+        ),
+      ),
+    );
     await userEvent.click(screen.getByRole('button', { name: 'Enable conformance-plain-rule' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Enabling this rule would exceed the limit of 50 active evaluation rules');
@@ -116,8 +175,11 @@ describe('Evaluators page', () => {
   });
 
   it("shows the server's message when the list fails", async () => {
-    mockServer.use(http.get(`${API}/unstable/evaluation-rules`, () => HttpResponse.json(
-      { message: 'Invalid query parameters', code: 'invalid_query', details: { issues: [] } }, { status: 400 })));
+    mockServer.use(
+      http.get(`${API}/unstable/evaluation-rules`, () =>
+        HttpResponse.json({ message: 'Invalid query parameters', code: 'invalid_query', details: { issues: [] } }, { status: 400 }),
+      ),
+    );
     renderSignedIn(<Evaluators />);
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Evaluation rules: Invalid query parameters');

@@ -87,11 +87,19 @@ describe('connections by keyboard', () => {
     expect(screen.queryByText(/Enter the AWS region/)).not.toBeInTheDocument();
   });
 
-  it("a probe result of the connection before a save is cleared once it is saved", async () => {
+  it('a probe result of the connection before a save is cleared once it is saved', async () => {
     const example = await exampleConnections();
     let saved = false;
-    mockServer.use(http.get(LIST, () => HttpResponse.json(saved ? { ...example, data: example.data.map((c) => ({ ...c, updatedAt: '2030-01-01T00:00:00.000Z' })) } : example)));
-    mockServer.events.on('request:start', ({ request }) => { if (request.method === 'PUT') saved = true; });
+    mockServer.use(
+      http.get(LIST, () =>
+        HttpResponse.json(
+          saved ? { ...example, data: example.data.map((c) => ({ ...c, updatedAt: '2030-01-01T00:00:00.000Z' })) } : example,
+        ),
+      ),
+    );
+    mockServer.events.on('request:start', ({ request }) => {
+      if (request.method === 'PUT') saved = true;
+    });
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
     await user.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));

@@ -10,27 +10,60 @@ import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 function model(over: Partial<Model>): Model {
   return {
-    id: 'cm-x', modelName: 'x', matchPattern: '(?i)^(x)$', startDate: null, unit: 'TOKENS',
-    inputPrice: 0.000001, outputPrice: 0.000002, totalPrice: null, tokenizerId: null, tokenizerConfig: null,
-    isLangfuseManaged: false, createdAt: '2026-11-22T10:00:00.000Z',
+    id: 'cm-x',
+    modelName: 'x',
+    matchPattern: '(?i)^(x)$',
+    startDate: null,
+    unit: 'TOKENS',
+    inputPrice: 0.000001,
+    outputPrice: 0.000002,
+    totalPrice: null,
+    tokenizerId: null,
+    tokenizerConfig: null,
+    isLangfuseManaged: false,
+    createdAt: '2026-11-22T10:00:00.000Z',
     prices: { input: { price: 0.000001 }, output: { price: 0.000002 } },
-    pricingTiers: [{ id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } }],
+    pricingTiers: [
+      { id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } },
+    ],
     ...over,
   };
 }
 
 const SEVERAL: Model[] = [
-  model({ id: 'managed_gpt-4o', modelName: 'gpt-4o', matchPattern: '(?i)^(openai/)?(gpt-4o)$', isLangfuseManaged: true, tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o' } }),
+  model({
+    id: 'managed_gpt-4o',
+    modelName: 'gpt-4o',
+    matchPattern: '(?i)^(openai/)?(gpt-4o)$',
+    isLangfuseManaged: true,
+    tokenizerId: 'openai',
+    tokenizerConfig: { tokenizerModel: 'gpt-4o' },
+  }),
   model({ id: 'cm-mine', modelName: 'my-llama', matchPattern: '(?i)^(my-llama)$', startDate: '2026-01-01T00:00:00.000Z' }),
-  model({ id: 'cm-tiered', modelName: 'tiered-one', matchPattern: '(?i)^(tiered-one)$', pricingTiers: [
-    { id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001 } },
-    { id: 't1', name: 'Large', isDefault: false, priority: 1, conditions: [{ usageDetailPattern: 'input', operator: 'gt', value: 1000 }], prices: { input: 0.00001 } },
-  ] }),
+  model({
+    id: 'cm-tiered',
+    modelName: 'tiered-one',
+    matchPattern: '(?i)^(tiered-one)$',
+    pricingTiers: [
+      { id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001 } },
+      {
+        id: 't1',
+        name: 'Large',
+        isDefault: false,
+        priority: 1,
+        conditions: [{ usageDetailPattern: 'input', operator: 'gt', value: 1000 }],
+        prices: { input: 0.00001 },
+      },
+    ],
+  }),
 ];
 
 function serveModels(models: Model[]) {
-  mockServer.use(http.get(`${BASE_URL}/api/public/models`, () =>
-    HttpResponse.json({ data: models, meta: { page: 1, limit: 100, totalItems: models.length, totalPages: 1 } })));
+  mockServer.use(
+    http.get(`${BASE_URL}/api/public/models`, () =>
+      HttpResponse.json({ data: models, meta: { page: 1, limit: 100, totalItems: models.length, totalPages: 1 } }),
+    ),
+  );
 }
 
 /** Requests the page sends, with their JSON bodies. */
@@ -108,7 +141,13 @@ describe('Models page', () => {
       unit: 'TOKENS',
       pricingTiers: [
         { name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } },
-        { name: 'Large', isDefault: false, priority: 1, conditions: [{ usageDetailPattern: 'input', operator: 'gt', value: 1000, caseSensitive: false }], prices: { input: 0.00001, output: 0.00002 } },
+        {
+          name: 'Large',
+          isDefault: false,
+          priority: 1,
+          conditions: [{ usageDetailPattern: 'input', operator: 'gt', value: 1000, caseSensitive: false }],
+          prices: { input: 0.00001, output: 0.00002 },
+        },
       ],
     });
     // the table is read again after the create
@@ -121,10 +160,18 @@ describe('Models page', () => {
     const stored: Model[] = [...SEVERAL];
     let posted: unknown;
     mockServer.use(
-      http.get(`${BASE_URL}/api/public/models`, () => HttpResponse.json({ data: stored, meta: { page: 1, limit: 100, totalItems: stored.length, totalPages: 1 } })),
+      http.get(`${BASE_URL}/api/public/models`, () =>
+        HttpResponse.json({ data: stored, meta: { page: 1, limit: 100, totalItems: stored.length, totalPages: 1 } }),
+      ),
       http.post(`${BASE_URL}/api/public/models`, async ({ request }) => {
         posted = await request.json();
-        const created = model({ id: 'cm-new', modelName: 'flat-one', matchPattern: '(?i)^(flat-one)$', tokenizerId: 'openai', tokenizerConfig: { tokensPerMessage: 3 } });
+        const created = model({
+          id: 'cm-new',
+          modelName: 'flat-one',
+          matchPattern: '(?i)^(flat-one)$',
+          tokenizerId: 'openai',
+          tokenizerConfig: { tokensPerMessage: 3 },
+        });
         stored.push(created);
         return HttpResponse.json(created);
       }),
@@ -145,23 +192,44 @@ describe('Models page', () => {
     expect(await within(table).findByRole('rowheader', { name: 'flat-one' })).toBeInTheDocument();
     expect(screen.getByText(/4 models/)).toBeInTheDocument();
     expect(posted).toEqual({
-      modelName: 'flat-one', matchPattern: '(?i)^(flat-one)$', unit: 'CHARACTERS', startDate: '2026-02-01',
-      tokenizerId: 'openai', tokenizerConfig: { tokensPerMessage: 3 }, inputPrice: 0.000001, outputPrice: 0.000002,
+      modelName: 'flat-one',
+      matchPattern: '(?i)^(flat-one)$',
+      unit: 'CHARACTERS',
+      startDate: '2026-02-01',
+      tokenizerId: 'openai',
+      tokenizerConfig: { tokensPerMessage: 3 },
+      inputPrice: 0.000001,
+      outputPrice: 0.000002,
     });
   });
 
   it("shows a 400's issues next to the matching controls and its message in the banner", async () => {
-    mockServer.use(http.post(`${BASE_URL}/api/public/models`, () => HttpResponse.json({
-      message: 'Invalid request data',
-      error: [
-        { code: 'invalid_value', path: ['pricingTiers', 1, 'conditions', 0, 'operator'], message: 'Invalid option: expected one of "gt"|"gte"' },
-        { code: 'too_big', path: ['pricingTiers', 1, 'prices', 'input'], message: 'Too big: expected number to be <=1000000' },
-        { code: 'custom', path: ['matchPattern'], message: 'matchPattern is not a valid regex pattern: missing ): (?i)^(x' },
-        // what the real server says for a condition matching neither condition shape
-        { code: 'invalid_union', path: ['pricingTiers', 1, 'conditions', 0], message: 'Invalid input: matches none of the allowed shapes' },
-        { code: 'unrecognized_keys', path: ['somethingElse'], message: 'Unrecognized key: "somethingElse"' },
-      ],
-    }, { status: 400 })));
+    mockServer.use(
+      http.post(`${BASE_URL}/api/public/models`, () =>
+        HttpResponse.json(
+          {
+            message: 'Invalid request data',
+            error: [
+              {
+                code: 'invalid_value',
+                path: ['pricingTiers', 1, 'conditions', 0, 'operator'],
+                message: 'Invalid option: expected one of "gt"|"gte"',
+              },
+              { code: 'too_big', path: ['pricingTiers', 1, 'prices', 'input'], message: 'Too big: expected number to be <=1000000' },
+              { code: 'custom', path: ['matchPattern'], message: 'matchPattern is not a valid regex pattern: missing ): (?i)^(x' },
+              // what the real server says for a condition matching neither condition shape
+              {
+                code: 'invalid_union',
+                path: ['pricingTiers', 1, 'conditions', 0],
+                message: 'Invalid input: matches none of the allowed shapes',
+              },
+              { code: 'unrecognized_keys', path: ['somethingElse'], message: 'Unrecognized key: "somethingElse"' },
+            ],
+          },
+          { status: 400 },
+        ),
+      ),
+    );
     const user = userEvent.setup();
     renderSignedIn(<Models />);
     await user.type(screen.getByLabelText('Model name'), 'x');
@@ -189,7 +257,11 @@ describe('Models page', () => {
   });
 
   it('a taken model name (a bare 400 message) is shown by the Model name field, which gets focus', async () => {
-    mockServer.use(http.post(`${BASE_URL}/api/public/models`, () => HttpResponse.json({ message: "Model name 'my-llama' already exists in project", error: 'InvalidRequestError' }, { status: 400 })));
+    mockServer.use(
+      http.post(`${BASE_URL}/api/public/models`, () =>
+        HttpResponse.json({ message: "Model name 'my-llama' already exists in project", error: 'InvalidRequestError' }, { status: 400 }),
+      ),
+    );
     const user = userEvent.setup();
     renderSignedIn(<Models />);
     await user.type(screen.getByLabelText('Model name'), 'my-llama');
@@ -247,7 +319,11 @@ describe('Models page', () => {
 
   it("shows the server's reason when a delete fails", async () => {
     serveModels(SEVERAL);
-    mockServer.use(http.delete(`${BASE_URL}/api/public/models/:id`, () => HttpResponse.json({ message: 'No model with this id found.', error: 'LangfuseNotFoundError' }, { status: 404 })));
+    mockServer.use(
+      http.delete(`${BASE_URL}/api/public/models/:id`, () =>
+        HttpResponse.json({ message: 'No model with this id found.', error: 'LangfuseNotFoundError' }, { status: 404 }),
+      ),
+    );
     const user = userEvent.setup();
     renderSignedIn(<Models />);
     const table = await screen.findByRole('table', { name: 'Models' });
@@ -274,7 +350,10 @@ describe('Models page', () => {
     expect(input).toHaveTextContent('0.0000025');
     expect(input).toHaveTextContent('0.625');
     expect(within(lines).getByRole('row', { name: /^Total/ })).toHaveTextContent('$0.64');
-    expect(seen.find((r) => r.path === '/api/public/models/explain')?.body).toEqual({ model: 'conformance-tiered', usageDetails: { input: 250000, output: 1000 } });
+    expect(seen.find((r) => r.path === '/api/public/models/explain')?.body).toEqual({
+      model: 'conformance-tiered',
+      usageDetails: { input: 250000, output: 1000 },
+    });
     mockServer.events.removeAllListeners();
   });
 

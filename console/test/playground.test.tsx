@@ -10,9 +10,19 @@ import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 const URL_ = `${BASE_URL}/api/public/playground/completions`;
 const enc = new TextEncoder();
 const COMPLETION = {
-  traceId: 't-1', observationId: 'o-1', provider: 'conformance-openai', model: 'my-model', responseModel: 'my-model-2026',
-  text: 'Paris', toolCalls: [], usageDetails: { input: 21, output: 2, total: 23 },
-  costDetails: { input: 0.00000315, output: 0.0000012, total: 0.00000435 }, totalCost: 0.00000435, costStatus: 'inferred', warnings: [], latencyMs: 12,
+  traceId: 't-1',
+  observationId: 'o-1',
+  provider: 'conformance-openai',
+  model: 'my-model',
+  responseModel: 'my-model-2026',
+  text: 'Paris',
+  toolCalls: [],
+  usageDetails: { input: 21, output: 2, total: 23 },
+  costDetails: { input: 0.00000315, output: 0.0000012, total: 0.00000435 },
+  totalCost: 0.00000435,
+  costStatus: 'inferred',
+  warnings: [],
+  latencyMs: 12,
 };
 const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -52,7 +62,10 @@ describe('SSE parser', () => {
     // one byte at a time: splits "\r\n", the two bytes of "é" and every field
     for (const b of bytes) out.push(...p.push(new Uint8Array([b])));
     out.push(...p.end());
-    expect(out).toEqual([{ event: 'delta', data: '{"text":"é"}' }, { event: 'completion', data: '{"a":\n1}' }]);
+    expect(out).toEqual([
+      { event: 'delta', data: '{"text":"é"}' },
+      { event: 'completion', data: '{"a":\n1}' },
+    ]);
   });
 
   it('dispatches a last event without its blank line at the end, and defaults the name to message', () => {
@@ -64,7 +77,12 @@ describe('SSE parser', () => {
 
 describe('Playground page', () => {
   it('streams the answer as delta events arrive, then shows usage, cost and costStatus', async () => {
-    const s = gatedStream([ev('delta', { text: 'Pa' }), ev('delta', { text: 'ri' }).slice(0, 12), ev('delta', { text: 'ri' }).slice(12) + ev('delta', { text: 's' }), ev('completion', COMPLETION)]);
+    const s = gatedStream([
+      ev('delta', { text: 'Pa' }),
+      ev('delta', { text: 'ri' }).slice(0, 12),
+      ev('delta', { text: 'ri' }).slice(12) + ev('delta', { text: 's' }),
+      ev('completion', COMPLETION),
+    ]);
     mockServer.use(s.handler);
     renderSignedIn(<Playground />);
     await userEvent.type(screen.getByLabelText('Temperature'), '0.5');
@@ -87,13 +105,20 @@ describe('Playground page', () => {
     expect(within(cost).getByRole('row', { name: 'input $0.00000315' })).toBeInTheDocument();
     expect(screen.getByText('Cost status: inferred')).toBeInTheDocument();
     expect(s.bodies[0]).toEqual({
-      provider: 'conformance-openai', model: 'my-model', messages: [{ role: 'user', content: 'Capital of France?' }],
-      temperature: 0.5, max_tokens: 16, stream: true,
+      provider: 'conformance-openai',
+      model: 'my-model',
+      messages: [{ role: 'user', content: 'Capital of France?' }],
+      temperature: 0.5,
+      max_tokens: 16,
+      stream: true,
     });
   });
 
   it("shows an error event's kind, provider status and message", async () => {
-    const s = gatedStream([ev('delta', { text: 'Pa' }) + ev('error', { message: '401 Incorrect API key provided: ***.', error: 'LlmCallError', kind: 'auth_invalid', providerStatus: 401 })]);
+    const s = gatedStream([
+      ev('delta', { text: 'Pa' }) +
+        ev('error', { message: '401 Incorrect API key provided: ***.', error: 'LlmCallError', kind: 'auth_invalid', providerStatus: 401 }),
+    ]);
     mockServer.use(s.handler);
     s.release(0);
     renderSignedIn(<Playground />);
@@ -124,7 +149,12 @@ describe('Playground page', () => {
 
   it('catches invalid provider options locally, without a call', async () => {
     let called = 0;
-    mockServer.use(http.post(URL_, () => { called++; return HttpResponse.json({}); }));
+    mockServer.use(
+      http.post(URL_, () => {
+        called++;
+        return HttpResponse.json({});
+      }),
+    );
     renderSignedIn(<Playground />);
     await userEvent.click(screen.getByLabelText('Provider options (JSON)'));
     await userEvent.paste('{"reasoning_effort": low}');
@@ -139,7 +169,12 @@ describe('Playground page', () => {
 
   it('edits messages and runs without streaming', async () => {
     const bodies: unknown[] = [];
-    mockServer.use(http.post(URL_, async ({ request }) => { bodies.push(await request.json()); return HttpResponse.json(COMPLETION); }));
+    mockServer.use(
+      http.post(URL_, async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json(COMPLETION);
+      }),
+    );
     renderSignedIn(<Playground />);
     await userEvent.click(screen.getByRole('button', { name: 'Add message' }));
     await userEvent.click(screen.getByRole('button', { name: 'Add message' }));
@@ -153,7 +188,13 @@ describe('Playground page', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Run' }));
     expect(await screen.findByText('Cost status: inferred')).toBeInTheDocument();
     expect(screen.getByTestId('answer-text')).toHaveTextContent('Paris');
-    expect(bodies[0]).toMatchObject({ messages: [{ role: 'system', content: 'One word.' }, { role: 'user', content: 'Capital?' }], stream: false });
+    expect(bodies[0]).toMatchObject({
+      messages: [
+        { role: 'system', content: 'One word.' },
+        { role: 'user', content: 'Capital?' },
+      ],
+      stream: false,
+    });
   });
 
   it('stops a running stream', async () => {
@@ -170,7 +211,11 @@ describe('Playground page', () => {
   });
 
   it('says where to create a connection when there is none', async () => {
-    mockServer.use(http.get(`${BASE_URL}/api/public/llm-connections`, () => HttpResponse.json({ data: [], meta: { page: 1, limit: 100, totalItems: 0, totalPages: 0 } })));
+    mockServer.use(
+      http.get(`${BASE_URL}/api/public/llm-connections`, () =>
+        HttpResponse.json({ data: [], meta: { page: 1, limit: 100, totalItems: 0, totalPages: 0 } }),
+      ),
+    );
     renderSignedIn(<Playground />);
     expect(await screen.findByText('No LLM connection yet')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'LLM connections' })).toHaveAttribute('href', '#/connections');

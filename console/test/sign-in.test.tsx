@@ -9,7 +9,9 @@ import { BASE_URL, mockServer } from './render.tsx';
 describe('sign in', () => {
   it('checks the key pair against the server, keeps it for the tab only and shows the console', async () => {
     const seen: string[] = [];
-    mockServer.events.on('request:start', ({ request }) => { seen.push(request.headers.get('authorization') ?? ''); });
+    mockServer.events.on('request:start', ({ request }) => {
+      seen.push(request.headers.get('authorization') ?? '');
+    });
     render(<App baseUrl={BASE_URL} />);
     // the first field has focus: type, Tab, type, Enter
     expect(screen.getByLabelText('Public key')).toHaveFocus();
@@ -24,7 +26,11 @@ describe('sign in', () => {
   });
 
   it("shows the server's message when the keys are refused", async () => {
-    mockServer.use(http.get(`${BASE_URL}/api/public/models`, () => HttpResponse.json({ message: 'Invalid credentials. Confirm that you\'ve configured the correct host.' }, { status: 401 })));
+    mockServer.use(
+      http.get(`${BASE_URL}/api/public/models`, () =>
+        HttpResponse.json({ message: "Invalid credentials. Confirm that you've configured the correct host." }, { status: 401 }),
+      ),
+    );
     render(<App baseUrl={BASE_URL} />);
     await userEvent.type(screen.getByLabelText('Public key'), 'pk-lf-abc');
     await userEvent.type(screen.getByLabelText('Secret key'), 'wrong');

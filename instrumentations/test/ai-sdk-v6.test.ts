@@ -5,7 +5,18 @@ import { generateText, streamText } from 'ai6';
 import { createOpenAI } from '@ai-sdk/openai6';
 import { createAnthropic } from '@ai-sdk/anthropic6';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ANTHROPIC_MODEL, dump, expectBillAndTrace, OPENAI_MODEL, registerTracerProvider, startHarness, theStoredTrace, traceAttributesFor, type Harness, type Provider } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  dump,
+  expectBillAndTrace,
+  OPENAI_MODEL,
+  registerTracerProvider,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+  type Provider,
+} from './support.ts';
 
 let h: Harness;
 let tracerProvider: NodeTracerProvider;

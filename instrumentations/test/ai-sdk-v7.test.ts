@@ -8,7 +8,18 @@ import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
 import { createOpenAI } from '@ai-sdk/openai7';
 import { createAnthropic } from '@ai-sdk/anthropic7';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ANTHROPIC_MODEL, dump, expectBillAndTrace, OPENAI_MODEL, registerTracerProvider, startHarness, theStoredTrace, traceAttributesFor, type Harness, type Provider } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  dump,
+  expectBillAndTrace,
+  OPENAI_MODEL,
+  registerTracerProvider,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+  type Provider,
+} from './support.ts';
 
 let h: Harness;
 let tracerProvider: NodeTracerProvider;
@@ -51,7 +62,11 @@ for (const integration of integrations) {
           model: c.model(),
           prompt: 'Say hello.',
           runtimeContext: { userId, sessionId, tags },
-          telemetry: { functionId: `fn-${call}`, includeRuntimeContext: { userId: true, sessionId: true, tags: true }, integrations: [integration.make()] },
+          telemetry: {
+            functionId: `fn-${call}`,
+            includeRuntimeContext: { userId: true, sessionId: true, tags: true },
+            integrations: [integration.make()],
+          },
         };
         if (c.stream) {
           const result = streamText(args);
@@ -63,7 +78,13 @@ for (const integration of integrations) {
         await tracerProvider.forceFlush();
         const trace = await theStoredTrace(h);
         dump(`ai-sdk-${call}`, h, trace);
-        expectBillAndTrace(trace, c.provider, { userId, sessionId, tags, ...(integration.namesTrace ? { nameContains: `fn-${call}` } : {}), io: true });
+        expectBillAndTrace(trace, c.provider, {
+          userId,
+          sessionId,
+          tags,
+          ...(integration.namesTrace ? { nameContains: `fn-${call}` } : {}),
+          io: true,
+        });
       });
     }
   });

@@ -6,7 +6,15 @@ import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { AnthropicInstrumentation } from '@arizeai/openinference-instrumentation-anthropic';
-import { ANTHROPIC_MODEL, dump, expectBillAndTrace, registerTracerProvider, startHarness, theStoredTrace, type Harness } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  dump,
+  expectBillAndTrace,
+  registerTracerProvider,
+  startHarness,
+  theStoredTrace,
+  type Harness,
+} from './support.ts';
 
 let h: Harness;
 let tracerProvider: NodeTracerProvider;
@@ -29,7 +37,10 @@ const stream = async () => {
 };
 
 describe("the Anthropic SDK's own spans (OTLP exporter)", () => {
-  for (const [call, run] of [['sdk-anthropic', create], ['sdk-anthropic-stream', stream]] as const) {
+  for (const [call, run] of [
+    ['sdk-anthropic', create],
+    ['sdk-anthropic-stream', stream],
+  ] as const) {
     it(`${call}: one generation at the provider's bill`, async () => {
       await run();
       await tracerProvider.forceFlush();
@@ -50,7 +61,10 @@ describe("the Anthropic SDK's own spans beside OpenInference's Anthropic instrum
 
   // The SDK's span is a child of OpenInference's and both are generations of the same call
   // (Langfuse stores both); each arrives in its own export here (SimpleSpanProcessor)
-  for (const [call, run] of [['sdk-and-oi-anthropic', create], ['sdk-and-oi-anthropic-stream', stream]] as const) {
+  for (const [call, run] of [
+    ['sdk-and-oi-anthropic', create],
+    ['sdk-and-oi-anthropic-stream', stream],
+  ] as const) {
     it(`${call}: one call is billed once (one generation at the provider's bill)`, async () => {
       await run();
       await tracerProvider.forceFlush();

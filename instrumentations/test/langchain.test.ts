@@ -7,7 +7,20 @@ import { ChatPromptTemplate } from '@langchain/core/prompts';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { CallbackHandler } from '@langfuse/langchain';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ANTHROPIC_MODEL, BILL, dump, expectBillAndTrace, langfuseProcessor, OPENAI_MODEL, registerTracerProvider, startHarness, theStoredTrace, traceAttributesFor, type Harness, type Provider } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  BILL,
+  dump,
+  expectBillAndTrace,
+  langfuseProcessor,
+  OPENAI_MODEL,
+  registerTracerProvider,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+  type Provider,
+} from './support.ts';
 
 let h: Harness;
 let tracerProvider: NodeTracerProvider;
@@ -28,7 +41,10 @@ const models: Record<Provider, () => BaseChatModel> = {
 
 // @langchain/anthropic sums the usage of every stream event: message_start's output_tokens (1, as
 // the API sends it) plus message_delta's cumulative 300, so a streamed call reports 301 output tokens
-const LANGCHAIN_ANTHROPIC_STREAM = { cost: BILL.anthropic + 1 * 5 / 1e6, why: '@langchain/anthropic reports 301 output tokens for a streamed call billed 300' };
+const LANGCHAIN_ANTHROPIC_STREAM = {
+  cost: BILL.anthropic + (1 * 5) / 1e6,
+  why: '@langchain/anthropic reports 301 output tokens for a streamed call billed 300',
+};
 
 const cases: { call: string; provider: Provider; stream: boolean; producerCounts?: typeof LANGCHAIN_ANTHROPIC_STREAM }[] = [
   { call: 'lc-openai-invoke', provider: 'openai', stream: false },
@@ -49,7 +65,14 @@ describe('LangChain with @langfuse/langchain CallbackHandler (LangfuseSpanProces
       await tracerProvider.forceFlush();
       const trace = await theStoredTrace(h);
       dump(`langchain-${c.call}`, h, trace);
-      expectBillAndTrace(trace, c.provider, { userId, sessionId, tags, nameContains: `chain-${c.call}`, io: true, producerCounts: c.producerCounts });
+      expectBillAndTrace(trace, c.provider, {
+        userId,
+        sessionId,
+        tags,
+        nameContains: `chain-${c.call}`,
+        io: true,
+        producerCounts: c.producerCounts,
+      });
     });
   }
 });

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import OpenAI from 'openai';
 import { observeOpenAI } from '@langfuse/openai';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { dump, expectBillAndTrace, langfuseProcessor, OPENAI_MODEL, registerTracerProvider, startHarness, theStoredTrace, traceAttributesFor, type Harness } from './support.ts';
+import {
+  dump,
+  expectBillAndTrace,
+  langfuseProcessor,
+  OPENAI_MODEL,
+  registerTracerProvider,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+} from './support.ts';
 
 let h: Harness;
 let tracerProvider: NodeTracerProvider;
@@ -20,7 +30,13 @@ beforeEach(() => h.reset());
 
 const client = (call: string) => {
   const { userId, sessionId, tags } = traceAttributesFor(call);
-  return observeOpenAI(new OpenAI({ baseURL: `${h.provider.url}/v1`, apiKey: 'sk-fake' }), { traceName: `trace-${call}`, userId, sessionId, tags, generationName: `gen-${call}` });
+  return observeOpenAI(new OpenAI({ baseURL: `${h.provider.url}/v1`, apiKey: 'sk-fake' }), {
+    traceName: `trace-${call}`,
+    userId,
+    sessionId,
+    tags,
+    generationName: `gen-${call}`,
+  });
 };
 const messages = [{ role: 'user' as const, content: 'Say hello.' }];
 
@@ -29,7 +45,12 @@ const cases: { call: string; run: (c: OpenAI) => Promise<unknown> }[] = [
   {
     call: 'lf-openai-chat-stream',
     run: async (c) => {
-      const stream = await c.chat.completions.create({ model: OPENAI_MODEL, messages, stream: true, stream_options: { include_usage: true } });
+      const stream = await c.chat.completions.create({
+        model: OPENAI_MODEL,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       for await (const _ of stream);
     },
   },

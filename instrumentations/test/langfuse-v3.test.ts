@@ -6,7 +6,16 @@ import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { Langfuse, observeOpenAI } from 'langfuse';
-import { ANTHROPIC_MODEL, dump, expectBillAndTrace, OPENAI_MODEL, startHarness, theStoredTrace, traceAttributesFor, type Harness } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  dump,
+  expectBillAndTrace,
+  OPENAI_MODEL,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+} from './support.ts';
 
 let h: Harness;
 let langfuse: Langfuse;
@@ -34,10 +43,19 @@ describe('langfuse v3 observeOpenAI (batch ingestion)', () => {
       const { userId, sessionId, tags } = traceAttributesFor(c.call);
       const client = observeOpenAI(openai(), {
         clientInitParams: { publicKey: h.publicKey, secretKey: h.secretKey, baseUrl: h.tallyUrl },
-        traceName: `trace-${c.call}`, userId, sessionId, tags, generationName: `gen-${c.call}`,
+        traceName: `trace-${c.call}`,
+        userId,
+        sessionId,
+        tags,
+        generationName: `gen-${c.call}`,
       });
       if (c.stream) {
-        const stream = await client.chat.completions.create({ model: OPENAI_MODEL, messages, stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({
+          model: OPENAI_MODEL,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
         for await (const _ of stream);
       } else {
         await client.chat.completions.create({ model: OPENAI_MODEL, messages });
@@ -83,7 +101,12 @@ describe('langfuse v3 trace().generation() with hand-set usage (batch ingestion)
       const reasoning = u.completion_tokens_details?.reasoning_tokens ?? 0;
       return {
         output: res.choices[0]!.message,
-        usageDetails: { input: u.prompt_tokens - cached, output: u.completion_tokens - reasoning, input_cached_tokens: cached, output_reasoning_tokens: reasoning },
+        usageDetails: {
+          input: u.prompt_tokens - cached,
+          output: u.completion_tokens - reasoning,
+          input_cached_tokens: cached,
+          output_reasoning_tokens: reasoning,
+        },
       };
     });
     const trace = await theStoredTrace(h);

@@ -10,7 +10,18 @@ import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import { AnthropicInstrumentation } from '@arizeai/openinference-instrumentation-anthropic';
 import { setSession, setTags, setUser } from '@arizeai/openinference-core';
-import { ANTHROPIC_MODEL, dump, expectBillAndTrace, OPENAI_MODEL, registerTracerProvider, startHarness, theStoredTrace, traceAttributesFor, type Harness, type Provider } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  dump,
+  expectBillAndTrace,
+  OPENAI_MODEL,
+  registerTracerProvider,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+  type Provider,
+} from './support.ts';
 
 let h: Harness;
 let tracerProvider: NodeTracerProvider;
@@ -46,16 +57,28 @@ const messages = [{ role: 'user' as const, content: 'Say hello.' }];
 const cases: { call: string; provider: Provider; run: () => Promise<unknown>; noUsageSent?: boolean }[] = [
   { call: 'oi-openai-chat', provider: 'openai', run: () => openai().chat.completions.create({ model: OPENAI_MODEL, messages }) },
   {
-    call: 'oi-openai-chat-stream', provider: 'openai', noUsageSent: true,
+    call: 'oi-openai-chat-stream',
+    provider: 'openai',
+    noUsageSent: true,
     run: async () => {
-      const stream = await openai().chat.completions.create({ model: OPENAI_MODEL, messages, stream: true, stream_options: { include_usage: true } });
+      const stream = await openai().chat.completions.create({
+        model: OPENAI_MODEL,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       for await (const _ of stream);
     },
   },
   { call: 'oi-openai-responses', provider: 'openai', run: () => openai().responses.create({ model: OPENAI_MODEL, input: 'Say hello.' }) },
-  { call: 'oi-anthropic', provider: 'anthropic', run: () => anthropic().messages.create({ model: ANTHROPIC_MODEL, max_tokens: 1024, messages }) },
   {
-    call: 'oi-anthropic-stream', provider: 'anthropic',
+    call: 'oi-anthropic',
+    provider: 'anthropic',
+    run: () => anthropic().messages.create({ model: ANTHROPIC_MODEL, max_tokens: 1024, messages }),
+  },
+  {
+    call: 'oi-anthropic-stream',
+    provider: 'anthropic',
     run: async () => {
       const stream = await anthropic().messages.create({ model: ANTHROPIC_MODEL, max_tokens: 1024, messages, stream: true });
       for await (const _ of stream);

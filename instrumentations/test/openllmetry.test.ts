@@ -9,7 +9,17 @@ import OpenAI from 'openai';
 import * as anthropicModule from '@anthropic-ai/sdk0';
 import Anthropic from '@anthropic-ai/sdk0';
 import * as traceloop from '@traceloop/node-server-sdk';
-import { ANTHROPIC_MODEL, dump, expectBillAndTrace, OPENAI_MODEL, startHarness, theStoredTrace, traceAttributesFor, type Harness, type Provider } from './support.ts';
+import {
+  ANTHROPIC_MODEL,
+  dump,
+  expectBillAndTrace,
+  OPENAI_MODEL,
+  startHarness,
+  theStoredTrace,
+  traceAttributesFor,
+  type Harness,
+  type Provider,
+} from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -37,28 +47,57 @@ const messages = [{ role: 'user' as const, content: 'Say hello.' }];
 // What OpenLLMetry's OpenAI instrumentation sends falls short of the bill, whatever Tally does:
 // no cached-token (or reasoning) count, so all 1,200 input tokens look uncached; and for a streamed
 // completion it counts tokens itself (3 in, 6 out) and ignores the usage chunk.
-const OPENAI_NO_CACHE_COUNT = { cost: (1200 * 0.15 + 300 * 0.6) / 1e6, why: 'OpenLLMetry sends gen_ai.usage.input_tokens 1200 with no cached-token count' };
-const OPENAI_STREAM_OWN_COUNT = { cost: (3 * 0.15 + 6 * 0.6) / 1e6, why: 'OpenLLMetry tokenizes a streamed completion itself (3 in, 6 out) and ignores the usage chunk' };
+const OPENAI_NO_CACHE_COUNT = {
+  cost: (1200 * 0.15 + 300 * 0.6) / 1e6,
+  why: 'OpenLLMetry sends gen_ai.usage.input_tokens 1200 with no cached-token count',
+};
+const OPENAI_STREAM_OWN_COUNT = {
+  cost: (3 * 0.15 + 6 * 0.6) / 1e6,
+  why: 'OpenLLMetry tokenizes a streamed completion itself (3 in, 6 out) and ignores the usage chunk',
+};
 
 const cases: { call: string; provider: Provider; run: () => Promise<unknown>; producerCounts?: { cost: number; why: string } }[] = [
-  { call: 'ol-openai-chat', provider: 'openai', producerCounts: OPENAI_NO_CACHE_COUNT, run: () => openai().chat.completions.create({ model: OPENAI_MODEL, messages }) },
   {
-    call: 'ol-openai-chat-stream', provider: 'openai', producerCounts: OPENAI_STREAM_OWN_COUNT,
+    call: 'ol-openai-chat',
+    provider: 'openai',
+    producerCounts: OPENAI_NO_CACHE_COUNT,
+    run: () => openai().chat.completions.create({ model: OPENAI_MODEL, messages }),
+  },
+  {
+    call: 'ol-openai-chat-stream',
+    provider: 'openai',
+    producerCounts: OPENAI_STREAM_OWN_COUNT,
     run: async () => {
-      const stream = await openai().chat.completions.create({ model: OPENAI_MODEL, messages, stream: true, stream_options: { include_usage: true } });
+      const stream = await openai().chat.completions.create({
+        model: OPENAI_MODEL,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       return text; // the workflow's output
     },
   },
-  { call: 'ol-openai-responses', provider: 'openai', producerCounts: OPENAI_NO_CACHE_COUNT, run: () => openai().responses.create({ model: OPENAI_MODEL, input: 'Say hello.' }) },
-  { call: 'ol-anthropic', provider: 'anthropic', run: () => anthropic().messages.create({ model: ANTHROPIC_MODEL, max_tokens: 1024, messages }) },
   {
-    call: 'ol-anthropic-stream', provider: 'anthropic',
+    call: 'ol-openai-responses',
+    provider: 'openai',
+    producerCounts: OPENAI_NO_CACHE_COUNT,
+    run: () => openai().responses.create({ model: OPENAI_MODEL, input: 'Say hello.' }),
+  },
+  {
+    call: 'ol-anthropic',
+    provider: 'anthropic',
+    run: () => anthropic().messages.create({ model: ANTHROPIC_MODEL, max_tokens: 1024, messages }),
+  },
+  {
+    call: 'ol-anthropic-stream',
+    provider: 'anthropic',
     run: async () => {
       const stream = await anthropic().messages.create({ model: ANTHROPIC_MODEL, max_tokens: 1024, messages, stream: true });
       let text = '';
-      for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+      for await (const event of stream)
+        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
       return text; // the workflow's output
     },
   },
@@ -72,7 +111,13 @@ describe('OpenLLMetry (@traceloop/node-server-sdk, its OTLP exporter)', () => {
       await traceloop.forceFlush();
       const trace = await theStoredTrace(h);
       dump(`openllmetry-${c.call}`, h, trace);
-      expectBillAndTrace(trace, c.provider, { userId, sessionId, nameContains: `wf-${c.call}`, io: true, producerCounts: c.producerCounts });
+      expectBillAndTrace(trace, c.provider, {
+        userId,
+        sessionId,
+        nameContains: `wf-${c.call}`,
+        io: true,
+        producerCounts: c.producerCounts,
+      });
     });
   }
 });

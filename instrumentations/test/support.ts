@@ -30,14 +30,19 @@ export const ANTHROPIC_RESPONSE_MODEL = 'claude-haiku-4-5-20251001';
 
 /** Chat Completions usage: 1,200 prompt tokens of which 200 cached, 300 completion tokens of which 100 reasoning */
 export const OPENAI_CHAT_USAGE = {
-  prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500,
+  prompt_tokens: 1200,
+  completion_tokens: 300,
+  total_tokens: 1500,
   prompt_tokens_details: { cached_tokens: 200, audio_tokens: 0 },
   completion_tokens_details: { reasoning_tokens: 100, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
 };
 /** the same counts as the Responses API reports them */
 export const OPENAI_RESPONSES_USAGE = {
-  input_tokens: 1200, input_tokens_details: { cached_tokens: 200 },
-  output_tokens: 300, output_tokens_details: { reasoning_tokens: 100 }, total_tokens: 1500,
+  input_tokens: 1200,
+  input_tokens_details: { cached_tokens: 200 },
+  output_tokens: 300,
+  output_tokens_details: { reasoning_tokens: 100 },
+  total_tokens: 1500,
 };
 /** Anthropic: input_tokens already excludes cache reads and writes */
 export const ANTHROPIC_USAGE = { input_tokens: 1000, cache_read_input_tokens: 200, cache_creation_input_tokens: 100, output_tokens: 300 };
@@ -60,33 +65,84 @@ export const ANSWER_TEXT = 'Hello from the fake provider.';
 const now = () => Math.floor(Date.now() / 1000);
 
 function chatCompletion(res: http.ServerResponse, body: any) {
-  const base = { id: 'chatcmpl-fake', created: now(), model: OPENAI_RESPONSE_MODEL, system_fingerprint: 'fp_fake', service_tier: 'default' };
+  const base = {
+    id: 'chatcmpl-fake',
+    created: now(),
+    model: OPENAI_RESPONSE_MODEL,
+    system_fingerprint: 'fp_fake',
+    service_tier: 'default',
+  };
   if (!body?.stream) {
     return json(res, 200, {
-      ...base, object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: ANSWER_TEXT, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+      ...base,
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: ANSWER_TEXT, refusal: null, annotations: [] },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
       usage: OPENAI_CHAT_USAGE,
     });
   }
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ ...base, object: 'chat.completion.chunk', choices, ...extra });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    ...base,
+    object: 'chat.completion.chunk',
+    choices,
+    ...extra,
+  });
   const includeUsage = body.stream_options?.include_usage === true;
   const [first, second] = [ANSWER_TEXT.slice(0, 10), ANSWER_TEXT.slice(10)];
-  sse(res, [
-    chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }], includeUsage ? { usage: null } : {}),
-    chunk([{ index: 0, delta: { content: first }, logprobs: null, finish_reason: null }], includeUsage ? { usage: null } : {}),
-    chunk([{ index: 0, delta: { content: second }, logprobs: null, finish_reason: null }], includeUsage ? { usage: null } : {}),
-    chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], includeUsage ? { usage: null } : {}),
-    ...(includeUsage ? [chunk([], { usage: OPENAI_CHAT_USAGE })] : []),
-  ], { done: true });
+  sse(
+    res,
+    [
+      chunk(
+        [{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }],
+        includeUsage ? { usage: null } : {},
+      ),
+      chunk([{ index: 0, delta: { content: first }, logprobs: null, finish_reason: null }], includeUsage ? { usage: null } : {}),
+      chunk([{ index: 0, delta: { content: second }, logprobs: null, finish_reason: null }], includeUsage ? { usage: null } : {}),
+      chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], includeUsage ? { usage: null } : {}),
+      ...(includeUsage ? [chunk([], { usage: OPENAI_CHAT_USAGE })] : []),
+    ],
+    { done: true },
+  );
 }
 
 function responsesResponse(res: http.ServerResponse, body: any) {
-  const message = { type: 'message', id: 'msg_fake', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: ANSWER_TEXT, annotations: [], logprobs: [] }] };
+  const message = {
+    type: 'message',
+    id: 'msg_fake',
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text: ANSWER_TEXT, annotations: [], logprobs: [] }],
+  };
   const response = {
-    id: 'resp_fake', object: 'response', created_at: now(), status: 'completed', error: null, incomplete_details: null, instructions: null,
-    max_output_tokens: null, model: OPENAI_RESPONSE_MODEL, output: [message], parallel_tool_calls: true, previous_response_id: null,
-    reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: 'text' } }, tool_choice: 'auto', tools: [],
-    top_p: 1, truncation: 'disabled', usage: OPENAI_RESPONSES_USAGE, user: null, metadata: {},
+    id: 'resp_fake',
+    object: 'response',
+    created_at: now(),
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    max_output_tokens: null,
+    model: OPENAI_RESPONSE_MODEL,
+    output: [message],
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: false,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage: OPENAI_RESPONSES_USAGE,
+    user: null,
+    metadata: {},
   };
   if (!body?.stream) return json(res, 200, response);
   const inProgress = { ...response, status: 'in_progress', output: [], usage: null };
@@ -112,12 +168,25 @@ function anthropicMessage(res: http.ServerResponse, body: any) {
     return json(res, 200, { ...message, content: [{ type: 'text', text: ANSWER_TEXT }], stop_reason: 'end_turn', usage: ANTHROPIC_USAGE });
   }
   sse(res, [
-    { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...ANTHROPIC_USAGE, output_tokens: 1 } } } },
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: { ...message, content: [], stop_reason: null, usage: { ...ANTHROPIC_USAGE, output_tokens: 1 } },
+      },
+    },
     { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
     { event: 'ping', data: { type: 'ping' } },
     { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ANSWER_TEXT } } },
     { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: ANTHROPIC_USAGE.output_tokens } } },
+    {
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: ANTHROPIC_USAGE.output_tokens },
+      },
+    },
     { event: 'message_stop', data: { type: 'message_stop' } },
   ]);
 }
@@ -160,12 +229,26 @@ async function startRecordingProxy(target: string): Promise<{ url: string; captu
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(
+          ([k]) => !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k),
+        ),
+      ) as Record<string, string>;
       let upstream: Response;
       try {
-        upstream = await fetch(target + req.url, { method: req.method, headers, body: ['GET', 'HEAD'].includes(req.method!) ? undefined : body });
+        upstream = await fetch(target + req.url, {
+          method: req.method,
+          headers,
+          body: ['GET', 'HEAD'].includes(req.method!) ? undefined : body,
+        });
       } catch (e) {
-        captured.push({ method: req.method!, path: req.url!, headers: req.headers, status: 502, response: `the proxy could not reach Tally: ${e}` });
+        captured.push({
+          method: req.method!,
+          path: req.url!,
+          headers: req.headers,
+          status: 502,
+          response: `the proxy could not reach Tally: ${e}`,
+        });
         res.writeHead(502).end();
         return;
       }
@@ -174,7 +257,8 @@ async function startRecordingProxy(target: string): Promise<{ url: string; captu
       try {
         const plain = decompress(body, req.headers['content-encoding']);
         const type = String(req.headers['content-type'] ?? '');
-        if (req.url!.includes('/otel/v1/traces')) c.otlp = type.includes('json') ? decodeJsonText(plain.toString('utf8')) : decodeProtobuf(plain);
+        if (req.url!.includes('/otel/v1/traces'))
+          c.otlp = type.includes('json') ? decodeJsonText(plain.toString('utf8')) : decodeProtobuf(plain);
         else if (type.includes('json') && plain.length) c.json = JSON.parse(plain.toString('utf8'));
       } catch (e) {
         c.json = { undecodable: String(e) };
@@ -182,7 +266,9 @@ async function startRecordingProxy(target: string): Promise<{ url: string; captu
       if (upstream.status >= 300 || !c.otlp) c.response = answer.toString('utf8').slice(0, 4000);
       captured.push(c);
       const out: Record<string, string> = {};
-      upstream.headers.forEach((v, k) => { if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) out[k] = v; });
+      upstream.headers.forEach((v, k) => {
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) out[k] = v;
+      });
       res.writeHead(upstream.status, out);
       res.end(answer);
     });
@@ -190,7 +276,8 @@ async function startRecordingProxy(target: string): Promise<{ url: string; captu
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, captured,
+    url,
+    captured,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -226,7 +313,8 @@ export async function startHarness(): Promise<Harness> {
   const keys = inject('projectA');
   const proxy = await startRecordingProxy(baseUrl);
   return {
-    provider, baseUrl,
+    provider,
+    baseUrl,
     publicKey: keys.publicKey,
     secretKey: keys.secretKey,
     tallyUrl: proxy.url,
@@ -250,14 +338,22 @@ export async function startHarness(): Promise<Harness> {
 export const otlpExporter = (h: Harness) => new OTLPTraceExporter({ url: h.otlpUrl, headers: { Authorization: h.authorization } });
 
 /** Langfuse's own span processor pointed at Tally, as the Langfuse docs set it up (batched: flush before reading) */
-export const langfuseProcessor = (h: Harness) => new LangfuseSpanProcessor({ publicKey: h.publicKey, secretKey: h.secretKey, baseUrl: h.tallyUrl, mediaUploadEnabled: false });
+export const langfuseProcessor = (h: Harness) =>
+  new LangfuseSpanProcessor({ publicKey: h.publicKey, secretKey: h.secretKey, baseUrl: h.tallyUrl, mediaUploadEnabled: false });
 
 /**
  * A Node tracer provider registered as the global one (with the AsyncLocalStorage context
  * manager), exporting through `processor`, by default the plain OTLP exporter to Tally.
  */
-export function registerTracerProvider(h: Harness, serviceName: string, processor: SpanProcessor = new SimpleSpanProcessor(otlpExporter(h))): NodeTracerProvider {
-  const provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': serviceName }), spanProcessors: [processor] });
+export function registerTracerProvider(
+  h: Harness,
+  serviceName: string,
+  processor: SpanProcessor = new SimpleSpanProcessor(otlpExporter(h)),
+): NodeTracerProvider {
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [processor],
+  });
   provider.register();
   return provider;
 }
@@ -288,8 +384,15 @@ export function sentSpans(captured: Captured[]): SentSpan[] {
       for (const ss of rs.scopeSpans ?? []) {
         for (const s of ss.spans ?? []) {
           out.push({
-            scope: ss.scope?.name ?? '', ...(ss.scope?.version ? { scopeVersion: ss.scope.version } : {}), name: s.name ?? '', kind: s.kind,
-            traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId), attributes: attributes(s.attributes), resource,
+            scope: ss.scope?.name ?? '',
+            ...(ss.scope?.version ? { scopeVersion: ss.scope.version } : {}),
+            name: s.name ?? '',
+            kind: s.kind,
+            traceId: hex(s.traceId),
+            spanId: hex(s.spanId),
+            parentSpanId: hex(s.parentSpanId),
+            attributes: attributes(s.attributes),
+            resource,
             ...(s.events?.length ? { events: s.events.map((e) => ({ name: e.name, attributes: attributes(e.attributes) })) } : {}),
           });
         }
@@ -306,7 +409,10 @@ export function sentEvents(captured: Captured[]): any[] {
 
 /** the trace ids the producer sent, in order of first appearance */
 export function sentTraceIds(captured: Captured[]): string[] {
-  const ids = [...sentSpans(captured).map((s) => s.traceId), ...sentEvents(captured).map((e) => e.body?.traceId ?? (e.type === 'trace-create' ? e.body?.id : undefined))];
+  const ids = [
+    ...sentSpans(captured).map((s) => s.traceId),
+    ...sentEvents(captured).map((e) => e.body?.traceId ?? (e.type === 'trace-create' ? e.body?.id : undefined)),
+  ];
   return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
 }
 
@@ -319,12 +425,17 @@ export function dump(name: string, h: Harness, stored: unknown) {
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
   const requests = h.captured.map((c) => ({
-    method: c.method, path: c.path, status: c.status,
+    method: c.method,
+    path: c.path,
+    status: c.status,
     headers: Object.fromEntries(Object.entries(c.headers).filter(([k]) => k !== 'authorization')),
     ...(c.response ? { response: c.response } : {}),
     ...(c.json ? { json: c.json } : {}),
   }));
-  writeFileSync(join(dir, `${name.replace(/[^a-z0-9._-]+/gi, '_')}.json`), JSON.stringify({ requests, spans: sentSpans(h.captured), stored }, null, 2));
+  writeFileSync(
+    join(dir, `${name.replace(/[^a-z0-9._-]+/gi, '_')}.json`),
+    JSON.stringify({ requests, spans: sentSpans(h.captured), stored }, null, 2),
+  );
 }
 
 // ------------------------------------------------------------------------------ what Tally stored
@@ -346,7 +457,10 @@ export async function storedTrace(h: Harness, traceId: string): Promise<any | nu
 /** the one trace the producer sent for a call (asserted), as Tally stored it */
 export async function theStoredTrace(h: Harness): Promise<any> {
   const exportsFailed = h.captured.filter((c) => c.status >= 300);
-  expect(exportsFailed.map((c) => `${c.method} ${c.path} → ${c.status} ${c.response ?? ''}`), 'every export/batch Tally received was accepted').toEqual([]);
+  expect(
+    exportsFailed.map((c) => `${c.method} ${c.path} → ${c.status} ${c.response ?? ''}`),
+    'every export/batch Tally received was accepted',
+  ).toEqual([]);
   const ids = sentTraceIds(h.captured);
   expect(ids, 'the producer sent exactly one trace for the call').toHaveLength(1);
   const trace = await storedTrace(h, ids[0]!);
@@ -358,8 +472,15 @@ export const generationsOf = (trace: any): any[] => (trace?.observations ?? []).
 
 /** the fields of a stored observation a cost reader looks at */
 export const costView = (o: any) => ({
-  id: o.id, name: o.name, type: o.type, model: o.model, usageDetails: o.usageDetails, costDetails: o.costDetails,
-  calculatedTotalCost: o.calculatedTotalCost, costStatus: o.costStatus, unpricedUsageKeys: o.unpricedUsageKeys,
+  id: o.id,
+  name: o.name,
+  type: o.type,
+  model: o.model,
+  usageDetails: o.usageDetails,
+  costDetails: o.costDetails,
+  calculatedTotalCost: o.calculatedTotalCost,
+  costStatus: o.costStatus,
+  unpricedUsageKeys: o.unpricedUsageKeys,
 });
 
 export interface TraceExpectation {
@@ -391,7 +512,16 @@ export interface TraceExpectation {
 export function expectBillAndTrace(trace: any, provider: Provider, want: TraceExpectation) {
   const bill = want.producerCounts?.cost ?? BILL[provider];
   const gens = generationsOf(trace);
-  const summary = JSON.stringify({ observations: (trace?.observations ?? []).map((o: any) => ({ name: o.name, type: o.type, cost: o.calculatedTotalCost, costStatus: o.costStatus, usageDetails: o.usageDetails })), totalCost: trace?.totalCost });
+  const summary = JSON.stringify({
+    observations: (trace?.observations ?? []).map((o: any) => ({
+      name: o.name,
+      type: o.type,
+      cost: o.calculatedTotalCost,
+      costStatus: o.costStatus,
+      usageDetails: o.usageDetails,
+    })),
+    totalCost: trace?.totalCost,
+  });
   expect.soft(gens.length, `exactly one GENERATION for the call: ${summary}`).toBe(1);
   // with several, the one a call is: a generation with no generation under it
   const gen = gens.find((g) => !gens.some((o) => o.parentObservationId === g.id)) ?? gens[0];
@@ -401,13 +531,25 @@ export function expectBillAndTrace(trace: any, provider: Provider, want: TraceEx
   if (gen && want.noUsageSent) {
     expect.soft(gen.costStatus, `no usage sent: priced from the tokenizer's counts (${JSON.stringify(costView(gen))})`).toBe('inferred');
     expect.soft(gen.calculatedTotalCost, 'no usage sent: a tokenizer-based cost').toBeGreaterThan(0);
-    expect.soft(Math.abs((trace?.totalCost ?? NaN) - gen.calculatedTotalCost), 'trace totalCost is the one generation\'s').toBeLessThan(1e-12);
+    expect
+      .soft(Math.abs((trace?.totalCost ?? NaN) - gen.calculatedTotalCost), "trace totalCost is the one generation's")
+      .toBeLessThan(1e-12);
   } else if (gen) {
-    expect.soft(Math.abs((gen.calculatedTotalCost ?? NaN) - bill), `generation cost ${gen.calculatedTotalCost} is the bill ${bill} (${JSON.stringify(costView(gen))})`).toBeLessThan(1e-9);
-    expect.soft(Math.abs((gen.costDetails?.total ?? NaN) - bill), `costDetails.total ${gen.costDetails?.total} is the bill ${bill}`).toBeLessThan(1e-9);
+    expect
+      .soft(
+        Math.abs((gen.calculatedTotalCost ?? NaN) - bill),
+        `generation cost ${gen.calculatedTotalCost} is the bill ${bill} (${JSON.stringify(costView(gen))})`,
+      )
+      .toBeLessThan(1e-9);
+    expect
+      .soft(Math.abs((gen.costDetails?.total ?? NaN) - bill), `costDetails.total ${gen.costDetails?.total} is the bill ${bill}`)
+      .toBeLessThan(1e-9);
     expect.soft(gen.costStatus, `every usage bucket priced (unpriced: ${JSON.stringify(gen.unpricedUsageKeys)})`).toBe('inferred');
   }
-  if (!want.noUsageSent) expect.soft(Math.abs((trace?.totalCost ?? NaN) - bill), `trace totalCost ${trace?.totalCost} is the bill ${bill} (no double counting)`).toBeLessThan(1e-9);
+  if (!want.noUsageSent)
+    expect
+      .soft(Math.abs((trace?.totalCost ?? NaN) - bill), `trace totalCost ${trace?.totalCost} is the bill ${bill} (no double counting)`)
+      .toBeLessThan(1e-9);
   if (want.userId !== undefined) expect.soft(trace?.userId, 'trace userId').toBe(want.userId);
   if (want.sessionId !== undefined) expect.soft(trace?.sessionId, 'trace sessionId').toBe(want.sessionId);
   if (want.tags) expect.soft(trace?.tags ?? [], 'trace tags').toEqual(expect.arrayContaining(want.tags));

@@ -80,7 +80,9 @@ function answerFrom(operation: SpecOperation, status: string, name?: string): Mo
 
 /** the answer an operation gives under `choice` (see the rules at the top of this file) */
 export function pickExample(operation: SpecOperation, choice: ExampleChoice = {}): MockAnswer {
-  const statuses = Object.keys(operation.responses ?? {}).filter((s) => /^\d{3}$/.test(s)).sort();
+  const statuses = Object.keys(operation.responses ?? {})
+    .filter((s) => /^\d{3}$/.test(s))
+    .sort();
   if (choice.example) {
     for (const status of statuses) {
       if (jsonContent(operation, status)?.examples?.[choice.example]) return answerFrom(operation, status, choice.example);

@@ -65,11 +65,17 @@ function byLiteralFirst(a: SpecOperationEntry, b: SpecOperationEntry): number {
 /** one msw handler per operation of the spec */
 export function createHandlers(opts: MockHandlerOptions = {}): HttpHandler[] {
   const theSpec = (opts.spec as Spec | undefined) ?? spec;
-  return listOperations(theSpec).sort(byLiteralFirst).map((entry) => handlerFor(entry, opts, theSpec));
+  return listOperations(theSpec)
+    .sort(byLiteralFirst)
+    .map((entry) => handlerFor(entry, opts, theSpec));
 }
 
 /** a handler for one operation answering the chosen example: for `server.use(...)` in one test */
-export function mockOperation(operationId: string, choice: string | ExampleChoice, opts: Omit<MockHandlerOptions, 'examples'> = {}): HttpHandler {
+export function mockOperation(
+  operationId: string,
+  choice: string | ExampleChoice,
+  opts: Omit<MockHandlerOptions, 'examples'> = {},
+): HttpHandler {
   const theSpec = (opts.spec as Spec | undefined) ?? spec;
   const entry = listOperations(theSpec).find((e) => e.operationId === operationId);
   if (!entry) throw new Error(`No operation ${operationId} in the spec`);

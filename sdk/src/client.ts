@@ -61,7 +61,13 @@ export function createTallyClient(opts: TallyOptions): Client {
     const throwOnError = options?.throwOnError ?? client.getConfig().throwOnError;
     // `throwOnError: false` keeps the spec-typed body as `error` (status on `response`)
     if (!throwOnError) return error;
-    return new TallyApiError({ status: response.status, body: error, requestId: response.headers.get('x-request-id') ?? undefined, method, url });
+    return new TallyApiError({
+      status: response.status,
+      body: error,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      method,
+      url,
+    });
   });
   return client;
 }

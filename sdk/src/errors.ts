@@ -42,7 +42,12 @@ export class TallyNetworkError extends TallyError {
   readonly url: string | undefined;
 
   constructor(init: { cause: unknown; method?: string; url?: string }) {
-    const reason = init.cause instanceof Error ? (init.cause.cause instanceof Error ? init.cause.cause.message : init.cause.message) : String(init.cause);
+    const reason =
+      init.cause instanceof Error
+        ? init.cause.cause instanceof Error
+          ? init.cause.cause.message
+          : init.cause.message
+        : String(init.cause);
     super(`${init.method ?? 'request'} ${init.url ?? ''} got no response: ${reason}`, { cause: init.cause });
     this.method = init.method;
     this.url = init.url;

@@ -114,7 +114,11 @@ export class IngestionBatcher {
     const bytes = encoder.encode(JSON.stringify(event)).length + 1; // + the separating comma
     if (bytes + ENVELOPE_BYTES > this.#maxBytes) {
       this.#dropped++;
-      this.#report({ kind: 'too-large', events: [event], error: new Error(`event ${event.id} is ${bytes} bytes, over maxBytes (${this.#maxBytes})`) });
+      this.#report({
+        kind: 'too-large',
+        events: [event],
+        error: new Error(`event ${event.id} is ${bytes} bytes, over maxBytes (${this.#maxBytes})`),
+      });
       return;
     }
     let settle!: () => void;
@@ -217,12 +221,14 @@ export class IngestionBatcher {
     let res: IngestionResponse;
     try {
       res = await this.#send(chunk.map((e) => e.event));
-      if (!res || !Array.isArray(res.successes) || !Array.isArray(res.errors)) throw new TypeError('send() did not resolve with an IngestionResponse');
+      if (!res || !Array.isArray(res.successes) || !Array.isArray(res.errors))
+        throw new TypeError('send() did not resolve with an IngestionResponse');
     } catch (error) {
       const status = statusOf(error);
       // a request the server refused as a whole with a 4xx (bad credentials, malformed body)
       // fails the same way next time; 408 and 429 are transient
-      if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) this.#drop('rejected', chunk, status, error);
+      if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429)
+        this.#drop('rejected', chunk, status, error);
       else this.#retry(chunk, status, error);
       return;
     }

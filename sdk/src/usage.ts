@@ -128,7 +128,10 @@ export interface AnthropicUsage {
  */
 export function usageFromAnthropic(usage: AnthropicUsage): UsageBuckets {
   const u = usage as Record<string, unknown>;
-  const buckets: [string, number][] = [['input', count(u.input_tokens) ?? 0], ['output', count(u.output_tokens) ?? 0]];
+  const buckets: [string, number][] = [
+    ['input', count(u.input_tokens) ?? 0],
+    ['output', count(u.output_tokens) ?? 0],
+  ];
   const read = count(u.cache_read_input_tokens) ?? 0;
   if (read > 0) buckets.push(['input_cache_read', read]);
   const creation = count(u.cache_creation_input_tokens) ?? 0;
@@ -171,7 +174,9 @@ export interface GeminiUsageMetadata {
 
 function modalityCount(details: unknown, modality: string): number {
   if (!Array.isArray(details)) return 0;
-  return sum(details.filter((d) => isObject(d) && d.modality === modality).map((d) => count((d as GeminiModalityTokenCount).tokenCount) ?? 0));
+  return sum(
+    details.filter((d) => isObject(d) && d.modality === modality).map((d) => count((d as GeminiModalityTokenCount).tokenCount) ?? 0),
+  );
 }
 
 /**
@@ -188,7 +193,9 @@ function modalityCount(details: unknown, modality: string): number {
  * input_audio_tokens / input_cached_audio_tokens); other modalities are billed as text input.
  */
 export function usageFromGemini(usage: GeminiUsageMetadata | { usageMetadata: GeminiUsageMetadata }): UsageBuckets {
-  const u = (isObject((usage as { usageMetadata?: unknown }).usageMetadata) ? (usage as { usageMetadata: GeminiUsageMetadata }).usageMetadata : usage) as Record<string, unknown>;
+  const u = (
+    isObject((usage as { usageMetadata?: unknown }).usageMetadata) ? (usage as { usageMetadata: GeminiUsageMetadata }).usageMetadata : usage
+  ) as Record<string, unknown>;
   const prompt = count(u.promptTokenCount) ?? 0;
   const cached = Math.min(count(u.cachedContentTokenCount) ?? 0, prompt);
   const cachedAudio = Math.min(modalityCount(u.cacheTokensDetails, 'AUDIO'), cached);
@@ -229,7 +236,10 @@ export interface BedrockUsage {
  */
 export function usageFromBedrock(usage: BedrockUsage | { usage: BedrockUsage }): UsageBuckets {
   const u = (isObject((usage as { usage?: unknown }).usage) ? (usage as { usage: BedrockUsage }).usage : usage) as Record<string, unknown>;
-  const buckets: [string, number][] = [['input', count(u.inputTokens) ?? 0], ['output', count(u.outputTokens) ?? 0]];
+  const buckets: [string, number][] = [
+    ['input', count(u.inputTokens) ?? 0],
+    ['output', count(u.outputTokens) ?? 0],
+  ];
   const read = count(u.cacheReadInputTokens) ?? 0;
   if (read > 0) buckets.push(['input_cache_read', read]);
   const write = count(u.cacheWriteInputTokens) ?? 0;

@@ -47,7 +47,14 @@ beforeEach(() => {
 });
 
 const tally = (extra: Partial<ConstructorParameters<typeof Tally>[0]> = {}) =>
-  new Tally({ baseUrl: baseUrl + '/', publicKey: 'pk-lf-test', secretKey: 'sk-lf-test', retryBaseDelayMs: 5, retryMaxDelayMs: 20, ...extra });
+  new Tally({
+    baseUrl: baseUrl + '/',
+    publicKey: 'pk-lf-test',
+    secretKey: 'sk-lf-test',
+    retryBaseDelayMs: 5,
+    retryMaxDelayMs: 20,
+    ...extra,
+  });
 
 const page = (items: unknown[], page: number, totalPages: number) => ({
   status: 200,
@@ -79,7 +86,9 @@ describe('construction', () => {
 describe('errors', () => {
   it('a non-2xx throws TallyApiError with status, the spec body and the request id', async () => {
     script = [{ status: 400, body: { message: 'limit must be at most 100' }, headers: { 'x-request-id': 'abc-123' } }];
-    const error = await tally().models.list({ query: { limit: 1000 } }).catch((e: unknown) => e);
+    const error = await tally()
+      .models.list({ query: { limit: 1000 } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TallyApiError);
     const apiError = error as TallyApiError<{ message: string }>;
     expect(apiError.status).toBe(400);
@@ -128,7 +137,9 @@ describe('retries', () => {
 
   it('gives up after maxRetries and throws the last answer', async () => {
     fallback = () => ({ status: 500, body: { message: 'broken' } });
-    const error = await tally({ maxRetries: 2 }).models.list().catch((e: unknown) => e);
+    const error = await tally({ maxRetries: 2 })
+      .models.list()
+      .catch((e: unknown) => e);
     expect((error as TallyApiError).status).toBe(500);
     expect(seen).toHaveLength(3);
   });
@@ -149,7 +160,10 @@ describe('retries', () => {
   });
 
   it('retries ingestion (event ids make the replay harmless), resending the same body', async () => {
-    script = [{ status: 502, body: { message: 'bad gateway' } }, { status: 207, body: { successes: [{ id: 'e1', status: 201 }], errors: [] } }];
+    script = [
+      { status: 502, body: { message: 'bad gateway' } },
+      { status: 207, body: { successes: [{ id: 'e1', status: 201 }], errors: [] } },
+    ];
     const batch = [{ id: 'e1', type: 'trace-create', timestamp: new Date().toISOString(), body: { id: 't1' } }];
     const { data } = await tally().ingestion.batch({ body: { batch } as never });
     expect(data).toEqual({ successes: [{ id: 'e1', status: 201 }], errors: [] });

@@ -31,7 +31,10 @@ describe('IngestionBatcher: when it sends', () => {
     const b = new IngestionBatcher({ send: f.send, maxEvents: 3, flushIntervalMs: 60_000 });
     for (let i = 0; i < 7; i++) b.add(ev(i));
     await vi.advanceTimersByTimeAsync(0);
-    expect(f.batches).toEqual([['evt-0', 'evt-1', 'evt-2'], ['evt-3', 'evt-4', 'evt-5']]);
+    expect(f.batches).toEqual([
+      ['evt-0', 'evt-1', 'evt-2'],
+      ['evt-3', 'evt-4', 'evt-5'],
+    ]);
     await b.shutdown();
     expect(f.batches.at(-1)).toEqual(['evt-6']);
   });
@@ -43,7 +46,10 @@ describe('IngestionBatcher: when it sends', () => {
     for (let i = 0; i < 6; i++) b.add(ev(i, { input: big }));
     await vi.advanceTimersByTimeAsync(0);
     // ~390 bytes each: two per request, sent as soon as the third would not fit
-    expect(f.batches).toEqual([['evt-0', 'evt-1'], ['evt-2', 'evt-3']]);
+    expect(f.batches).toEqual([
+      ['evt-0', 'evt-1'],
+      ['evt-2', 'evt-3'],
+    ]);
     for (const batch of f.send.mock.calls) expect(JSON.stringify({ batch: batch[0] }).length).toBeLessThanOrEqual(1000);
     await b.shutdown();
     expect(f.ids()).toEqual(['evt-0', 'evt-1', 'evt-2', 'evt-3', 'evt-4', 'evt-5']);
@@ -57,7 +63,9 @@ describe('IngestionBatcher: when it sends', () => {
     b.add(ev(2));
     await b.shutdown();
     expect(f.ids()).toEqual(['evt-2']);
-    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ kind: 'too-large', events: [expect.objectContaining({ id: 'evt-1' })] }));
+    expect(onError).toHaveBeenCalledWith(
+      expect.objectContaining({ kind: 'too-large', events: [expect.objectContaining({ id: 'evt-1' })] }),
+    );
     expect(b.stats).toEqual({ acknowledged: 1, dropped: 1, pending: 0 });
   });
 
@@ -129,8 +137,15 @@ describe('IngestionBatcher: delivery', () => {
     expect(f.send).toHaveBeenCalledTimes(2);
     await vi.advanceTimersByTimeAsync(150);
     await p;
-    expect(f.batches).toEqual([['evt-1', 'evt-2'], ['evt-1', 'evt-2'], ['evt-1', 'evt-2']]);
-    expect(onError.mock.calls.map((c: unknown[]) => c[0] as IngestionFailure).map((x) => [x.kind, x.retryInMs])).toEqual([['retrying', 75], ['retrying', 150]]);
+    expect(f.batches).toEqual([
+      ['evt-1', 'evt-2'],
+      ['evt-1', 'evt-2'],
+      ['evt-1', 'evt-2'],
+    ]);
+    expect(onError.mock.calls.map((c: unknown[]) => c[0] as IngestionFailure).map((x) => [x.kind, x.retryInMs])).toEqual([
+      ['retrying', 75],
+      ['retrying', 150],
+    ]);
     expect(b.stats).toEqual({ acknowledged: 2, dropped: 0, pending: 0 });
   });
 
@@ -139,7 +154,10 @@ describe('IngestionBatcher: delivery', () => {
       if (call === 1) {
         return {
           successes: [{ id: 'evt-1', status: 201 }],
-          errors: [{ id: 'evt-2', status: 500, message: 'database unavailable' }, { id: 'evt-3', status: 429 }],
+          errors: [
+            { id: 'evt-2', status: 500, message: 'database unavailable' },
+            { id: 'evt-3', status: 429 },
+          ],
           // evt-4 is missing from the response: not acknowledged
         };
       }
@@ -168,7 +186,12 @@ describe('IngestionBatcher: delivery', () => {
     await b.shutdown();
     expect(f.send).toHaveBeenCalledTimes(1);
     expect(onError).toHaveBeenCalledTimes(1);
-    expect(onError.mock.calls[0]![0]).toMatchObject({ kind: 'rejected', status: 400, events: [{ id: 'evt-2' }], error: { message: 'Invalid request data' } });
+    expect(onError.mock.calls[0]![0]).toMatchObject({
+      kind: 'rejected',
+      status: 400,
+      events: [{ id: 'evt-2' }],
+      error: { message: 'Invalid request data' },
+    });
     expect(b.stats).toEqual({ acknowledged: 1, dropped: 1, pending: 0 });
   });
 
@@ -215,14 +238,18 @@ describe('IngestionBatcher: delivery', () => {
     expect(f.send).toHaveBeenCalledTimes(1);
     release();
     await b.shutdown();
-    expect(f.batches).toEqual([['evt-1', 'evt-2'], ['evt-3', 'evt-4']]);
+    expect(f.batches).toEqual([
+      ['evt-1', 'evt-2'],
+      ['evt-3', 'evt-4'],
+    ]);
   });
 
   it('a throwing onError does not break delivery', async () => {
     let calls = 0;
     const f = fakeSend((batch) => (++calls === 1 ? { successes: [], errors: [{ id: 'evt-1', status: 502 }] } : allOk(batch, calls)));
     const b = new IngestionBatcher({
-      send: f.send, retryBaseMs: 1,
+      send: f.send,
+      retryBaseMs: 1,
       onError: () => {
         throw new Error('logger broke');
       },

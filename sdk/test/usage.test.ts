@@ -18,9 +18,15 @@ describe('usageFromOpenAI', () => {
   it('Chat Completions: cached tokens subtracted from input once, zero details kept as the server keeps them', () => {
     const b = usageFromOpenAI(openai['chat-gpt-4.1-mini-cached']);
     expect(b).toEqual({
-      input: 86, output: 300, total: 2306,
-      input_cached_tokens: 1920, input_audio_tokens: 0,
-      output_reasoning_tokens: 0, output_audio_tokens: 0, output_accepted_prediction_tokens: 0, output_rejected_prediction_tokens: 0,
+      input: 86,
+      output: 300,
+      total: 2306,
+      input_cached_tokens: 1920,
+      input_audio_tokens: 0,
+      output_reasoning_tokens: 0,
+      output_audio_tokens: 0,
+      output_accepted_prediction_tokens: 0,
+      output_rejected_prediction_tokens: 0,
     });
     expectExclusive(b, 2306);
   });
@@ -37,10 +43,18 @@ describe('usageFromOpenAI', () => {
     expectExclusive(b, 202);
   });
 
-  it('ignores a gateway\'s extra keys (cost, is_byok) that would make the server store the object unmapped', () => {
+  it("ignores a gateway's extra keys (cost, is_byok) that would make the server store the object unmapped", () => {
     const recorded = openai['chat-openrouter-with-cost'];
     const b = usageFromOpenAI(recorded);
-    expect(b).toEqual({ input: 194, output: 2, total: 196, input_cached_tokens: 0, input_audio_tokens: 0, output_reasoning_tokens: 0, output_image_tokens: 0 });
+    expect(b).toEqual({
+      input: 194,
+      output: 2,
+      total: 196,
+      input_cached_tokens: 0,
+      input_audio_tokens: 0,
+      output_reasoning_tokens: 0,
+      output_image_tokens: 0,
+    });
     // the raw object is NOT recognised by the server: the helper is what makes it priceable
     expect(parseUsageDetails(recorded).shape).toBe('map');
     expect(parseUsageDetails(b).usage).toEqual(b);
@@ -52,7 +66,7 @@ describe('usageFromOpenAI', () => {
     expectExclusive(b, 2754);
   });
 
-  it('agrees with the server\'s own mapping of every strict recorded object', () => {
+  it("agrees with the server's own mapping of every strict recorded object", () => {
     for (const [name, recorded] of Object.entries(openai)) {
       if (name === 'chat-openrouter-with-cost') continue;
       const server = parseUsageDetails(recorded);
@@ -62,8 +76,13 @@ describe('usageFromOpenAI', () => {
   });
 
   it('clamps at zero and computes total when total_tokens is missing; null details are skipped', () => {
-    expect(usageFromOpenAI({ prompt_tokens: 5, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 9, audio_tokens: null } })).toEqual({
-      input: 0, output: 3, input_cached_tokens: 9, total: 12,
+    expect(
+      usageFromOpenAI({ prompt_tokens: 5, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 9, audio_tokens: null } }),
+    ).toEqual({
+      input: 0,
+      output: 3,
+      input_cached_tokens: 9,
+      total: 12,
     });
   });
 });
@@ -81,13 +100,35 @@ describe('usageFromAnthropic', () => {
   });
 
   it('without the cache_creation split, writes go to input_cache_creation', () => {
-    expect(usageFromAnthropic(anthropic['messages-legacy-no-split'])).toEqual({ input: 2095, output: 503, input_cache_read: 1800, total: 4398 });
-    expect(usageFromAnthropic({ input_tokens: 3, output_tokens: 1, cache_creation_input_tokens: 50 })).toEqual({ input: 3, output: 1, input_cache_creation: 50, total: 54 });
+    expect(usageFromAnthropic(anthropic['messages-legacy-no-split'])).toEqual({
+      input: 2095,
+      output: 503,
+      input_cache_read: 1800,
+      total: 4398,
+    });
+    expect(usageFromAnthropic({ input_tokens: 3, output_tokens: 1, cache_creation_input_tokens: 50 })).toEqual({
+      input: 3,
+      output: 1,
+      input_cache_creation: 50,
+      total: 54,
+    });
   });
 
   it('a write the split does not cover stays in input_cache_creation, so it is counted once', () => {
-    const b = usageFromAnthropic({ input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 100, cache_creation: { ephemeral_5m_input_tokens: 60, ephemeral_1h_input_tokens: 30 } });
-    expect(b).toEqual({ input: 1, output: 1, input_cache_creation_5m: 60, input_cache_creation_1h: 30, input_cache_creation: 10, total: 102 });
+    const b = usageFromAnthropic({
+      input_tokens: 1,
+      output_tokens: 1,
+      cache_creation_input_tokens: 100,
+      cache_creation: { ephemeral_5m_input_tokens: 60, ephemeral_1h_input_tokens: 30 },
+    });
+    expect(b).toEqual({
+      input: 1,
+      output: 1,
+      input_cache_creation_5m: 60,
+      input_cache_creation_1h: 30,
+      input_cache_creation: 10,
+      total: 102,
+    });
   });
 });
 
@@ -113,12 +154,28 @@ describe('usageFromGemini', () => {
   it('cached audio is split from cached text; a whole response is accepted', () => {
     const b = usageFromGemini({
       usageMetadata: {
-        promptTokenCount: 2000, cachedContentTokenCount: 1200, candidatesTokenCount: 10, totalTokenCount: 2010,
-        promptTokensDetails: [{ modality: 'TEXT', tokenCount: 500 }, { modality: 'AUDIO', tokenCount: 1500 }],
-        cacheTokensDetails: [{ modality: 'TEXT', tokenCount: 200 }, { modality: 'AUDIO', tokenCount: 1000 }],
+        promptTokenCount: 2000,
+        cachedContentTokenCount: 1200,
+        candidatesTokenCount: 10,
+        totalTokenCount: 2010,
+        promptTokensDetails: [
+          { modality: 'TEXT', tokenCount: 500 },
+          { modality: 'AUDIO', tokenCount: 1500 },
+        ],
+        cacheTokensDetails: [
+          { modality: 'TEXT', tokenCount: 200 },
+          { modality: 'AUDIO', tokenCount: 1000 },
+        ],
       },
     });
-    expect(b).toEqual({ input: 300, input_cached_tokens: 200, input_cached_audio_tokens: 1000, input_audio_tokens: 500, output: 10, total: 2010 });
+    expect(b).toEqual({
+      input: 300,
+      input_cached_tokens: 200,
+      input_cached_audio_tokens: 1000,
+      input_audio_tokens: 500,
+      output: 10,
+      total: 2010,
+    });
   });
 
   it('a plain response', () => {

@@ -17,7 +17,11 @@ const usage = 'usage: cli.ts project create <name> | project list | key create <
 
 async function main(argv: string[]) {
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+  });
   try {
     const em = db.em();
     const [noun, verb, arg] = argv;

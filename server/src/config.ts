@@ -57,19 +57,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const host = (env.TALLY_HOST ?? '').trim() || '0.0.0.0';
   // an address, or a name the resolver turns into one (localhost); no scheme, port or brackets
-  if (!isIP(host) && !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i.test(host)) problems.push(`TALLY_HOST must be an IP address or a host name (0.0.0.0, ::, 127.0.0.1, localhost), got "${env.TALLY_HOST}"`);
+  if (!isIP(host) && !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i.test(host))
+    problems.push(`TALLY_HOST must be an IP address or a host name (0.0.0.0, ::, 127.0.0.1, localhost), got "${env.TALLY_HOST}"`);
 
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
 
   let encryptionKey: Buffer | null = null;
   if (env.ENCRYPTION_KEY) {
-    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY)) problems.push('ENCRYPTION_KEY must be 64 hex characters (generate one with `openssl rand -hex 32`)');
+    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY))
+      problems.push('ENCRYPTION_KEY must be 64 hex characters (generate one with `openssl rand -hex 32`)');
     else encryptionKey = Buffer.from(env.ENCRYPTION_KEY, 'hex');
   }
   let encryptionKeyPrevious: Buffer | null = null;
   if (env.ENCRYPTION_KEY_PREVIOUS) {
-    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY_PREVIOUS)) problems.push('ENCRYPTION_KEY_PREVIOUS must be 64 hex characters (the ENCRYPTION_KEY used before the rotation)');
+    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY_PREVIOUS))
+      problems.push('ENCRYPTION_KEY_PREVIOUS must be 64 hex characters (the ENCRYPTION_KEY used before the rotation)');
     else encryptionKeyPrevious = Buffer.from(env.ENCRYPTION_KEY_PREVIOUS, 'hex');
   }
 
@@ -78,7 +81,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const initPublicKey = env.TALLY_INIT_PUBLIC_KEY || null;
   const initSecretKey = env.TALLY_INIT_SECRET_KEY || null;
-  if (Boolean(initPublicKey) !== Boolean(initSecretKey)) problems.push('TALLY_INIT_PUBLIC_KEY and TALLY_INIT_SECRET_KEY must be set together');
+  if (Boolean(initPublicKey) !== Boolean(initSecretKey))
+    problems.push('TALLY_INIT_PUBLIC_KEY and TALLY_INIT_SECRET_KEY must be set together');
   if (initPublicKey && !initPublicKey.startsWith('pk-')) problems.push('TALLY_INIT_PUBLIC_KEY must start with "pk-"');
   if (initSecretKey && !initSecretKey.startsWith('sk-')) problems.push('TALLY_INIT_SECRET_KEY must start with "sk-"');
 
@@ -86,33 +90,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['true', 'false', '1', '0'].includes(prepared)) problems.push('TALLY_DB_PREPARED_STATEMENTS must be true or false');
 
   const threads = env.TALLY_TOKENIZER_THREADS ? Number(env.TALLY_TOKENIZER_THREADS) : defaultTokenizerThreads();
-  if (!Number.isInteger(threads) || threads < 1 || threads > 64) problems.push(`TALLY_TOKENIZER_THREADS must be an integer 1..64, got "${env.TALLY_TOKENIZER_THREADS}"`);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64)
+    problems.push(`TALLY_TOKENIZER_THREADS must be an integer 1..64, got "${env.TALLY_TOKENIZER_THREADS}"`);
 
   const retention = Number(env.TALLY_EVENT_ID_RETENTION_DAYS ?? 30);
-  if (!Number.isInteger(retention) || retention < 0) problems.push(`TALLY_EVENT_ID_RETENTION_DAYS must be a whole number of days (0 keeps them for ever), got "${env.TALLY_EVENT_ID_RETENTION_DAYS}"`);
+  if (!Number.isInteger(retention) || retention < 0)
+    problems.push(
+      `TALLY_EVENT_ID_RETENTION_DAYS must be a whole number of days (0 keeps them for ever), got "${env.TALLY_EVENT_ID_RETENTION_DAYS}"`,
+    );
 
   const requestTimeout = Number(env.TALLY_REQUEST_TIMEOUT_SECONDS ?? 60);
-  if (!Number.isInteger(requestTimeout) || requestTimeout < 1 || requestTimeout > 3600) problems.push(`TALLY_REQUEST_TIMEOUT_SECONDS must be a whole number of seconds 1..3600, got "${env.TALLY_REQUEST_TIMEOUT_SECONDS}"`);
+  if (!Number.isInteger(requestTimeout) || requestTimeout < 1 || requestTimeout > 3600)
+    problems.push(`TALLY_REQUEST_TIMEOUT_SECONDS must be a whole number of seconds 1..3600, got "${env.TALLY_REQUEST_TIMEOUT_SECONDS}"`);
 
   const sharedBuffers = Number(env.TALLY_PGLITE_SHARED_BUFFERS_MB ?? 32);
-  if (!Number.isInteger(sharedBuffers) || sharedBuffers < 1 || sharedBuffers > 4096) problems.push(`TALLY_PGLITE_SHARED_BUFFERS_MB must be a whole number of MB 1..4096, got "${env.TALLY_PGLITE_SHARED_BUFFERS_MB}"`);
+  if (!Number.isInteger(sharedBuffers) || sharedBuffers < 1 || sharedBuffers > 4096)
+    problems.push(`TALLY_PGLITE_SHARED_BUFFERS_MB must be a whole number of MB 1..4096, got "${env.TALLY_PGLITE_SHARED_BUFFERS_MB}"`);
 
   const llmTimeoutMs = Number(env.TALLY_LLM_TIMEOUT_MS ?? 120_000);
-  if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs < 100 || llmTimeoutMs > 3_600_000) problems.push(`TALLY_LLM_TIMEOUT_MS must be a whole number of milliseconds 100..3600000, got "${env.TALLY_LLM_TIMEOUT_MS}"`);
+  if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs < 100 || llmTimeoutMs > 3_600_000)
+    problems.push(`TALLY_LLM_TIMEOUT_MS must be a whole number of milliseconds 100..3600000, got "${env.TALLY_LLM_TIMEOUT_MS}"`);
 
   const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 8);
-  if (!Number.isInteger(evalConcurrency) || evalConcurrency < 0 || evalConcurrency > 64) problems.push(`TALLY_EVAL_CONCURRENCY must be a whole number 0..64, got "${env.TALLY_EVAL_CONCURRENCY}"`);
+  if (!Number.isInteger(evalConcurrency) || evalConcurrency < 0 || evalConcurrency > 64)
+    problems.push(`TALLY_EVAL_CONCURRENCY must be a whole number 0..64, got "${env.TALLY_EVAL_CONCURRENCY}"`);
   const evalRetryBaseMs = Number(env.TALLY_EVAL_RETRY_BASE_MS ?? 15_000);
-  if (!Number.isInteger(evalRetryBaseMs) || evalRetryBaseMs < 10 || evalRetryBaseMs > 3_600_000) problems.push(`TALLY_EVAL_RETRY_BASE_MS must be a whole number of milliseconds 10..3600000, got "${env.TALLY_EVAL_RETRY_BASE_MS}"`);
+  if (!Number.isInteger(evalRetryBaseMs) || evalRetryBaseMs < 10 || evalRetryBaseMs > 3_600_000)
+    problems.push(`TALLY_EVAL_RETRY_BASE_MS must be a whole number of milliseconds 10..3600000, got "${env.TALLY_EVAL_RETRY_BASE_MS}"`);
 
   const heapGrowthPercent = Number(env.TALLY_HEAP_GROWTH_PERCENT ?? 100);
-  if (!Number.isInteger(heapGrowthPercent) || heapGrowthPercent < 0 || heapGrowthPercent > 1000) problems.push(`TALLY_HEAP_GROWTH_PERCENT must be a whole number 0..1000 (0: V8's own heuristic), got "${env.TALLY_HEAP_GROWTH_PERCENT}"`);
+  if (!Number.isInteger(heapGrowthPercent) || heapGrowthPercent < 0 || heapGrowthPercent > 1000)
+    problems.push(
+      `TALLY_HEAP_GROWTH_PERCENT must be a whole number 0..1000 (0: V8's own heuristic), got "${env.TALLY_HEAP_GROWTH_PERCENT}"`,
+    );
 
   let llmAllowedHosts: AllowList = parseAllowList('');
   try {
     llmAllowedHosts = parseAllowList(env.TALLY_LLM_ALLOWED_HOSTS);
     const egress = (env.TALLY_LLM_EGRESS ?? 'public').toLowerCase();
-    if (egress !== 'public' && egress !== 'allowlist') problems.push(`TALLY_LLM_EGRESS must be public (the internet and TALLY_LLM_ALLOWED_HOSTS) or allowlist (TALLY_LLM_ALLOWED_HOSTS only), got "${env.TALLY_LLM_EGRESS}"`);
+    if (egress !== 'public' && egress !== 'allowlist')
+      problems.push(
+        `TALLY_LLM_EGRESS must be public (the internet and TALLY_LLM_ALLOWED_HOSTS) or allowlist (TALLY_LLM_ALLOWED_HOSTS only), got "${env.TALLY_LLM_EGRESS}"`,
+      );
     llmAllowedHosts.onlyListed = egress === 'allowlist';
   } catch (e) {
     if (!(e instanceof AllowListError)) throw e;

@@ -32,7 +32,16 @@ try {
   }
   throw e;
 }
-log.info({ listening: server.address, url: server.url, database: server.db.kind, dataDir: server.db.kind === 'pglite' ? config.dataDir : undefined, ms: Date.now() - started }, 'Tally is listening');
+log.info(
+  {
+    listening: server.address,
+    url: server.url,
+    database: server.db.kind,
+    dataDir: server.db.kind === 'pglite' ? config.dataDir : undefined,
+    ms: Date.now() - started,
+  },
+  'Tally is listening',
+);
 if (server.createdKeys) {
   // printed once, to the terminal only: the secret is not stored in plain text anywhere
   console.log(

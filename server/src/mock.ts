@@ -17,23 +17,44 @@ export async function createMockApp() {
   const app = express();
   app.use(docsRouter());
   app.use(express.json({ limit: BODY_LIMIT_BYTES }));
-  api.register('notFound', (c: Context, _q: Request, res: Response) => res.status(404).json({ message: `No route for ${c.request.method} ${c.request.path}`, error: 'NotFoundError' }));
-  api.register('methodNotAllowed', (_c: Context, _q: Request, res: Response) => res.status(405).json({ message: 'Method not allowed', error: 'MethodNotAllowedError' }));
+  api.register('notFound', (c: Context, _q: Request, res: Response) =>
+    res.status(404).json({ message: `No route for ${c.request.method} ${c.request.path}`, error: 'NotFoundError' }),
+  );
+  api.register('methodNotAllowed', (_c: Context, _q: Request, res: Response) =>
+    res.status(405).json({ message: 'Method not allowed', error: 'MethodNotAllowedError' }),
+  );
   for (const operation of api.getOperations()) {
     api.register(operation.operationId!, (c: Context, req: Request, res: Response) => {
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       if (secured && !req.headers.authorization) return res.status(401).json({ message: 'No authorization header' });
       const v = api.validator.validateRequest(c.request, c.operation);
       if (!v.valid) return res.status(400).json({ message: 'Invalid request data', error: issuesFromAjv(v.errors ?? []) });
-      const { status, body, example, contentType } = pickExample(c.operation as never, parsePrefer(req.headers.prefer as string | undefined));
+      const { status, body, example, contentType } = pickExample(
+        c.operation as never,
+        parsePrefer(req.headers.prefer as string | undefined),
+      );
       if (example) res.setHeader('x-tally-mock-example', example);
       if (contentType === null) return res.status(status).end();
       res.status(status).json(body);
     });
   }
-  app.use((req, res) => api.handleRequest({ method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: req.body }, req, res));
+  app.use((req, res) =>
+    api.handleRequest(
+      {
+        method: req.method,
+        path: req.path,
+        headers: req.headers as Record<string, string>,
+        query: req.query as Record<string, string>,
+        body: req.body,
+      },
+      req,
+      res,
+    ),
+  );
   app.use((err: any, _req: Request, res: Response, _next: unknown) => {
-    res.status(err?.type === 'entity.too.large' ? 413 : 400).json({ message: `Invalid request body: ${err.message}`, error: 'InvalidRequestError' });
+    res
+      .status(err?.type === 'entity.too.large' ? 413 : 400)
+      .json({ message: `Invalid request body: ${err.message}`, error: 'InvalidRequestError' });
   });
   return app;
 }

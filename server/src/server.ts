@@ -43,24 +43,47 @@ export interface RunningServer {
  * Node's defaults (300 s, checked every 30 s) let a client that sends less than its
  * Content-Length hold a connection for minutes; this closes it with a 408 after the timeout.
  */
-export async function listen(app: RequestListener, port: number, host: string, requestTimeoutSeconds: number, ingestionPaths?: Set<string>): Promise<Server> {
+export async function listen(
+  app: RequestListener,
+  port: number,
+  host: string,
+  requestTimeoutSeconds: number,
+  ingestionPaths?: Set<string>,
+): Promise<Server> {
   const timeoutMs = requestTimeoutSeconds * 1000;
-  const server = createServer({ requestTimeout: timeoutMs, headersTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1000, timeoutMs) }, app);
+  const server = createServer(
+    { requestTimeout: timeoutMs, headersTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1000, timeoutMs) },
+    app,
+  );
   // a request Node's parser refuses (bytes a request line may not hold, headers too large, a
   // body that never arrives) gets the same JSON error body as every other answer, not a bare status
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const [status, reason, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', `The request did not arrive whole within ${requestTimeoutSeconds} s`]
-      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
-      : [400, 'Bad Request', 'The request is not valid HTTP'];
+    const [status, reason, message] =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', `The request did not arrive whole within ${requestTimeoutSeconds} s`]
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+          : [400, 'Bad Request', 'The request is not valid HTTP'];
     // the path, if the request line got that far: the ingestion endpoint answers in its own shape
     const path = /^[A-Z]+ ([^ ?]*)/.exec((err as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '')?.[1];
-    const body = JSON.stringify(status === 400 && path && ingestionPaths?.has(path) ? { message: 'Invalid request data', errors: [message] }
-      : path && isUnstablePath(path) ? toUnstableBody(status, { message }) : { message, error: 'InvalidRequestError' });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify(
+      status === 400 && path && ingestionPaths?.has(path)
+        ? { message: 'Invalid request data', errors: [message] }
+        : path && isUnstablePath(path)
+          ? toUnstableBody(status, { message })
+          : { message, error: 'InvalidRequestError' },
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL' ? new ListenError(err.code, host, port) : err));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL' ? new ListenError(err.code, host, port) : err,
+      ),
+    );
     server.listen(port, host, () => resolve());
   });
   return server;
@@ -71,9 +94,13 @@ export class ListenError extends Error {
   readonly code: string;
   constructor(code: string, host: string, port: number) {
     const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-    super(code === 'EADDRINUSE' ? `Cannot listen on ${where}: the port is already in use (another Tally, or set PORT to a free port)`
-      : code === 'EACCES' ? `Cannot listen on ${where}: permission denied (ports below 1024 need privileges; set PORT)`
-      : `Cannot listen on ${where}: the address is not one of this machine's (set TALLY_HOST)`);
+    super(
+      code === 'EADDRINUSE'
+        ? `Cannot listen on ${where}: the port is already in use (another Tally, or set PORT to a free port)`
+        : code === 'EACCES'
+          ? `Cannot listen on ${where}: permission denied (ports below 1024 need privileges; set PORT)`
+          : `Cannot listen on ${where}: the address is not one of this machine's (set TALLY_HOST)`,
+    );
     this.code = code;
   }
 }
@@ -84,10 +111,20 @@ export function localUrl(address: string, port: number): string {
   return `http://${host}:${port}`;
 }
 
-export async function startServer(config: Config, log: Logger, opts: { validateResponses?: boolean; host?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: Logger,
+  opts: { validateResponses?: boolean; host?: string } = {},
+): Promise<RunningServer> {
   const keyring = resolveKeyring(config, log);
   const onWaitForLock = () => log.info('another instance is starting on this database: waiting for its migrations');
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, onWaitForLock });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    preparedStatements: config.preparedStatements,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    onWaitForLock,
+  });
   let createdKeys: KeyPair | null;
   try {
     createdKeys = await db.exclusively(async () => {
@@ -103,16 +140,32 @@ export async function startServer(config: Config, log: Logger, opts: { validateR
   let worker: EvaluationWorker | null = null;
   let lastBatchAt = -Infinity;
   const services: Services = {
-    version: VERSION, models, tokenizers, keyring, egress: config.llmAllowedHosts, llmTimeoutMs: config.llmTimeoutMs,
+    version: VERSION,
+    models,
+    tokenizers,
+    keyring,
+    egress: config.llmAllowedHosts,
+    llmTimeoutMs: config.llmTimeoutMs,
     // only where the ingestion statements are prepared (cached plans); PGlite plans every statement anew
-    tableGrowth: db.kind === 'postgresql' && config.preparedStatements !== false
-      ? analyzeAsTablesGrow(() => analyzeIngestionTables(kysely(db.em())), (err) => log.warn({ err }, 'analysing the ingestion tables failed; autovacuum will do it'))
-      : undefined,
-    evaluation: { rules: new EvaluationRulesCache(), jobsEnqueued: () => worker?.wake(), batchApplied: () => { lastBatchAt = performance.now(); } },
+    tableGrowth:
+      db.kind === 'postgresql' && config.preparedStatements !== false
+        ? analyzeAsTablesGrow(
+            () => analyzeIngestionTables(kysely(db.em())),
+            (err) => log.warn({ err }, 'analysing the ingestion tables failed; autovacuum will do it'),
+          )
+        : undefined,
+    evaluation: {
+      rules: new EvaluationRulesCache(),
+      jobsEnqueued: () => worker?.wake(),
+      batchApplied: () => {
+        lastBatchAt = performance.now();
+      },
+    },
   };
   if (config.evalConcurrency > 0) {
     worker = new EvaluationWorker(db, services, log, {
-      concurrency: config.evalConcurrency, retryBaseMs: config.evalRetryBaseMs,
+      concurrency: config.evalConcurrency,
+      retryBaseMs: config.evalRetryBaseMs,
       ingestionBusy: () => performance.now() - lastBatchAt < INGESTION_QUIET_MS,
     });
   }

@@ -23,7 +23,9 @@ export function Connections() {
   // a deleted row takes the focused button with it: focus lands on the notice instead of the page
   const noticeRef = useRef<HTMLDivElement>(null);
   const [focusNotice, setFocusNotice] = useState(0);
-  useEffect(() => { if (focusNotice) noticeRef.current?.focus(); }, [focusNotice]);
+  useEffect(() => {
+    if (focusNotice) noticeRef.current?.focus();
+  }, [focusNotice]);
   // leaving the edit form swaps it for the new-connection form, which would drop focus to the page:
   // a cancel goes back to the row's Edit button
   const listRef = useRef<HTMLDivElement>(null);
@@ -43,7 +45,10 @@ export function Connections() {
 
   return (
     <div className="connections-page">
-      <p className="muted">Connections to LLM providers, used by the playground and the LLM-as-a-judge evaluators. Keys are stored encrypted and never shown again.</p>
+      <p className="muted">
+        Connections to LLM providers, used by the playground and the LLM-as-a-judge evaluators. Keys are stored encrypted and never shown
+        again.
+      </p>
       <div ref={formTop}>
         <ConnectionForm
           key={editing?.id ?? 'new'}
@@ -54,23 +59,53 @@ export function Connections() {
             if (editing) setFocusNotice((n) => n + 1);
             list.reload();
           }}
-          onCancel={editing ? () => { setEditing(undefined); setBackToEdit(editing.provider); } : undefined}
+          onCancel={
+            editing
+              ? () => {
+                  setEditing(undefined);
+                  setBackToEdit(editing.provider);
+                }
+              : undefined
+          }
         />
       </div>
-      <div role="status">{notice ? <div className="ok-banner" ref={noticeRef} tabIndex={-1}>{notice}</div> : null}</div>
+      <div role="status">
+        {notice ? (
+          <div className="ok-banner" ref={noticeRef} tabIndex={-1}>
+            {notice}
+          </div>
+        ) : null}
+      </div>
       <h2>Connections</h2>
       <ErrorBanner problem={list.error} title="Could not list the connections" />
-      {list.error ? <button type="button" className="secondary" onClick={list.reload}>Reload connections</button> : null}
-      {list.loading && !list.data ? <p className="muted" role="status">Loading connections…</p> : null}
+      {list.error ? (
+        <button type="button" className="secondary" onClick={list.reload}>
+          Reload connections
+        </button>
+      ) : null}
+      {list.loading && !list.data ? (
+        <p className="muted" role="status">
+          Loading connections…
+        </p>
+      ) : null}
       {list.data && list.data.length === 0 ? (
-        <EmptyState title="No LLM connections yet">Create one with the form above (a provider name, an adapter and its key) to use the playground and evaluators.</EmptyState>
+        <EmptyState title="No LLM connections yet">
+          Create one with the form above (a provider name, an adapter and its key) to use the playground and evaluators.
+        </EmptyState>
       ) : null}
       {list.data && list.data.length > 0 ? (
-        <div ref={listRef}><ConnectionList
-          connections={list.data}
-          onEdit={edit}
-          onDeleted={(c) => { if (editing?.id === c.id) setEditing(undefined); setNotice(`Deleted connection ${c.provider}.`); setFocusNotice((n) => n + 1); list.reload(); }}
-        /></div>
+        <div ref={listRef}>
+          <ConnectionList
+            connections={list.data}
+            onEdit={edit}
+            onDeleted={(c) => {
+              if (editing?.id === c.id) setEditing(undefined);
+              setNotice(`Deleted connection ${c.provider}.`);
+              setFocusNotice((n) => n + 1);
+              list.reload();
+            }}
+          />
+        </div>
       ) : null}
     </div>
   );

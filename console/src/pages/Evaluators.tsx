@@ -24,8 +24,12 @@ export function Evaluators() {
   return (
     <div className="evaluators">
       <EvaluatorList loaded={evaluators} />
-      <RuleList loaded={{ ...rulesLoaded, data: rules }} selectedId={selected?.id} onSelect={setChosen}
-        onChanged={(r) => setPatched((p) => ({ ...p, [r.id]: r }))} />
+      <RuleList
+        loaded={{ ...rulesLoaded, data: rules }}
+        selectedId={selected?.id}
+        onSelect={setChosen}
+        onChanged={(r) => setPatched((p) => ({ ...p, [r.id]: r }))}
+      />
       {selected ? <Executions rule={selected} evaluatorNames={evaluatorNames} /> : null}
       <EvalScores />
     </div>

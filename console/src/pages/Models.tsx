@@ -18,7 +18,10 @@ export function Models() {
     const seen = new Set<string>();
     // pages can shift while they are walked (a model created meanwhile): keep each id once
     for await (const m of tally.models.iterate({ query: { limit: 100 } })) {
-      if (!seen.has(m.id)) { seen.add(m.id); all.push(m); }
+      if (!seen.has(m.id)) {
+        seen.add(m.id);
+        all.push(m);
+      }
     }
     return all;
   }, [tally]);
@@ -29,7 +32,9 @@ export function Models() {
   // a deleted row takes the focused button with it: focus lands on the notice instead of the page
   const noticeRef = useRef<HTMLDivElement>(null);
   const [focusNotice, setFocusNotice] = useState(0);
-  useEffect(() => { if (focusNotice) noticeRef.current?.focus(); }, [focusNotice]);
+  useEffect(() => {
+    if (focusNotice) noticeRef.current?.focus();
+  }, [focusNotice]);
 
   const list = models.data ?? [];
   const shown = list.filter((m) => matches(m, search)).length;
@@ -40,38 +45,74 @@ export function Models() {
       <section className="card" aria-labelledby="models-list-title">
         <h2 id="models-list-title">Model definitions</h2>
         <p className="muted">
-          Generations whose model matches a pattern are priced with that model's tiers. Managed models are shared by
-          every project and read-only; a project model with the same name takes precedence.
+          Generations whose model matches a pattern are priced with that model's tiers. Managed models are shared by every project and
+          read-only; a project model with the same name takes precedence.
         </p>
         <div className="row">
           <Field label="Search models" hint="by model name or match pattern">
             {(ids) => <input {...ids} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
           </Field>
         </div>
-        {notice ? <div className="ok-banner" role="status" ref={noticeRef} tabIndex={-1}>{notice}</div> : null}
+        {notice ? (
+          <div className="ok-banner" role="status" ref={noticeRef} tabIndex={-1}>
+            {notice}
+          </div>
+        ) : null}
         <ErrorBanner problem={models.error} title="Could not load the models" />
-        {models.error ? <button type="button" className="secondary" onClick={models.reload}>Try again</button> : null}
+        {models.error ? (
+          <button type="button" className="secondary" onClick={models.reload}>
+            Try again
+          </button>
+        ) : null}
         {models.data ? (
           <>
             <p className="count" role="status" aria-live="polite">
-              {search.trim() ? `${shown} of ${list.length} models` : `${list.length} models`} ({managed} managed, {list.length - managed} project)
+              {search.trim() ? `${shown} of ${list.length} models` : `${list.length} models`} ({managed} managed, {list.length - managed}{' '}
+              project)
             </p>
-            <ModelTable models={list} search={search}
-              onDeleted={(m) => { setNotice(`Deleted model ${m.modelName}.`); setFocusNotice((n) => n + 1); models.reload(); }}
-              onExplain={(name) => { setExplainModel(name); usageRef.current?.focus(); }} />
+            <ModelTable
+              models={list}
+              search={search}
+              onDeleted={(m) => {
+                setNotice(`Deleted model ${m.modelName}.`);
+                setFocusNotice((n) => n + 1);
+                models.reload();
+              }}
+              onExplain={(name) => {
+                setExplainModel(name);
+                usageRef.current?.focus();
+              }}
+            />
           </>
-        ) : models.loading ? <p className="muted" role="status">Loading models…</p> : null}
+        ) : models.loading ? (
+          <p className="muted" role="status">
+            Loading models…
+          </p>
+        ) : null}
       </section>
 
       <div className="grid-2">
         <section className="card" aria-labelledby="create-model-title">
           <h2 id="create-model-title">Create a model</h2>
-          <CreateModelForm onCreated={(m) => { setNotice(`Created model ${m.modelName}.`); setSearch(''); models.reload(); }} />
+          <CreateModelForm
+            onCreated={(m) => {
+              setNotice(`Created model ${m.modelName}.`);
+              setSearch('');
+              models.reload();
+            }}
+          />
         </section>
         <section className="card" aria-labelledby="explain-title">
           <h2 id="explain-title">Explain a cost</h2>
-          <p className="muted">Price a would-be generation without storing anything: the matched model, the tier and why, and each usage line.</p>
-          <ExplainPanel model={explainModel} onModelChange={setExplainModel} modelNames={[...new Set(list.map((m) => m.modelName))]} usageRef={usageRef} />
+          <p className="muted">
+            Price a would-be generation without storing anything: the matched model, the tier and why, and each usage line.
+          </p>
+          <ExplainPanel
+            model={explainModel}
+            onModelChange={setExplainModel}
+            modelNames={[...new Set(list.map((m) => m.modelName))]}
+            usageRef={usageRef}
+          />
         </section>
       </div>
     </div>

@@ -30,13 +30,43 @@ export function SignIn({ onSignedIn, baseUrl }: { onSignedIn: (s: Session, tally
   return (
     <main className="sign-in">
       <h1>Tally</h1>
-      <p>Sign in with a project's API keys. <code>make run</code> prints a pair the first time it starts.
-        They are kept for this browser tab only.</p>
+      <p>
+        Sign in with a project's API keys. <code>make run</code> prints a pair the first time it starts. They are kept for this browser tab
+        only.
+      </p>
       <form onSubmit={submit} aria-label="Sign in">
-        <Field label="Public key">{(ids) => <input {...ids} name="publicKey" autoComplete="username" autoFocus required value={publicKey} onChange={(e) => setPublicKey(e.target.value)} placeholder="pk-lf-…" />}</Field>
-        <Field label="Secret key">{(ids) => <input {...ids} name="secretKey" type="password" autoComplete="current-password" required value={secretKey} onChange={(e) => setSecretKey(e.target.value)} placeholder="sk-lf-…" />}</Field>
+        <Field label="Public key">
+          {(ids) => (
+            <input
+              {...ids}
+              name="publicKey"
+              autoComplete="username"
+              autoFocus
+              required
+              value={publicKey}
+              onChange={(e) => setPublicKey(e.target.value)}
+              placeholder="pk-lf-…"
+            />
+          )}
+        </Field>
+        <Field label="Secret key">
+          {(ids) => (
+            <input
+              {...ids}
+              name="secretKey"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={secretKey}
+              onChange={(e) => setSecretKey(e.target.value)}
+              placeholder="sk-lf-…"
+            />
+          )}
+        </Field>
         <ErrorBanner problem={problem} title="Could not sign in" />
-        <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Checking…' : 'Sign in'}</button>
+        <button type="submit" aria-disabled={busy || undefined}>
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );

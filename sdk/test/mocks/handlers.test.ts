@@ -14,7 +14,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 // read from the spec here, not through the module under test
 const operations: Array<{ operationId: string; method: string; path: string; operation: any }> = [];
 for (const [path, item] of Object.entries<any>(spec.paths)) {
-  for (const method of METHODS) if (item[method]) operations.push({ operationId: item[method].operationId, method, path, operation: item[method] });
+  for (const method of METHODS)
+    if (item[method]) operations.push({ operationId: item[method].operationId, method, path, operation: item[method] });
 }
 
 const baseUrl = 'http://tally.test';
@@ -28,7 +29,10 @@ beforeAll(async () => {
   await new Promise((r) => mockServer.once('listening', r));
   mockUrl = `http://127.0.0.1:${(mockServer.address() as AddressInfo).port}`;
 });
-afterAll(() => { server.close(); mockServer?.close(); });
+afterAll(() => {
+  server.close();
+  mockServer?.close();
+});
 
 const auth = 'Basic ' + btoa('pk:sk');
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'abc');
@@ -44,7 +48,9 @@ function call(origin: string, op: { method: string; path: string }, prefer?: str
 describe('msw handlers (@tally/sdk/mocks)', () => {
   it('cover every operation of the spec, one handler each', () => {
     expect(operations.length).toBeGreaterThan(30);
-    const mocked = mockedOperations().map((o) => `${o.method} ${o.path} ${o.operationId}`).sort();
+    const mocked = mockedOperations()
+      .map((o) => `${o.method} ${o.path} ${o.operationId}`)
+      .sort();
     expect(mocked).toEqual(operations.map((o) => `${o.method} ${o.path} ${o.operationId}`).sort());
     expect(createHandlers({ baseUrl })).toHaveLength(operations.length);
   });
@@ -79,13 +85,20 @@ describe('msw handlers (@tally/sdk/mocks)', () => {
   it('answers the same as make mock for the same request', async () => {
     let compared = 0;
     for (const op of operations) {
-      const names = [undefined, ...Object.values<any>(op.operation.responses).flatMap((r) => Object.keys(r.content?.['application/json']?.examples ?? {}))];
+      const names = [
+        undefined,
+        ...Object.values<any>(op.operation.responses).flatMap((r) => Object.keys(r.content?.['application/json']?.examples ?? {})),
+      ];
       for (const name of names) {
         const prefer = name ? `example=${name}` : undefined;
         const fromMock = await call(mockUrl, op, prefer);
         const expected = pickExample(op.operation, parsePrefer(prefer));
         // make mock validates the request first; a made-up path id or empty body may not pass
-        if (fromMock.status === 400 && (expected.status !== 400 || fromMock.headers.get('x-tally-mock-example') !== (expected.example ?? null))) continue;
+        if (
+          fromMock.status === 400 &&
+          (expected.status !== 400 || fromMock.headers.get('x-tally-mock-example') !== (expected.example ?? null))
+        )
+          continue;
         const fromMsw = await call(baseUrl, op, prefer);
         expect(fromMock.status, `${op.operationId} ${name}`).toBe(fromMsw.status);
         const text = await fromMock.text();

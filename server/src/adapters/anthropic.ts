@@ -53,13 +53,17 @@ export function anthropicProviderOptions(options: Obj | undefined, adapter = 'an
   if (all.thinking !== undefined) {
     const t = all.thinking;
     if (!isObj(t)) throw unsupported(['thinking']);
-    const bad = Object.keys(t).filter((k) => !THINKING_KEYS.has(k)).map((k) => `thinking.${k}`);
+    const bad = Object.keys(t)
+      .filter((k) => !THINKING_KEYS.has(k))
+      .map((k) => `thinking.${k}`);
     if (bad.length) throw unsupported(bad);
-    if (typeof t.type !== 'string' || !THINKING_TYPES.has(t.type)) throw new LlmError('invalid_request', `${adapter} thinking.type must be enabled, adaptive or disabled`);
+    if (typeof t.type !== 'string' || !THINKING_TYPES.has(t.type))
+      throw new LlmError('invalid_request', `${adapter} thinking.type must be enabled, adaptive or disabled`);
     const budget = t.budget_tokens ?? t.budgetTokens;
     // a budget with adaptive or disabled is dropped, as Langfuse does: it means nothing there
     if (t.type === 'enabled') {
-      if (typeof budget !== 'number' || !Number.isInteger(budget) || budget <= 0) throw new LlmError('invalid_request', `${adapter} thinking of type enabled needs a positive integer budget_tokens`);
+      if (typeof budget !== 'number' || !Number.isInteger(budget) || budget <= 0)
+        throw new LlmError('invalid_request', `${adapter} thinking of type enabled needs a positive integer budget_tokens`);
       out.thinking = defined({ type: 'enabled', budget_tokens: budget, display: t.display }) as AnthropicOptions['thinking'];
     } else if (t.type === 'adaptive') out.thinking = defined({ type: 'adaptive', display: t.display }) as AnthropicOptions['thinking'];
     else out.thinking = { type: 'disabled' };
@@ -67,7 +71,9 @@ export function anthropicProviderOptions(options: Obj | undefined, adapter = 'an
   if (all.metadata !== undefined) {
     const m = all.metadata;
     if (!isObj(m)) throw unsupported(['metadata']);
-    const bad = Object.keys(m).filter((k) => k !== 'user_id' && k !== 'userId').map((k) => `metadata.${k}`);
+    const bad = Object.keys(m)
+      .filter((k) => k !== 'user_id' && k !== 'userId')
+      .map((k) => `metadata.${k}`);
     if (bad.length) throw unsupported(bad);
     const userId = m.user_id ?? m.userId;
     if (userId !== undefined) out.metadata = { user_id: userId };

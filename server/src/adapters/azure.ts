@@ -68,7 +68,8 @@ function client(connection: LlmConnectionTarget, call: LlmCall, egress: AllowLis
 
 export const callAzure: LlmAdapterCall = async (connection, call, egress) => {
   const secrets = [connection.secretKey, ...Object.values(connection.extraHeaders).filter((v) => v.length >= 8)];
-  if (!connection.baseUrl) throw new LlmError('invalid_request', 'Azure connections need a baseURL (https://<resource>.openai.azure.com/openai)');
+  if (!connection.baseUrl)
+    throw new LlmError('invalid_request', 'Azure connections need a baseURL (https://<resource>.openai.azure.com/openai)');
   const bad = unsupportedAzureOptions(call.providerOptions);
   if (bad.length) throw new LlmError('invalid_request', `Unsupported azure provider options: ${bad.join(', ')}`);
   try {

@@ -17,12 +17,26 @@ import {
   type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { causeChain, classifyHttpError, egressRefusal, LlmError, redact, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmErrorKind, type LlmResult } from '../domain/llm/call.ts';
+import {
+  causeChain,
+  classifyHttpError,
+  egressRefusal,
+  LlmError,
+  redact,
+  type LlmAdapterCall,
+  type LlmCall,
+  type LlmConnectionTarget,
+  type LlmErrorKind,
+  type LlmResult,
+} from '../domain/llm/call.ts';
 import { refusedHost, type AllowList } from '../domain/llm/egress.ts';
 import { BEDROCK_DEFAULT_CREDENTIALS } from '../domain/llm-connections/validate.ts';
 import { egressLookup } from '../egress/egress.ts';
 
-type Credentials = { kind: 'sigv4'; accessKeyId: string; secretAccessKey: string } | { kind: 'apiKey'; apiKey: string } | { kind: 'default' };
+type Credentials =
+  | { kind: 'sigv4'; accessKeyId: string; secretAccessKey: string }
+  | { kind: 'apiKey'; apiKey: string }
+  | { kind: 'default' };
 
 function parseCredentials(secretKey: string): Credentials {
   if (secretKey === BEDROCK_DEFAULT_CREDENTIALS) return { kind: 'default' };
@@ -37,7 +51,10 @@ function parseCredentials(secretKey: string): Credentials {
     return { kind: 'sigv4', accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey };
   }
   if (o && typeof o.apiKey === 'string' && o.apiKey) return { kind: 'apiKey', apiKey: o.apiKey };
-  throw new LlmError('invalid_request', 'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.');
+  throw new LlmError(
+    'invalid_request',
+    'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.',
+  );
 }
 
 function secretsOf(connection: LlmConnectionTarget, creds: Credentials | null): string[] {
@@ -62,14 +79,20 @@ export function converseInput(call: LlmCall): ConverseCommandInput {
   );
   const input: ConverseCommandInput = {
     modelId: call.model,
-    messages: call.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: [{ text: m.content }] })),
+    messages: call.messages
+      .filter((m) => m.role !== 'system')
+      .map((m) => ({ role: m.role as 'user' | 'assistant', content: [{ text: m.content }] })),
   };
   if (system.length) input.system = system;
   if (Object.keys(inferenceConfig).length) input.inferenceConfig = inferenceConfig;
   if (call.tools?.length) {
     input.toolConfig = {
       tools: call.tools.map((t) => ({
-        toolSpec: { name: t.name, ...(t.description === undefined ? {} : { description: t.description }), inputSchema: { json: t.parameters as never } },
+        toolSpec: {
+          name: t.name,
+          ...(t.description === undefined ? {} : { description: t.description }),
+          inputSchema: { json: t.parameters as never },
+        },
       })),
       ...(call.toolChoice ? { toolChoice: { tool: { name: call.toolChoice.name } } } : {}),
     };
@@ -139,8 +162,24 @@ function client(connection: LlmConnectionTarget, call: LlmCall, creds: Credentia
   return sdk;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'ERR_SOCKET_CLOSED']);
-const AUTH_EXCEPTIONS = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'IncompleteSignatureException']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_SOCKET_CLOSED',
+]);
+const AUTH_EXCEPTIONS = new Set([
+  'AccessDeniedException',
+  'UnrecognizedClientException',
+  'InvalidSignatureException',
+  'ExpiredTokenException',
+  'IncompleteSignatureException',
+]);
 
 /** an SDK failure as an LlmError, the secrets redacted from its message */
 export function bedrockError(err: unknown, secrets: readonly string[], timedOut: boolean): LlmError {
@@ -159,7 +198,8 @@ export function bedrockError(err: unknown, secrets: readonly string[], timedOut:
     if (kind === 'provider_error' || kind === 'model_unavailable') {
       if (status === 403 && AUTH_EXCEPTIONS.has(name)) kind = 'auth_invalid';
       else if (name === 'ThrottlingException') kind = 'rate_limited';
-      else if (name === 'ResourceNotFoundException' || (name === 'ValidationException' && /model identifier is invalid/i.test(message))) kind = 'model_unavailable';
+      else if (name === 'ResourceNotFoundException' || (name === 'ValidationException' && /model identifier is invalid/i.test(message)))
+        kind = 'model_unavailable';
     }
     return new LlmError(kind, clean(`${name}: ${message}`), status);
   }
@@ -176,7 +216,10 @@ async function readStream(stream: AsyncIterable<ConverseStreamOutput>, onText: (
   for await (const event of stream) {
     for (const [key, value] of Object.entries(event)) {
       // the SDK throws modelled exception events itself; anything else named so is one too
-      if (key.endsWith('Exception') && value) throw Object.assign(new Error(String((value as { message?: string }).message ?? key)), { name: key[0]!.toUpperCase() + key.slice(1) });
+      if (key.endsWith('Exception') && value)
+        throw Object.assign(new Error(String((value as { message?: string }).message ?? key)), {
+          name: key[0]!.toUpperCase() + key.slice(1),
+        });
     }
     if (event.contentBlockStart) {
       const tool = event.contentBlockStart.start?.toolUse;
@@ -213,7 +256,8 @@ export const callBedrock: LlmAdapterCall = async (connection, call, egress) => {
     creds = parseCredentials(connection.secretKey);
     secrets = secretsOf(connection, creds);
     const region = connection.config?.region;
-    if (typeof region !== 'string' || !region) throw new LlmError('invalid_request', 'Config is required for Bedrock adapter. Expected: { region: string }');
+    if (typeof region !== 'string' || !region)
+      throw new LlmError('invalid_request', 'Config is required for Bedrock adapter. Expected: { region: string }');
     if (connection.baseUrl) {
       // a connection to an IP literal skips `lookup`, so it is checked here
       const host = new URL(connection.baseUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();

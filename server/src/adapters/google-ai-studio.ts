@@ -3,7 +3,18 @@
 // (httpOptions.fetch), so requests go through egressFetch and the address connected to is checked
 // against the egress policy. The SDK only retries when given retryOptions, which it is not.
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
-import { causeChain, classifyHttpError, egressRefusal, LlmError, readableProviderMessage, redact, type LlmAdapterCall, type LlmCall, type LlmParams, type LlmResult } from '../domain/llm/call.ts';
+import {
+  causeChain,
+  classifyHttpError,
+  egressRefusal,
+  LlmError,
+  readableProviderMessage,
+  redact,
+  type LlmAdapterCall,
+  type LlmCall,
+  type LlmParams,
+  type LlmResult,
+} from '../domain/llm/call.ts';
 import { egressFetch } from '../egress/egress-fetch.ts';
 
 export const GOOGLE_AI_STUDIO_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -30,7 +41,8 @@ export function geminiThinkingConfig(model: string, options: Obj | undefined, op
   const budgetKey = opts.vertex && all.maxReasoningTokens != null ? 'maxReasoningTokens' : 'thinkingBudget';
   const rawBudget = all[budgetKey];
   const rawLevel = all.thinkingLevel;
-  if (rawBudget !== undefined && (typeof rawBudget !== 'number' || !Number.isInteger(rawBudget))) throw invalid(`${adapter} ${budgetKey} must be an integer`);
+  if (rawBudget !== undefined && (typeof rawBudget !== 'number' || !Number.isInteger(rawBudget)))
+    throw invalid(`${adapter} ${budgetKey} must be an integer`);
   if (rawLevel !== undefined && typeof rawLevel !== 'string') throw invalid(`${adapter} thinkingLevel must be a string`);
   if (rawBudget === undefined && rawLevel === undefined) return undefined;
 
@@ -66,14 +78,23 @@ export function geminiGenerationParams(p: LlmParams): Obj {
 }
 
 /** the SDK's generateContent parameters: contents and the flattened config */
-export function geminiRequest(call: LlmCall, opts: { vertex?: boolean } = {}): { model: string; contents: { role: string; parts: { text: string }[] }[]; config: GenerateContentConfig } {
+export function geminiRequest(
+  call: LlmCall,
+  opts: { vertex?: boolean } = {},
+): { model: string; contents: { role: string; parts: { text: string }[] }[]; config: GenerateContentConfig } {
   const system = call.messages.filter((m) => m.role === 'system').map((m) => m.content);
   const config = defined({
     systemInstruction: system.length ? system.join('\n\n') : undefined,
     ...geminiGenerationParams(call.params),
     // parametersJsonSchema takes the tool's JSON Schema as is (no conversion to Gemini's Schema subset)
     tools: call.tools?.length
-      ? [{ functionDeclarations: call.tools.map((t) => defined({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) }]
+      ? [
+          {
+            functionDeclarations: call.tools.map((t) =>
+              defined({ name: t.name, description: t.description, parametersJsonSchema: t.parameters }),
+            ),
+          },
+        ]
       : undefined,
     toolConfig: call.toolChoice ? { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [call.toolChoice.name] } } : undefined,
     thinkingConfig: geminiThinkingConfig(call.model, call.providerOptions, opts),
@@ -96,7 +117,8 @@ export class GeminiAccumulator {
   add(r: GenerateContentResponse): string {
     let delta = '';
     for (const part of (r.candidates?.[0]?.content?.parts ?? []) as Part[]) {
-      if (part.functionCall) this.toolCalls.push({ name: part.functionCall.name ?? '', arguments: JSON.stringify(part.functionCall.args ?? {}) });
+      if (part.functionCall)
+        this.toolCalls.push({ name: part.functionCall.name ?? '', arguments: JSON.stringify(part.functionCall.args ?? {}) });
       else if (typeof part.text === 'string' && !part.thought) delta += part.text;
     }
     if (delta) this.texts.push(delta);
@@ -107,7 +129,12 @@ export class GeminiAccumulator {
   }
 
   result(fallbackModel: string): LlmResult {
-    return { text: this.texts.length ? this.texts.join('') : null, toolCalls: this.toolCalls, usage: this.usage, model: this.model ?? fallbackModel };
+    return {
+      text: this.texts.length ? this.texts.join('') : null,
+      toolCalls: this.toolCalls,
+      usage: this.usage,
+      model: this.model ?? fallbackModel,
+    };
   }
 }
 
@@ -119,10 +146,13 @@ export function toGoogleLlmError(err: unknown, secrets: readonly string[]): LlmE
   if (refused) return refused;
   const chain = causeChain(err);
   // the SDK aborts the fetch itself when httpOptions.timeout passes, and on call.signal
-  if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError')) return new LlmError('timeout', clean('the provider did not answer in time'));
-  if (err instanceof ApiError && typeof err.status === 'number') return new LlmError(classifyHttpError(err.status, err.message), clean(readableProviderMessage(err.message)), err.status);
+  if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError'))
+    return new LlmError('timeout', clean('the provider did not answer in time'));
+  if (err instanceof ApiError && typeof err.status === 'number')
+    return new LlmError(classifyHttpError(err.status, err.message), clean(readableProviderMessage(err.message)), err.status);
   // undici's "fetch failed" carries the socket error (ECONNREFUSED, ENOTFOUND, …) as its cause
-  if (err instanceof TypeError && chain.length > 1) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
+  if (err instanceof TypeError && chain.length > 1)
+    return new LlmError('unreachable', clean(`the provider is unreachable: ${String(chain.at(-1)?.message ?? err.message)}`));
   return new LlmError('provider_error', clean(err instanceof Error ? err.message : String(err)));
 }
 

@@ -56,7 +56,9 @@ const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 /** the signed JWT bearer assertion for the token endpoint (RFC 7523) */
 export function signAssertion(key: ServiceAccountKey, nowSeconds = Math.floor(Date.now() / 1000)): string {
   const header = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
-  const claims = b64url(JSON.stringify({ iss: key.client_email, scope: CLOUD_PLATFORM_SCOPE, aud: key.token_uri, iat: nowSeconds, exp: nowSeconds + 3600 }));
+  const claims = b64url(
+    JSON.stringify({ iss: key.client_email, scope: CLOUD_PLATFORM_SCOPE, aud: key.token_uri, iat: nowSeconds, exp: nowSeconds + 3600 }),
+  );
   let signature: Buffer;
   try {
     signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(key.private_key);
@@ -79,7 +81,8 @@ export function fetchFailure(err: unknown, what: string): LlmError {
   const refused = egressRefusal(err);
   if (refused) return refused;
   const chain = causeChain(err);
-  if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError')) return new LlmError('timeout', `${what} did not answer in time`);
+  if (chain.some((e) => e.name === 'AbortError' || e.name === 'TimeoutError'))
+    return new LlmError('timeout', `${what} did not answer in time`);
   return new LlmError('unreachable', `${what} is unreachable: ${String(chain.at(-1)?.message ?? err)}`);
 }
 
@@ -112,7 +115,8 @@ async function serviceAccountToken(key: ServiceAccountKey, egress: AllowList, si
   } catch {
     body = {};
   }
-  if (typeof body.access_token !== 'string' || !body.access_token) throw new LlmError('provider_error', 'the Google token endpoint answered without an access token');
+  if (typeof body.access_token !== 'string' || !body.access_token)
+    throw new LlmError('provider_error', 'the Google token endpoint answered without an access token');
   const ttl = typeof body.expires_in === 'number' ? body.expires_in : 3600;
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(cacheKey, { token: body.access_token, expiresAt: Date.now() + ttl * 1000 });
@@ -130,7 +134,10 @@ async function defaultCredentialsToken(): Promise<GoogleToken> {
     const projectId = await adc.getProjectId().catch(() => null);
     return { accessToken, projectId };
   } catch (err) {
-    throw new LlmError('auth_invalid', `Default GCP credentials (ADC) gave no access token: ${err instanceof Error ? err.message : String(err)}`);
+    throw new LlmError(
+      'auth_invalid',
+      `Default GCP credentials (ADC) gave no access token: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

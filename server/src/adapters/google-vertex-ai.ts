@@ -37,7 +37,10 @@ function geminiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(geminiSchema);
   if (!isObj(schema)) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) if (k !== '$schema' && k !== 'additionalProperties') out[k] = k === 'properties' && isObj(v) ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, geminiSchema(s)])) : geminiSchema(v);
+  for (const [k, v] of Object.entries(schema))
+    if (k !== '$schema' && k !== 'additionalProperties')
+      out[k] =
+        k === 'properties' && isObj(v) ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, geminiSchema(s)])) : geminiSchema(v);
   return out;
 }
 
@@ -47,9 +50,19 @@ export function vertexGeminiBody(call: LlmCall): Record<string, unknown> {
   const generationConfig = defined({ ...geminiGenerationParams(call.params), thinkingConfig });
   return defined({
     systemInstruction: system.length ? { parts: system.map((m) => ({ text: m.content })) } : undefined,
-    contents: call.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
+    contents: call.messages
+      .filter((m) => m.role !== 'system')
+      .map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
     generationConfig: Object.keys(generationConfig).length ? generationConfig : undefined,
-    tools: call.tools?.length ? [{ functionDeclarations: call.tools.map((t) => defined({ name: t.name, description: t.description, parameters: geminiSchema(t.parameters) })) }] : undefined,
+    tools: call.tools?.length
+      ? [
+          {
+            functionDeclarations: call.tools.map((t) =>
+              defined({ name: t.name, description: t.description, parameters: geminiSchema(t.parameters) }),
+            ),
+          },
+        ]
+      : undefined,
     toolConfig: call.toolChoice ? { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [call.toolChoice.name] } } : undefined,
   });
 }
@@ -165,7 +178,17 @@ export function vertexClaudeBody(call: LlmCall): Record<string, unknown> {
   return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
 }
 
-async function callClaude(call: LlmCall, base: string, project: string, location: string, token: string, extraHeaders: Record<string, string>, egress: AllowList, signal: AbortSignal, timeoutMs: number): Promise<LlmResult> {
+async function callClaude(
+  call: LlmCall,
+  base: string,
+  project: string,
+  location: string,
+  token: string,
+  extraHeaders: Record<string, string>,
+  egress: AllowList,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<LlmResult> {
   const body = vertexClaudeBody(call);
   const sdk = new AnthropicVertex({
     baseURL: `${base}/v1`,
@@ -207,7 +230,8 @@ export const callGoogleVertexAi: LlmAdapterCall = async (connection, call, egres
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
   try {
-    const location = typeof connection.config?.location === 'string' && connection.config.location ? connection.config.location : VERTEX_DEFAULT_LOCATION;
+    const location =
+      typeof connection.config?.location === 'string' && connection.config.location ? connection.config.location : VERTEX_DEFAULT_LOCATION;
     const base = vertexBaseUrl(connection.baseUrl, location);
     // refused provider options are refused before any token is requested
     if (isClaudeModel(call.model)) vertexClaudeBody(call);
@@ -217,7 +241,17 @@ export const callGoogleVertexAi: LlmAdapterCall = async (connection, call, egres
     if (!projectId) throw new LlmError('auth_invalid', 'the Google credentials name no project');
     const enc = encodeURIComponent;
     if (isClaudeModel(call.model)) {
-      return await callClaude(call, base, projectId, location, accessToken, connection.extraHeaders, egress, signal, call.timeoutMs - (Date.now() - started));
+      return await callClaude(
+        call,
+        base,
+        projectId,
+        location,
+        accessToken,
+        connection.extraHeaders,
+        egress,
+        signal,
+        call.timeoutMs - (Date.now() - started),
+      );
     }
     const url = `${base}/v1beta1/projects/${enc(projectId)}/locations/${enc(location)}/publishers/google/models/${enc(call.model)}`;
     // set, not merged: an extra header named Authorization must not join the token

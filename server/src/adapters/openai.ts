@@ -47,7 +47,10 @@ export function chatCompletionsBody(call: LlmCall): Record<string, unknown> {
     ...params,
     stream: false,
     ...(max_tokens === undefined ? {} : isReasoningModel(call.model) ? { max_completion_tokens: max_tokens } : { max_tokens }),
-    tools: call.tools?.map((t) => ({ type: 'function', function: defined({ name: t.name, description: t.description, parameters: t.parameters }) })),
+    tools: call.tools?.map((t) => ({
+      type: 'function',
+      function: defined({ name: t.name, description: t.description, parameters: t.parameters }),
+    })),
     tool_choice: call.toolChoice ? { type: 'function', function: { name: call.toolChoice.name } } : undefined,
     ...openAiProviderOptions(call.providerOptions),
   });
@@ -62,7 +65,9 @@ export function responsesBody(call: LlmCall): Record<string, unknown> {
     temperature: call.params.temperature,
     top_p: call.params.top_p,
     max_output_tokens: max_completion_tokens ?? call.params.max_tokens,
-    tools: call.tools?.map((t) => defined({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false })),
+    tools: call.tools?.map((t) =>
+      defined({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }),
+    ),
     tool_choice: call.toolChoice ? { type: 'function', name: call.toolChoice.name } : undefined,
     reasoning: reasoning_effort === undefined ? undefined : { effort: reasoning_effort },
     text: verbosity === undefined ? undefined : { verbosity },
@@ -76,7 +81,9 @@ export function parseChatCompletion(c: ChatCompletion): LlmResult {
   const message = c.choices?.[0]?.message;
   return {
     text: message?.content ?? null,
-    toolCalls: (message?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ name: t.function.name, arguments: t.function.arguments }] : [])),
+    toolCalls: (message?.tool_calls ?? []).flatMap((t) =>
+      t.type === 'function' ? [{ name: t.function.name, arguments: t.function.arguments }] : [],
+    ),
     usage: asUsage(c.usage),
     model: c.model ?? null,
   };

@@ -136,13 +136,15 @@ export class EvaluationWorker {
 
   private async settle(job: StoredJob, outcome: JobOutcome): Promise<void> {
     await this.leases.get(job)?.(); // no renewal may change the lease between here and the update matching it
-    if (!(await finishJob(this.db.em(), job, outcome))) this.log.info({ job: job.id }, 'evaluation job was enqueued again while it ran; its newer run stands');
+    if (!(await finishJob(this.db.em(), job, outcome)))
+      this.log.info({ job: job.id }, 'evaluation job was enqueued again while it ran; its newer run stands');
   }
 
   /** retry when attempts and age allow, else record the error */
   private retryOrFail(job: StoredJob, message: string): JobOutcome {
     const age = Date.now() - (job.firstAttemptAt ?? job.createdAt).getTime();
-    if (job.attempts < MAX_ATTEMPTS && age < MAX_AGE_MS) return { status: 'DELAYED', error: message, runAfter: new Date(Date.now() + this.retryDelay(job.attempts)) };
+    if (job.attempts < MAX_ATTEMPTS && age < MAX_AGE_MS)
+      return { status: 'DELAYED', error: message, runAfter: new Date(Date.now() + this.retryDelay(job.attempts)) };
     return { status: 'ERROR', error: message };
   }
 
@@ -159,12 +161,17 @@ export class EvaluationWorker {
     const timer = setInterval(() => {
       if (Date.now() + leaseMs > giveUpAt) return clearInterval(timer);
       renewing = renewLease(this.db.em(), job, new Date(Date.now() + leaseMs))
-        .then((held) => { if (!held) clearInterval(timer); })
+        .then((held) => {
+          if (!held) clearInterval(timer);
+        })
         .catch((err) => this.log.warn({ err, job: job.id }, 'evaluation job lease could not be renewed'));
     }, this.opts.leaseRenewMs ?? LEASE_RENEW_MS);
     timer.unref();
     // settling must not race a renewal that changes the lease it matches on
-    return () => { clearInterval(timer); return renewing; };
+    return () => {
+      clearInterval(timer);
+      return renewing;
+    };
   }
 
   private async run(job: StoredJob): Promise<void> {
@@ -181,15 +188,23 @@ export class EvaluationWorker {
     const em = this.db.em();
     try {
       // the cached rules (invalidated by every rule, evaluator and connection write of this process, 2 s otherwise)
-      const rules = this.services.evaluation ? await this.services.evaluation.rules.get(em, job.projectId) : await enabledRulesFor(em, job.projectId);
+      const rules = this.services.evaluation
+        ? await this.services.evaluation.rules.get(em, job.projectId)
+        : await enabledRulesFor(em, job.projectId);
       const rule = rules.find((r) => r.id === job.ruleId);
       const a = rule?.assignments.find((x) => x.assignmentId === job.assignmentId);
-      if (!rule || !a) return await this.settle(job, { status: 'CANCELLED', error: 'The rule, its evaluator or the assignment is gone or no longer enabled' });
+      if (!rule || !a)
+        return await this.settle(job, {
+          status: 'CANCELLED',
+          error: 'The rule, its evaluator or the assignment is gone or no longer enabled',
+        });
       if (a.blocked) return await this.settle(job, { status: 'CANCELLED', error: `The evaluator is paused: ${a.blocked.reason}` });
-      if (a.evaluatorType !== 'llm_as_judge') return await this.settle(job, { status: 'ERROR', error: 'Code evaluators are not supported by Tally' });
+      if (a.evaluatorType !== 'llm_as_judge')
+        return await this.settle(job, { status: 'ERROR', error: 'Code evaluators are not supported by Tally' });
       const obs = await getObservation(kysely(em), job.projectId, job.observationId);
       if (!obs) return await this.settle(job, { status: 'CANCELLED', error: 'The observation is gone' });
-      if (isInternalEnvironment(obs.environment)) return await this.settle(job, { status: 'CANCELLED', error: `Observations in environment ${obs.environment} are not evaluated` });
+      if (isInternalEnvironment(obs.environment))
+        return await this.settle(job, { status: 'CANCELLED', error: `Observations in environment ${obs.environment} are not evaluated` });
       if (!a.modelConfig) {
         const message = 'The evaluator has no model, and Tally has no project default evaluation model: set modelConfig on the evaluator';
         await this.block(job, 'DEFAULT_EVAL_MODEL_MISSING', message);
@@ -204,12 +219,24 @@ export class EvaluationWorker {
       const prompt = compilePrompt(a.prompt ?? '', extractVariables(obs, a.mapping));
       const traceId = executionTraceId(job.id);
       const verdict = await runJudge(em, this.services, job.projectId, {
-        connection, model: a.modelConfig.model, prompt, outputDefinition: a.outputDefinition, evaluatorName: a.evaluatorName, executionTraceId: traceId,
-        target: { traceId: job.traceId, observationId: job.observationId, environment: obs.environment }, scoreName: a.evaluatorName,
+        connection,
+        model: a.modelConfig.model,
+        prompt,
+        outputDefinition: a.outputDefinition,
+        evaluatorName: a.evaluatorName,
+        executionTraceId: traceId,
+        target: { traceId: job.traceId, observationId: job.observationId, environment: obs.environment },
+        scoreName: a.evaluatorName,
         scoreId: (name, i) => scoreId(job.id, name, i),
         metadata: {
-          job_execution_id: job.id, job_configuration_id: rule.id, evaluation_rule_id: rule.id, evaluation_rule_assignment_id: a.assignmentId,
-          evaluator_id: a.evaluatorId, evaluator_version_id: a.evaluatorVersionId, target_trace_id: job.traceId, target_observation_id: job.observationId,
+          job_execution_id: job.id,
+          job_configuration_id: rule.id,
+          evaluation_rule_id: rule.id,
+          evaluation_rule_assignment_id: a.assignmentId,
+          evaluator_id: a.evaluatorId,
+          evaluator_version_id: a.evaluatorVersionId,
+          target_trace_id: job.traceId,
+          target_observation_id: job.observationId,
         },
       });
       await this.settle(job, { status: 'COMPLETED', scoreId: verdict.scores[0]?.id ?? null, executionTraceId: traceId });
@@ -224,9 +251,12 @@ export class EvaluationWorker {
         if (e.retryable || e.kind === 'timeout') return await this.settle(job, this.retryOrFail(job, e.message));
         return await this.settle(job, { status: 'ERROR', error: e.message });
       }
-      if (e instanceof JudgeAnswerError || e instanceof ConnectionSecretsUnreadable) return await this.settle(job, { status: 'ERROR', error: e.message });
+      if (e instanceof JudgeAnswerError || e instanceof ConnectionSecretsUnreadable)
+        return await this.settle(job, { status: 'ERROR', error: e.message });
       this.log.error({ err: e, job: job.id }, 'evaluation job failed');
-      await this.settle(job, this.retryOrFail(job, 'An internal error occurred')).catch((err) => this.log.error({ err }, 'evaluation job could not be settled'));
+      await this.settle(job, this.retryOrFail(job, 'An internal error occurred')).catch((err) =>
+        this.log.error({ err }, 'evaluation job could not be settled'),
+      );
     }
   }
 }

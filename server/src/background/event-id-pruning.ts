@@ -12,9 +12,13 @@ export function startEventIdPruning(db: Database, retentionDays: number, log: Lo
   let running: Promise<void> | null = null;
   const run = () => {
     running ??= pruneIngestedEvents(kysely(db.em()), new Date(Date.now() - retentionDays * DAY_MS))
-      .then((n) => { if (n) log.info({ deleted: n, retentionDays }, 'forgot applied event ids past the retention window'); })
+      .then((n) => {
+        if (n) log.info({ deleted: n, retentionDays }, 'forgot applied event ids past the retention window');
+      })
       .catch((e) => log.warn({ err: e }, 'pruning applied event ids failed; retrying at the next run'))
-      .finally(() => { running = null; });
+      .finally(() => {
+        running = null;
+      });
   };
   // the first run waits a minute so that start-up is not slowed
   const first = setTimeout(run, Math.min(60_000, everyMs));

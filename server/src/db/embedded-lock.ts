@@ -29,7 +29,9 @@ export function lockDataDir(dir: string): () => void {
       const release = () => {
         try {
           if (readFileSync(file, 'utf8') === me) unlinkSync(file);
-        } catch { /* already gone */ }
+        } catch {
+          /* already gone */
+        }
       };
       process.once('exit', release); // a process.exit() that skips close()
       return release;
@@ -39,17 +41,23 @@ export function lockDataDir(dir: string): () => void {
     let held = '';
     try {
       held = readFileSync(file, 'utf8');
-    } catch { /* removed meanwhile: try again */ }
+    } catch {
+      /* removed meanwhile: try again */
+    }
     const [pidText, host] = held.trim().split(' ');
     const pid = Number(pidText);
     // another machine's pid cannot be checked; a shared volume with a live owner elsewhere is the
     // operator's to prevent (one replica), and a stale file from a previous container must not block
     if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && host === hostname() && alive(pid)) {
-      throw new DatabaseInUseError(`The embedded database in ${dir} is in use by another process (pid ${pid}). It allows one process at a time: stop that one, give this one its own TALLY_DATA_DIR, or run several instances on PostgreSQL (DATABASE_URL).`);
+      throw new DatabaseInUseError(
+        `The embedded database in ${dir} is in use by another process (pid ${pid}). It allows one process at a time: stop that one, give this one its own TALLY_DATA_DIR, or run several instances on PostgreSQL (DATABASE_URL).`,
+      );
     }
     try {
       unlinkSync(file);
-    } catch { /* someone else took it over: the next attempt finds out */ }
+    } catch {
+      /* someone else took it over: the next attempt finds out */
+    }
   }
   throw new DatabaseInUseError(`The embedded database in ${dir} is being opened by another process at the same moment; try again.`);
 }

@@ -43,7 +43,10 @@ export const ModelRow = defineEntity({
     // for managed rows: fingerprint of the shipped definition, so start-up sync skips unchanged ones
     contentHash: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

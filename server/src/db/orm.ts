@@ -36,9 +36,28 @@ export interface DatabaseOptions {
 
 // PGlite's own start parameters (@electric-sql/pglite's defaultStartParams, which a custom list
 // replaces rather than extends), followed by Tally's
-const PGLITE_START_PARAMS = ['--single', '-F', '-O', '-j', '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
-  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0', '-c', 'io_method=sync',
-  '-c', 'max_parallel_maintenance_workers=0'];
+const PGLITE_START_PARAMS = [
+  '--single',
+  '-F',
+  '-O',
+  '-j',
+  '-c',
+  'search_path=public',
+  '-c',
+  'exit_on_error=false',
+  '-c',
+  'log_checkpoints=false',
+  '-c',
+  'max_worker_processes=0',
+  '-c',
+  'max_parallel_workers=0',
+  '-c',
+  'max_parallel_workers_per_gather=0',
+  '-c',
+  'io_method=sync',
+  '-c',
+  'max_parallel_maintenance_workers=0',
+];
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const common = {
@@ -54,8 +73,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let releaseDir: (() => void) | undefined;
   if (opts.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    orm = await MikroORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 },
-      ...(opts.preparedStatements === false ? {} : { driverOptions: { onPoolCreated: namePreparedStatements } }) });
+    orm = await MikroORM.init({
+      ...common,
+      clientUrl: opts.databaseUrl,
+      pool: { min: 0, max: 10 },
+      ...(opts.preparedStatements === false ? {} : { driverOptions: { onPoolCreated: namePreparedStatements } }),
+    });
     kind = 'postgresql';
   } else {
     const { MikroORM } = await import('@mikro-orm/pglite');
@@ -76,9 +99,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const em = () => orm.em.fork() as SqlEntityManager;
   // PGlite: one process (the lock file), one connection: nothing to coordinate
-  const exclusively = kind === 'postgresql'
-    ? <T>(fn: () => Promise<T>) => withStartupLock(em().getKysely() as Kysely<any>, opts.onWaitForLock ?? (() => {}), fn)
-    : <T>(fn: () => Promise<T>) => fn();
+  const exclusively =
+    kind === 'postgresql'
+      ? <T>(fn: () => Promise<T>) => withStartupLock(em().getKysely() as Kysely<any>, opts.onWaitForLock ?? (() => {}), fn)
+      : <T>(fn: () => Promise<T>) => fn();
   try {
     await exclusively(() => orm.migrator.up());
   } catch (e) {

@@ -16,7 +16,10 @@ export function egressFetch(list: AllowList): typeof fetch {
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isIP(host)) {
       const why = refusedHost(host, [host], list);
-      if (why) throw new TypeError('fetch failed', { cause: Object.assign(new Error(`refused by the egress policy: ${why}`), { code: 'EGRESS_REFUSED' }) });
+      if (why)
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error(`refused by the egress policy: ${why}`), { code: 'EGRESS_REFUSED' }),
+        });
     }
     return undiciFetch(input as never, { ...(init as object), redirect: 'manual', dispatcher } as never);
   }) as unknown as typeof fetch;

@@ -21,11 +21,19 @@ export async function baseUrlRefusal(raw: string, list: AllowList): Promise<stri
 
 /** a `lookup` for http.Agent / undici: resolves, then refuses a disallowed address with an error */
 export function egressLookup(list: AllowList) {
-  return (hostname: string, options: LookupOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     lookupCallback(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const list2 = addresses as LookupAddress[];
-      const why = refusedHost(hostname.toLowerCase(), list2.map((a) => a.address), list);
+      const why = refusedHost(
+        hostname.toLowerCase(),
+        list2.map((a) => a.address),
+        list,
+      );
       if (why) return callback(Object.assign(new Error(`refused by the egress policy: ${why}`), { code: 'EGRESS_REFUSED' }), '');
       if (options.all) return callback(null, list2);
       callback(null, list2[0]!.address, list2[0]!.family);

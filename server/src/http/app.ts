@@ -35,19 +35,34 @@ export interface AppOptions {
 
 function send(res: Response, status: number, body: unknown, headers: Record<string, string> = {}) {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  if (Buffer.isBuffer(body)) res.status(status).send(body); // e.g. an OTLP protobuf answer, its content-type in `headers`
+  if (Buffer.isBuffer(body))
+    res.status(status).send(body); // e.g. an OTLP protobuf answer, its content-type in `headers`
   else res.status(status).json(body);
 }
 
-async function sendEvents(res: Response, headers: Record<string, string> = {}, stream: (send: (event: string, data: unknown) => void) => Promise<void>, log: Logger) {
+async function sendEvents(
+  res: Response,
+  headers: Record<string, string> = {},
+  stream: (send: (event: string, data: unknown) => void) => Promise<void>,
+  log: Logger,
+) {
   res.status(200);
-  for (const [k, v] of Object.entries({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers })) res.setHeader(k, v);
+  for (const [k, v] of Object.entries({
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    ...headers,
+  }))
+    res.setHeader(k, v);
   res.flushHeaders();
   try {
-    await stream((event, data) => { if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`); });
+    await stream((event, data) => {
+      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    });
   } catch (e) {
     log.error({ err: e }, 'event stream failed');
-    if (!res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify({ message: 'Internal Server Error', error: 'An unknown error occurred' })}\n\n`);
+    if (!res.writableEnded)
+      res.write(`event: error\ndata: ${JSON.stringify({ message: 'Internal Server Error', error: 'An unknown error occurred' })}\n\n`);
   }
   res.end();
 }
@@ -62,7 +77,18 @@ function validateOrRefuse<T>(validate: () => T): T {
     return validate();
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    return { valid: false, errors: [{ instancePath: '/requestBody', schemaPath: '#', keyword: 'maxItems', params: {}, message: 'has too many invalid values to report; send fewer items' }] } as T;
+    return {
+      valid: false,
+      errors: [
+        {
+          instancePath: '/requestBody',
+          schemaPath: '#',
+          keyword: 'maxItems',
+          params: {},
+          message: 'has too many invalid values to report; send fewer items',
+        },
+      ],
+    } as T;
   }
 }
 
@@ -87,7 +113,9 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     let headers: Record<string, string> | undefined;
     let stream: ((send: (event: string, data: unknown) => void) => Promise<void>) | undefined;
     const gone = new AbortController();
-    res.on('close', () => { if (!res.writableFinished) gone.abort(); });
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const ingestionStyle = (c.operation as any)['x-tally-error-style'] === 'ingestion';
     const unstableStyle = (c.operation as any)['x-tally-error-style'] === 'unstable';
     const envelopeOnly = (c.operation as any)['x-tally-validate'] === 'envelope';
@@ -96,36 +124,57 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     try {
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
-      const projectId = secured ? await authenticate(req.headers.authorization, em, rlog, { bearerPublicKey: (c.operation as any)['x-tally-bearer-public-key'] === true }) : null;
+      const projectId = secured
+        ? await authenticate(req.headers.authorization, em, rlog, {
+            bearerPublicKey: (c.operation as any)['x-tally-bearer-public-key'] === true,
+          })
+        : null;
       // before schema validation: nothing below walks a value of unbounded depth
       const tooDeep = envelopeOnly || rawBody ? null : findTooDeep(c.request.requestBody);
       if (tooDeep) throw invalidData([tooDeep]);
       const declared = lenient.get(operationId);
       if (declared) for (const k of Object.keys(c.request.query)) if (!declared.has(k)) delete c.request.query[k];
-      const v = rawBody ? { valid: true, errors: [] } : validateOrRefuse(() => api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation));
+      const v = rawBody
+        ? { valid: true, errors: [] }
+        : validateOrRefuse(() => api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation));
       if (!v.valid) {
         const issues = issuesFromAjv(v.errors ?? []);
         // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does
-        if (ingestionStyle) throw new ApiError(400, 'Invalid request data', undefined, { errors: issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+        if (ingestionStyle)
+          throw new ApiError(400, 'Invalid request data', undefined, { errors: issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
         // the unstable endpoints tell query (path parameters included) from body problems
         if (unstableStyle) {
           const inBody = (v.errors ?? []).every((e) => e.instancePath.startsWith('/requestBody'));
-          throw unstableError(400, inBody ? 'invalid_body' : 'invalid_query', inBody ? 'Invalid request body' : 'Invalid query parameters', { issues });
+          throw unstableError(
+            400,
+            inBody ? 'invalid_body' : 'invalid_query',
+            inBody ? 'Invalid request body' : 'Invalid query parameters',
+            { issues },
+          );
         }
         throw invalidData(issues);
       }
       // query values always (a few strings); the body only when its raw text has a suspect escape
       // or it parsed to a number beyond a double
       const mayHoldUnstorable = (req as any)[UNSTORABLE] === true || (!rawBody && holdsNonFiniteNumber(c.request.requestBody));
-      const textIssue = findUnstorableText(c.request.query) ?? (mayHoldUnstorable && !envelopeOnly ? findUnstorableText(c.request.requestBody) : null);
+      const textIssue =
+        findUnstorableText(c.request.query) ?? (mayHoldUnstorable && !envelopeOnly ? findUnstorableText(c.request.requestBody) : null);
       if (textIssue) throw invalidData([textIssue]);
       ({ status, body, headers, stream } = await fn({
-        projectId, em, body: c.request.requestBody, params: c.request.params as Record<string, string>, query: c.request.query, log: rlog, services,
-        mayHoldUnstorableText: mayHoldUnstorable, signal: gone.signal,
+        projectId,
+        em,
+        body: c.request.requestBody,
+        params: c.request.params as Record<string, string>,
+        query: c.request.query,
+        log: rlog,
+        services,
+        mayHoldUnstorableText: mayHoldUnstorable,
+        signal: gone.signal,
       }));
     } catch (e) {
       if (e instanceof ApiError) ({ status, body } = e);
-      else if (e instanceof AuthzError) ({ status, body } = { status: 403, body: { message: 'Access denied - insufficient permissions for this endpoint' } });
+      else if (e instanceof AuthzError)
+        ({ status, body } = { status: 403, body: { message: 'Access denied - insufficient permissions for this endpoint' } });
       else {
         rlog.error({ err: e, operationId }, 'unhandled error');
         ({ status, body } = { status: 500, body: { message: 'Internal Server Error', error: 'An unknown error occurred' } });
@@ -138,7 +187,10 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       const check = api.validateResponse(body, c.operation, status);
       if (!check.valid) {
         rlog.error({ operationId, status, errors: check.errors }, 'response does not match the spec');
-        return send(res, 500, { message: `Response of ${operationId} (${status}) does not match the spec`, error: issuesFromAjv(check.errors ?? []) });
+        return send(res, 500, {
+          message: `Response of ${operationId} (${status}) does not match the spec`,
+          error: issuesFromAjv(check.errors ?? []),
+        });
       }
     }
     send(res, status, body, headers);
@@ -147,11 +199,17 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   for (const [operationId, fn] of Object.entries(opts.handlers)) api.register(operationId, wrap(operationId, fn));
   api.registerSecurityHandler('BasicAuth', () => true); // the wrapper authenticates, before validation
   api.register('notFound', (c: Context, _req: Request, res: Response) =>
-    send(res, 404, { message: `No route for ${String(c.request.method).toUpperCase()} ${c.request.path}`, error: 'NotFoundError' }));
+    send(res, 404, { message: `No route for ${String(c.request.method).toUpperCase()} ${c.request.path}`, error: 'NotFoundError' }),
+  );
   api.register('methodNotAllowed', (c: Context, _req: Request, res: Response) =>
-    send(res, 405, isUnstablePath(String(c.request.path))
-      ? { message: 'Method not allowed', code: 'method_not_allowed' }
-      : { message: 'Method not allowed', error: 'MethodNotAllowedError' }));
+    send(
+      res,
+      405,
+      isUnstablePath(String(c.request.path))
+        ? { message: 'Method not allowed', code: 'method_not_allowed' }
+        : { message: 'Method not allowed', error: 'MethodNotAllowedError' },
+    ),
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -162,7 +220,10 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     const started = process.hrtime.bigint();
     (req as any).log = log.child({ requestId: id });
     res.on('finish', () => {
-      (req as any).log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      (req as any).log.info(
+        { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
     });
     next();
   });
@@ -171,12 +232,19 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   app.use(OTEL_TRACES_PATH, ...otelBodyParser); // raw bytes, before the JSON parser
   // as express.json, under the process-wide budget for buffered bodies (body.ts); a large body's
   // containers past the levels any depth check allows are emptied before parsing (json-bytes.ts)
-  app.use(jsonBody({
-    limit: BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], keepDepth: MAX_JSON_DEPTH + 3,
-    mayHoldUnstorable: (req) => { (req as any)[UNSTORABLE] = true; },
-  }));
+  app.use(
+    jsonBody({
+      limit: BODY_LIMIT_BYTES,
+      type: ['application/json', 'application/*+json'],
+      keepDepth: MAX_JSON_DEPTH + 3,
+      mayHoldUnstorable: (req) => {
+        (req as any)[UNSTORABLE] = true;
+      },
+    }),
+  );
   // errors answered before an operation is known still take the envelope of the path's family
-  const shaped = (path: string, status: number, body: { message: string; error?: string }) => (isUnstablePath(path) ? toUnstableBody(status, body) : body);
+  const shaped = (path: string, status: number, body: { message: string; error?: string }) =>
+    isUnstablePath(path) ? toUnstableBody(status, body) : body;
   app.use((req, res, next) => {
     const problem = pathProblem(req.path);
     if (problem) return send(res, 400, shaped(req.path, 400, { message: problem, error: 'InvalidRequestError' }));
@@ -184,7 +252,17 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   });
   app.use(async (req, res, next) => {
     try {
-      await api.handleRequest({ method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: req.query as Record<string, string>, body: req.body }, req, res);
+      await api.handleRequest(
+        {
+          method: req.method,
+          path: req.path,
+          headers: req.headers as Record<string, string>,
+          query: req.query as Record<string, string>,
+          body: req.body,
+        },
+        req,
+        res,
+      );
     } catch (e) {
       next(e);
     }
@@ -192,14 +270,25 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   // body-parser failures and anything else that escaped: always a JSON body
   app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
     if (err?.type === 'body.busy') {
-      const body = ingestionPaths.has(req.path) ? { message: err.message, errors: [err.message] } : shaped(req.path, 503, { message: err.message, error: 'ServiceUnavailable' });
+      const body = ingestionPaths.has(req.path)
+        ? { message: err.message, errors: [err.message] }
+        : shaped(req.path, 503, { message: err.message, error: 'ServiceUnavailable' });
       return send(res, 503, body, { 'retry-after': String(err.retryAfterSeconds) });
     }
-    if (err?.type === 'entity.too.large') return send(res, 413, shaped(req.path, 413, { message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' }));
+    if (err?.type === 'entity.too.large')
+      return send(
+        res,
+        413,
+        shaped(req.path, 413, {
+          message: `Request body exceeds the ${BODY_LIMIT_BYTES / 1024 / 1024} MB limit`,
+          error: 'PayloadTooLargeError',
+        }),
+      );
     if (err?.status >= 400 && err?.status < 500) {
       // not V8's message: it quotes the text around the error, which may be a secret
       const position = err.type === 'entity.parse.failed' ? /position (\d+)/.exec(String(err.message))?.[1] : undefined;
-      const message = err.type === 'entity.parse.failed' ? `Invalid JSON in request body${position ? ` at position ${position}` : ''}` : err.message;
+      const message =
+        err.type === 'entity.parse.failed' ? `Invalid JSON in request body${position ? ` at position ${position}` : ''}` : err.message;
       // the ingestion endpoint's 400 carries `errors`, as Langfuse's does
       if (err.status === 400 && ingestionPaths.has(req.path)) return send(res, 400, { message: 'Invalid request data', errors: [message] });
       return send(res, err.status, shaped(req.path, err.status, { message, error: 'InvalidRequestError' }));

@@ -11,7 +11,8 @@ const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
 const cache = new Map<string, { projectId: string; publicKey: string; until: number }>();
 
-export const MISMATCHED_PUBLIC_KEY = "Invalid credentials: the public key does not belong to the secret key. Confirm that both keys come from the same project.";
+export const MISMATCHED_PUBLIC_KEY =
+  'Invalid credentials: the public key does not belong to the secret key. Confirm that both keys come from the same project.';
 
 /** Basic credentials split at the first colon (RFC 7617): the password may itself hold colons. */
 export function parseBasic(header: string): { publicKey: string; secretKey: string } | null {
@@ -31,7 +32,12 @@ export function authScheme(header: string): string {
  * `bearerPublicKey`: the operation also takes the project's public key alone as a Bearer token
  * (Langfuse's `scores` access level: score creation only, for browsers that must not hold the secret).
  */
-export async function authenticate(header: string | undefined, em: SqlEntityManager, log: Logger, opts: { bearerPublicKey?: boolean } = {}): Promise<string> {
+export async function authenticate(
+  header: string | undefined,
+  em: SqlEntityManager,
+  log: Logger,
+  opts: { bearerPublicKey?: boolean } = {},
+): Promise<string> {
   if (!header) throw unauthorized('No authorization header');
   const scheme = authScheme(header);
   if (scheme !== 'basic') {

@@ -42,15 +42,34 @@ const ZSTD_WINDOW_LOG_MAX = 23; // 8 MB: what zstd uses up to level 19; the libr
 export const PRUNE_MIN_BYTES = 256 * 1024;
 
 /** an error in body-parser's shape, which the error handlers read */
-export interface BodyError extends Error { status: number; statusCode: number; type: string; expose: boolean; retryAfterSeconds?: number }
+export interface BodyError extends Error {
+  status: number;
+  statusCode: number;
+  type: string;
+  expose: boolean;
+  retryAfterSeconds?: number;
+}
 
 export function bodyError(status: number, type: string, message: string): BodyError {
   return Object.assign(new Error(message), { status, statusCode: status, type, expose: true });
 }
 
-const busyError = () => Object.assign(bodyError(503, 'body.busy', `The server is reading as many request bodies as its memory allows; retry after ${BUSY_RETRY_AFTER_SECONDS} s`), { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS });
+const busyError = () =>
+  Object.assign(
+    bodyError(
+      503,
+      'body.busy',
+      `The server is reading as many request bodies as its memory allows; retry after ${BUSY_RETRY_AFTER_SECONDS} s`,
+    ),
+    { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS },
+  );
 
-interface Waiter { claim: Claim; bytes: number; granted: () => void; timer: NodeJS.Timeout }
+interface Waiter {
+  claim: Claim;
+  bytes: number;
+  granted: () => void;
+  timer: NodeJS.Timeout;
+}
 
 /** one request's share of the budget */
 export class Claim {
@@ -60,7 +79,9 @@ export class Claim {
   /** called when the budget takes the claim away (waited too long, or gave way to an older request) */
   onEvict: (e: BodyError) => void = () => {};
   readonly seq: number;
-  constructor(seq: number) { this.seq = seq; }
+  constructor(seq: number) {
+    this.seq = seq;
+  }
 }
 
 export class BodyBudget {
@@ -135,7 +156,9 @@ export class BodyBudget {
         this.used += head.bytes;
         head.claim.held += head.bytes;
         // never from inside take(): its caller has yet to learn that it must wait
-        process.nextTick(() => { if (!head.claim.closed) head.granted(); });
+        process.nextTick(() => {
+          if (!head.claim.closed) head.granted();
+        });
         continue;
       }
       // a holder that is not waiting will give its bytes back; if none is, nothing will
@@ -159,13 +182,19 @@ export class BodyBudget {
 export const bodyBudget = new BodyBudget(BODY_BUDGET_BYTES, BODY_WAIT_MS);
 
 /** as type-is: a request has a body when it says how long it is or how it is sent */
-export const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length'] ?? NaN));
+export const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length'] ?? NaN));
 
 /** reads what is left of the request and calls back when it has ended or the connection is gone */
 function drain(req: IncomingMessage, then: () => void): void {
   if (req.complete || req.destroyed) return then();
   let done = false;
-  const once = () => { if (!done) { done = true; then(); } };
+  const once = () => {
+    if (!done) {
+      done = true;
+      then();
+    }
+  };
   req.once('end', once);
   req.once('close', once);
   req.once('error', once);
@@ -174,10 +203,14 @@ function drain(req: IncomingMessage, then: () => void): void {
 
 function decoderFor(encoding: string): Transform {
   switch (encoding) {
-    case 'gzip': return createGunzip({ chunkSize: 64 * 1024 });
-    case 'deflate': return createInflate({ chunkSize: 64 * 1024 });
-    case 'br': return createBrotliDecompress({ chunkSize: 64 * 1024 });
-    default: return createZstdDecompress({ chunkSize: 64 * 1024, params: { [zc.ZSTD_d_windowLogMax]: ZSTD_WINDOW_LOG_MAX } });
+    case 'gzip':
+      return createGunzip({ chunkSize: 64 * 1024 });
+    case 'deflate':
+      return createInflate({ chunkSize: 64 * 1024 });
+    case 'br':
+      return createBrotliDecompress({ chunkSize: 64 * 1024 });
+    default:
+      return createZstdDecompress({ chunkSize: 64 * 1024, params: { [zc.ZSTD_d_windowLogMax]: ZSTD_WINDOW_LOG_MAX } });
   }
 }
 
@@ -306,8 +339,11 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
       if (into) return succeed(into.subarray(0, received));
       succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
-    const onClose = () => { if (!req.complete) fail(bodyError(400, 'request.aborted', 'request aborted'), false); };
-    const onDecoderError = (e: Error) => fail(Object.assign(bodyError(400, 'encoding.invalid', e.message), { code: (e as NodeJS.ErrnoException).code }));
+    const onClose = () => {
+      if (!req.complete) fail(bodyError(400, 'request.aborted', 'request aborted'), false);
+    };
+    const onDecoderError = (e: Error) =>
+      fail(Object.assign(bodyError(400, 'encoding.invalid', e.message), { code: (e as NodeJS.ErrnoException).code }));
 
     const start = () => {
       if (settled || started) return;
@@ -342,12 +378,21 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
 
     if (!Number.isNaN(length)) {
       // the declared length is taken at once, so a request of known length waits holding nothing
-      const begin = () => { whole = Buffer.allocUnsafe(length); taken = length; start(); };
+      const begin = () => {
+        whole = Buffer.allocUnsafe(length);
+        taken = length;
+        start();
+      };
       if (budget.take(claim, length, begin)) begin();
       return;
     }
     if (encoding === 'identity') return start();
-    const begin = () => { decoderHeld = DECODER_BYTES[encoding]!; decoder = decoderFor(encoding); source = decoder; start(); };
+    const begin = () => {
+      decoderHeld = DECODER_BYTES[encoding]!;
+      decoder = decoderFor(encoding);
+      source = decoder;
+      start();
+    };
     if (budget.take(claim, DECODER_BYTES[encoding]!, begin)) begin();
   });
 }
@@ -393,7 +438,13 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
       if (raw.length > PRUNE_MIN_BYTES) {
         const pruned = pruneDeepJson(raw, opts.keepDepth);
         if (!Buffer.isBuffer(pruned)) {
-          return next(bodyError(400, 'entity.parse.failed', `Unexpected token in JSON at position ${raw.toString('utf8', 0, pruned.invalidAt).length}`));
+          return next(
+            bodyError(
+              400,
+              'entity.parse.failed',
+              `Unexpected token in JSON at position ${raw.toString('utf8', 0, pruned.invalidAt).length}`,
+            ),
+          );
         }
         raw = pruned;
       }
@@ -404,7 +455,8 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
         return next();
       }
       const first = /^[\x20\x09\x0a\x0d]*(.?)/.exec(text)![1];
-      if (first !== '{' && first !== '[') return next(bodyError(400, 'entity.parse.failed', 'Unexpected token: a JSON body must be an object or an array'));
+      if (first !== '{' && first !== '[')
+        return next(bodyError(400, 'entity.parse.failed', 'Unexpected token: a JSON body must be an object or an array'));
       try {
         req.body = JSON.parse(text);
       } catch (e) {

@@ -8,7 +8,8 @@ import express, { type Router } from 'express';
 export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
 
 // the console fetches only its own origin; nothing may frame it (its forms hold API keys)
-const CSP = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tally</title></head>
 <body><h1>Tally</h1><p>The web console is not built. Run <code>make console</code> (or <code>make run</code>, which builds it), then reload.</p>

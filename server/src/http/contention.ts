@@ -6,9 +6,10 @@ import type { BatchContentionError } from '../ingestion/pipeline.ts';
 import type { HandlerResult } from './handler.ts';
 
 export function contentionAnswer(e: BatchContentionError, what: 'batch' | 'export'): HandlerResult {
-  const message = what === 'batch'
-    ? `The batch could not be applied because of concurrent writes to the same observations or traces; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`
-    : `The export could not be applied because of concurrent writes; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`;
+  const message =
+    what === 'batch'
+      ? `The batch could not be applied because of concurrent writes to the same observations or traces; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`
+      : `The export could not be applied because of concurrent writes; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`;
   const body = what === 'batch' ? { message, errors: [e.message] } : { message, error: 'ServiceUnavailable' };
   return { status: 503, headers: { 'retry-after': String(e.retryAfterSeconds) }, body };
 }

@@ -20,7 +20,14 @@ export const unauthorized = (message: string) => new ApiError(401, message);
 export const unstableError = (status: number, code: string, message: string, details?: Record<string, unknown>) =>
   new ApiError(status, message, undefined, details === undefined ? { code } : { code, details });
 
-const UNSTABLE_CODE_BY_STATUS: Record<number, string> = { 400: 'invalid_request', 401: 'authentication_failed', 403: 'access_denied', 404: 'resource_not_found', 405: 'method_not_allowed', 409: 'conflict' };
+const UNSTABLE_CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'authentication_failed',
+  403: 'access_denied',
+  404: 'resource_not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+};
 
 /** the unstable endpoints (evaluators, evaluation rules) answer every error in their own envelope */
 export const isUnstablePath = (path: string) => path.startsWith('/api/public/unstable/');

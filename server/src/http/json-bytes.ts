@@ -27,11 +27,21 @@ function sequenceAt(buf: Uint8Array, i: number): number {
   let lo = 0x80;
   let hi = 0xbf;
   if (b >= 0xc2 && b <= 0xdf) need = 1;
-  else if (b === 0xe0) { need = 2; lo = 0xa0; }
-  else if (b === 0xed) { need = 2; hi = 0x9f; } // no surrogates
+  else if (b === 0xe0) {
+    need = 2;
+    lo = 0xa0;
+  } else if (b === 0xed) {
+    need = 2;
+    hi = 0x9f;
+  } // no surrogates
   else if (b >= 0xe1 && b <= 0xef) need = 2;
-  else if (b === 0xf0) { need = 3; lo = 0x90; }
-  else if (b === 0xf4) { need = 3; hi = 0x8f; } // nothing past U+10FFFF
+  else if (b === 0xf0) {
+    need = 3;
+    lo = 0x90;
+  } else if (b === 0xf4) {
+    need = 3;
+    hi = 0x8f;
+  } // nothing past U+10FFFF
   else if (b >= 0xf1 && b <= 0xf3) need = 3;
   else return -1;
   for (let k = 1; k <= need; k++) {
@@ -48,10 +58,16 @@ export function decodeUtf8(raw: Buffer): { text: string; invalid: boolean } {
   if (isUtf8(raw)) return { text: raw.toString('utf8'), invalid: false };
   const parts: string[] = [];
   let from = 0;
-  for (let i = 0; i < raw.length;) {
-    if (raw[i]! < 0x80) { i++; continue; }
+  for (let i = 0; i < raw.length; ) {
+    if (raw[i]! < 0x80) {
+      i++;
+      continue;
+    }
     const n = sequenceAt(raw, i);
-    if (n > 0) { i += n; continue; }
+    if (n > 0) {
+      i += n;
+      continue;
+    }
     parts.push(raw.toString('utf8', from, i), INVALID_UTF8_MARK);
     i -= n;
     from = i;
@@ -65,7 +81,7 @@ const BACKSLASH = 0x5c;
 
 /** the index of the quote closing the string whose content starts at `i`, or -1 */
 function stringEnd(buf: Buffer, i: number): number {
-  for (let from = i; ;) {
+  for (let from = i; ; ) {
     const q = buf.indexOf(QUOTE, from);
     if (q < 0) return -1;
     let b = q - 1;
@@ -93,7 +109,11 @@ function firstBeyond(buf: Buffer, keep: number): number {
 const WS = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const DIGIT = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
 const HEX = (c: number | undefined) => c !== undefined && ((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66));
-const LITERALS: Record<number, number[]> = { 0x74: [0x74, 0x72, 0x75, 0x65], 0x66: [0x66, 0x61, 0x6c, 0x73, 0x65], 0x6e: [0x6e, 0x75, 0x6c, 0x6c] };
+const LITERALS: Record<number, number[]> = {
+  0x74: [0x74, 0x72, 0x75, 0x65],
+  0x66: [0x66, 0x61, 0x6c, 0x73, 0x65],
+  0x6e: [0x6e, 0x75, 0x6c, 0x6c],
+};
 
 /** the end of the JSON string whose opening quote is at `i` (the index after its closing quote), or minus the offending index */
 function skipString(buf: Buffer, i: number, end: number): number {
@@ -106,7 +126,11 @@ function skipString(buf: Buffer, i: number, end: number): number {
       if (e === 0x75) {
         for (let k = 1; k <= 4; k++) if (!HEX(buf[j + k])) return -(j + k);
         j += 4;
-      } else if (e === undefined || !(e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74)) return -j;
+      } else if (
+        e === undefined ||
+        !(e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74)
+      )
+        return -j;
     }
   }
   return -end;
@@ -144,11 +168,22 @@ export function invalidJsonAt(buf: Buffer, start: number, end: number): number {
   let i = start;
   while (i < end) {
     const c = buf[i]!;
-    if (WS(c)) { i++; continue; }
+    if (WS(c)) {
+      i++;
+      continue;
+    }
     if (want === 5) {
       if (sp === 0) return i;
-      if (c === 0x2c) { want = stack[sp - 1] === 1 ? 0 : 3; i++; continue; }
-      if ((c === 0x5d && stack[sp - 1] === 1) || (c === 0x7d && stack[sp - 1] === 2)) { sp--; i++; continue; }
+      if (c === 0x2c) {
+        want = stack[sp - 1] === 1 ? 0 : 3;
+        i++;
+        continue;
+      }
+      if ((c === 0x5d && stack[sp - 1] === 1) || (c === 0x7d && stack[sp - 1] === 2)) {
+        sp--;
+        i++;
+        continue;
+      }
       return i;
     }
     if (want === 4) {
@@ -158,7 +193,12 @@ export function invalidJsonAt(buf: Buffer, start: number, end: number): number {
       continue;
     }
     if (want === 2 || want === 3) {
-      if (want === 2 && c === 0x7d) { sp--; want = 5; i++; continue; }
+      if (want === 2 && c === 0x7d) {
+        sp--;
+        want = 5;
+        i++;
+        continue;
+      }
       if (c !== QUOTE) return i;
       const j = skipString(buf, i, end);
       if (j < 0) return -j;
@@ -167,16 +207,37 @@ export function invalidJsonAt(buf: Buffer, start: number, end: number): number {
       continue;
     }
     // a value (want 0 or 1)
-    if (want === 1 && c === 0x5d) { sp--; want = 5; i++; continue; }
-    if (c === 0x5b) { stack[sp++] = 1; want = 1; i++; continue; }
-    if (c === 0x7b) { stack[sp++] = 2; want = 2; i++; continue; }
+    if (want === 1 && c === 0x5d) {
+      sp--;
+      want = 5;
+      i++;
+      continue;
+    }
+    if (c === 0x5b) {
+      stack[sp++] = 1;
+      want = 1;
+      i++;
+      continue;
+    }
+    if (c === 0x7b) {
+      stack[sp++] = 2;
+      want = 2;
+      i++;
+      continue;
+    }
     let j: number;
     if (c === QUOTE) j = skipString(buf, i, end);
     else if (c === 0x2d || DIGIT(c)) j = skipNumber(buf, i);
     else if (LITERALS[c]) {
       const lit = LITERALS[c]!;
       j = i;
-      for (const l of lit) { if (buf[j] !== l) { j = -j; break; } j++; }
+      for (const l of lit) {
+        if (buf[j] !== l) {
+          j = -j;
+          break;
+        }
+        j++;
+      }
     } else return i;
     if (j < 0) return -j;
     if (j > end) return end;
@@ -214,7 +275,7 @@ export function pruneDeepJson(raw: Buffer, keep: number): Buffer | { invalidAt: 
       else if (c === 0x5d || c === 0x7d) d--;
     }
   }
-  for (let i = at; i < raw.length;) {
+  for (let i = at; i < raw.length; ) {
     // the container at level `keep` that holds `i`: skip to its end, then keep it empty
     const open = opens[keep]!;
     let d = depth;
@@ -223,7 +284,10 @@ export function pruneDeepJson(raw: Buffer, keep: number): Buffer | { invalidAt: 
       const c = raw[j]!;
       if (c === QUOTE) {
         j = stringEnd(raw, j + 1);
-        if (j < 0) { j = raw.length; break; }
+        if (j < 0) {
+          j = raw.length;
+          break;
+        }
       } else if (c === 0x5b || c === 0x7b) d++;
       else if (c === 0x5d || c === 0x7d) d--;
     }
@@ -244,7 +308,10 @@ export function pruneDeepJson(raw: Buffer, keep: number): Buffer | { invalidAt: 
         if (k < 0) break;
       } else if (c === 0x5b || c === 0x7b) {
         opens[++depth] = k;
-        if (depth > keep) { at = k; break; }
+        if (depth > keep) {
+          at = k;
+          break;
+        }
       } else if (c === 0x5d || c === 0x7d) depth--;
     }
     if (at < 0) break;

@@ -17,6 +17,7 @@ export function readJsonParam(raw: unknown, name: string, validate: ValidateFunc
   const unreadable = findTooDeep(parsed, [name]) ?? findUnstorableText(parsed, [name]);
   if (unreadable) throw invalidData([unreadable]);
   // issuesFromAjv drops the first segment of an instance path (the request part it is in)
-  if (!validate(parsed)) throw invalidData(issuesFromAjv((validate.errors ?? []).map((e) => ({ ...e, instancePath: `/query/${name}${e.instancePath}` }))));
+  if (!validate(parsed))
+    throw invalidData(issuesFromAjv((validate.errors ?? []).map((e) => ({ ...e, instancePath: `/query/${name}${e.instancePath}` }))));
   return parsed;
 }

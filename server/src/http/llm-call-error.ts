@@ -26,4 +26,8 @@ export function llmErrorBody(e: LlmError): LlmCallError {
 
 /** the connection's secrets do not open under the configured keys: the operator must act, not the caller */
 export const unreadableSecrets = (e: ConnectionSecretsUnreadable) =>
-  new ApiError(503, `${e.message}. Set the ENCRYPTION_KEY the connection was stored under (or ENCRYPTION_KEY_PREVIOUS during a rotation).`, 'EncryptionKeyMissingError');
+  new ApiError(
+    503,
+    `${e.message}. Set the ENCRYPTION_KEY the connection was stored under (or ENCRYPTION_KEY_PREVIOUS during a rotation).`,
+    'EncryptionKeyMissingError',
+  );

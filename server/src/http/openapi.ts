@@ -22,7 +22,6 @@ export async function createBackend(definition: Document = loadSpec()): Promise<
   return api;
 }
 
-
 /**
  * Query parameter names each operation declares. Langfuse ignores undeclared query
  * parameters on most routes (SDKs send extras such as `useEventsTable`), so they are
@@ -47,7 +46,8 @@ export function ingestionStylePaths(definition: Document = loadSpec()): Set<stri
   const out = new Set<string>();
   for (const [path, rawItem] of Object.entries<any>((definition as any).paths ?? {})) {
     const item = deref(definition, rawItem);
-    for (const method of ['get', 'put', 'post', 'delete', 'patch']) if (item?.[method]?.['x-tally-error-style'] === 'ingestion') out.add(path);
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'])
+      if (item?.[method]?.['x-tally-error-style'] === 'ingestion') out.add(path);
   }
   return out;
 }

@@ -13,7 +13,14 @@
 import type { OpenAPIBackend, Operation, Request } from 'openapi-backend';
 
 const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const templatePattern = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('[^/]+')}$`);
+const templatePattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .replace(/\{[^}]+\}/g, '\0')
+      .split('\0')
+      .map(escapeRegExp)
+      .join('[^/]+')}$`,
+  );
 
 export function precomputeRouting(api: OpenAPIBackend): void {
   const router = api.router;
@@ -48,6 +55,8 @@ export function precomputeRouting(api: OpenAPIBackend): void {
       pathMatched = true;
       if (t.op.method === normalized.method) return t.op;
     }
-    return fail(pathMatched ? '405-methodNotAllowed: this method is not registered for the route' : '404-notFound: no route matches request');
+    return fail(
+      pathMatched ? '405-methodNotAllowed: this method is not registered for the route' : '404-notFound: no route matches request',
+    );
   }) as typeof router.matchOperation;
 }

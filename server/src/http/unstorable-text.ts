@@ -43,7 +43,10 @@ export function holdsNonFiniteNumber(value: unknown): boolean {
 
 function problem(s: string): string | null {
   if (s.includes('\0')) return 'contains a NUL character (\\u0000), which cannot be stored';
-  if (!s.isWellFormed()) return s.includes(INVALID_UTF8_MARK) ? 'contains bytes that are not valid UTF-8' : 'contains an unpaired UTF-16 surrogate, which is not valid Unicode';
+  if (!s.isWellFormed())
+    return s.includes(INVALID_UTF8_MARK)
+      ? 'contains bytes that are not valid UTF-8'
+      : 'contains an unpaired UTF-16 surrogate, which is not valid Unicode';
   return null;
 }
 

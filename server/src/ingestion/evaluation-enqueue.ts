@@ -10,8 +10,19 @@ import { enqueueJobs, type NewJob } from '../store/evaluation-jobs.ts';
 import type { Db } from '../store/sql.ts';
 
 const forMatching = (o: ObservationRecord): ObservationForMatching => ({
-  id: o.id, type: o.type, level: o.level, name: o.name, environment: o.environment, traceName: o.traceName, version: o.version,
-  userId: o.userId, sessionId: o.sessionId, tags: o.tags, metadata: o.metadata, parentObservationId: o.parentObservationId, output: o.output,
+  id: o.id,
+  type: o.type,
+  level: o.level,
+  name: o.name,
+  environment: o.environment,
+  traceName: o.traceName,
+  version: o.version,
+  userId: o.userId,
+  sessionId: o.sessionId,
+  tags: o.tags,
+  metadata: o.metadata,
+  parentObservationId: o.parentObservationId,
+  output: o.output,
 });
 
 export function jobsFor(rules: EnabledRule[], observations: ObservationRecord[]): NewJob[] {
@@ -25,7 +36,14 @@ export function jobsFor(rules: EnabledRule[], observations: ObservationRecord[])
       const traceId = o.traceId ?? '';
       for (const a of rule.assignments) {
         if (a.blocked) continue;
-        jobs.push({ id: jobId(rule.id, a.assignmentId, traceId, o.id), ruleId: rule.id, assignmentId: a.assignmentId, evaluatorId: a.evaluatorId, traceId, observationId: o.id });
+        jobs.push({
+          id: jobId(rule.id, a.assignmentId, traceId, o.id),
+          ruleId: rule.id,
+          assignmentId: a.assignmentId,
+          evaluatorId: a.evaluatorId,
+          traceId,
+          observationId: o.id,
+        });
       }
     }
   }
@@ -33,7 +51,12 @@ export function jobsFor(rules: EnabledRule[], observations: ObservationRecord[])
 }
 
 /** the number of jobs enqueued */
-export async function enqueueEvaluations(db: Db, projectId: string, rules: EnabledRule[], observations: ObservationRecord[]): Promise<number> {
+export async function enqueueEvaluations(
+  db: Db,
+  projectId: string,
+  rules: EnabledRule[],
+  observations: ObservationRecord[],
+): Promise<number> {
   if (!rules.length || !observations.length) return 0;
   const jobs = jobsFor(rules, observations);
   await enqueueJobs(db, projectId, jobs);

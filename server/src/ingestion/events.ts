@@ -3,7 +3,13 @@
 import type { ValidateFunction } from 'ajv';
 import type { Document } from 'openapi-backend';
 import { parseLegacyUsage } from '../domain/usage/normalise.ts';
-import { findInexactCount, findOversizedCost, inexactCountMessage, LEGACY_COST_KEYS, oversizedCostMessage } from '../domain/usage/exact-counts.ts';
+import {
+  findInexactCount,
+  findOversizedCost,
+  inexactCountMessage,
+  LEGACY_COST_KEYS,
+  oversizedCostMessage,
+} from '../domain/usage/exact-counts.ts';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 import { componentValidators, loadSpec } from '../spec/spec.ts';
 import { findTooDeep } from '../domain/json-depth.ts';
@@ -13,7 +19,13 @@ import { issuesFromAjv } from '../spec/issues.ts';
 const LEGACY_OBSERVATION_TYPES = new Set(['observation-create', 'observation-update']);
 
 /** `internal`: written by Tally itself (record-llm-call.ts), never set from a request */
-export interface AcceptedEvent { id: string; type: string; timestamp: Date; body: Record<string, any>; internal?: boolean }
+export interface AcceptedEvent {
+  id: string;
+  type: string;
+  timestamp: Date;
+  body: Record<string, any>;
+  internal?: boolean;
+}
 export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: string; issues: Issue[] };
 
 export function createEventValidator(definition: Document = loadSpec()) {
@@ -29,21 +41,46 @@ export function createEventValidator(definition: Document = loadSpec()) {
     // ajv reports paths from the event root; drop the leading "" segment Ajv paths start with
     const deep = findTooDeep(raw, []);
     if (deep) return { ok: false, id, issues: [deep] };
-    const fail = (v: ValidateFunction) => ({ ok: false as const, id, issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))) });
+    const fail = (v: ValidateFunction) => ({
+      ok: false as const,
+      id,
+      issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))),
+    });
     if (!base(raw)) return fail(base);
     const ev = raw as { id: string; type: string; timestamp: string; body: Record<string, any> };
     const validate = byType.get(ev.type);
     // Langfuse's own words for the one type it knows but refuses on the public endpoint
-    if (ev.type === 'dataset-run-item-create') return { ok: false, id, issues: [{ code: 'custom', path: ['type'], message: 'Dataset run item creation is only allowed for internal usage' }] };
-    if (!validate) return { ok: false, id, issues: [{ code: 'invalid_value', path: ['type'], message: `Unknown event type "${ev.type}". Expected one of: ${[...byType.keys()].join(', ')}` }] };
+    if (ev.type === 'dataset-run-item-create')
+      return {
+        ok: false,
+        id,
+        issues: [{ code: 'custom', path: ['type'], message: 'Dataset run item creation is only allowed for internal usage' }],
+      };
+    if (!validate)
+      return {
+        ok: false,
+        id,
+        issues: [
+          {
+            code: 'invalid_value',
+            path: ['type'],
+            message: `Unknown event type "${ev.type}". Expected one of: ${[...byType.keys()].join(', ')}`,
+          },
+        ],
+      };
     if (!validate(raw)) return fail(validate);
     const b = ev.body;
     if ((b.promptName == null) !== (b.promptVersion == null)) {
-      return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'promptName'], message: 'promptName and promptVersion must be set together' }] };
+      return {
+        ok: false,
+        id,
+        issues: [{ code: 'custom', path: ['body', 'promptName'], message: 'promptName and promptVersion must be set together' }],
+      };
     }
     const inexact = findInexactCount(b.usageDetails, ['body', 'usageDetails']) ?? findInexactCount(b.usage, ['body', 'usage']);
     if (inexact) return { ok: false, id, issues: [{ code: 'too_big', path: inexact.path, message: inexactCountMessage(inexact) }] };
-    const oversized = findOversizedCost(b.costDetails, ['body', 'costDetails']) ?? findOversizedCost(b.usage, ['body', 'usage'], LEGACY_COST_KEYS);
+    const oversized =
+      findOversizedCost(b.costDetails, ['body', 'costDetails']) ?? findOversizedCost(b.usage, ['body', 'usage'], LEGACY_COST_KEYS);
     if (oversized) return { ok: false, id, issues: [{ code: 'too_big', path: oversized.path, message: oversizedCostMessage(oversized) }] };
     if (b.usage != null) {
       const legacy = parseLegacyUsage(b.usage);

@@ -13,7 +13,10 @@ import { applyBatch } from './pipeline.ts';
 export type IngestSource = 'batch' | 'otel' | 'internal';
 
 /** events that stand or fall together; `id` names the unit in a rejection */
-export interface IngestUnit { id: string; events: unknown[] }
+export interface IngestUnit {
+  id: string;
+  events: unknown[];
+}
 
 export interface IngestOutcome {
   /** the events applied, in the order the batch endpoint reports them */
@@ -36,7 +39,13 @@ export interface IngestOptions {
 /** one event on its own, as ingest() checks it (for a caller that must know before it ingests) */
 export const checkEvent = (raw: unknown, checkText = false) => validateEvent(raw, checkText);
 
-export async function ingest(em: SqlEntityManager, services: Services, projectId: string, units: IngestUnit[], opts: IngestOptions): Promise<IngestOutcome> {
+export async function ingest(
+  em: SqlEntityManager,
+  services: Services,
+  projectId: string,
+  units: IngestUnit[],
+  opts: IngestOptions,
+): Promise<IngestOutcome> {
   const accepted: AcceptedEvent[] = [];
   const rejected: IngestOutcome['rejected'] = [];
   const sdkLogs: unknown[] = [];

@@ -2,7 +2,14 @@
 // as applied is committed. Replayed event ids are skipped. Entities are loaded
 // and written in bulk (one query per table), which is what makes 10k events/s possible.
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, processingOrder, toScore, type ObservationEvent } from '../domain/ingestion/merge.ts';
+import {
+  OBSERVATION_EVENT_TYPES,
+  applyObservationEvent,
+  applyTraceEvent,
+  processingOrder,
+  toScore,
+  type ObservationEvent,
+} from '../domain/ingestion/merge.ts';
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { readProvided } from '../domain/usage/index.ts';
@@ -23,13 +30,15 @@ export interface BatchResult {
   warnings: Map<string, string[]>;
 }
 
-
-
 function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, string[]>): ObservationEvent {
   const b = e.body;
   const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
   const legacyUsage = legacy.value;
-  const { parsed, providedUsage: usage, providedCost: cost } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
+  const {
+    parsed,
+    providedUsage: usage,
+    providedCost: cost,
+  } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
   const final = finaliseUsage(usage).usage;
   const repair = repairOverlap(final, usage);
   const w = [
@@ -78,7 +87,12 @@ export class BatchContentionError extends Error {
   readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
 }
 
-export async function applyBatch(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
+export async function applyBatch(
+  em: SqlEntityManager,
+  services: Services,
+  projectId: string,
+  events: AcceptedEvent[],
+): Promise<BatchResult> {
   const warnings = new Map<AcceptedEvent, string[]>();
   for (let attempt = 1; ; attempt++) {
     try {
@@ -93,7 +107,9 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
     } catch (e) {
       if (isLockTimeout(e)) {
         contentionCounters.gaveUp++;
-        throw new BatchContentionError(`rows of the batch stayed locked by other batches for more than ${LOCK_TIMEOUT_MS} ms`, { cause: e });
+        throw new BatchContentionError(`rows of the batch stayed locked by other batches for more than ${LOCK_TIMEOUT_MS} ms`, {
+          cause: e,
+        });
       }
       if (!isTransientConflict(e)) throw e;
       if (attempt >= MAX_ATTEMPTS) {
@@ -108,7 +124,14 @@ export async function applyBatch(em: SqlEntityManager, services: Services, proje
 }
 
 /** the number of evaluation jobs the batch enqueued */
-async function applyProject(tx: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[], warnings: Map<AcceptedEvent, string[]>, now: Date): Promise<number> {
+async function applyProject(
+  tx: SqlEntityManager,
+  services: Services,
+  projectId: string,
+  events: AcceptedEvent[],
+  warnings: Map<AcceptedEvent, string[]>,
+  now: Date,
+): Promise<number> {
   const db = kysely(tx);
   // ids are known before knowing which events are replays: loading a little extra is
   // cheaper than a second round trip
@@ -122,16 +145,22 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
       if (typeof e.body.traceId === 'string') readTraceIds.add(e.body.traceId);
     }
   }
-  if (!runsOneAtATime(tx)) await lockTraces(db, projectId, { written: writtenTraceIds, read: readTraceIds, lockTimeoutMs: LOCK_TIMEOUT_MS });
+  if (!runsOneAtATime(tx))
+    await lockTraces(db, projectId, { written: writtenTraceIds, read: readTraceIds, lockTimeoutMs: LOCK_TIMEOUT_MS });
   const existing = await claimAndLoad(db, projectId, {
-    eventIds: [...new Set(events.map((e) => e.id))], observationIds, traceIds: [...writtenTraceIds, ...readTraceIds],
+    eventIds: [...new Set(events.map((e) => e.id))],
+    observationIds,
+    traceIds: [...writtenTraceIds, ...readTraceIds],
   });
   const matcher = await services.models.matcherFor(tx, projectId, existing.modelRevision);
   const fresh: AcceptedEvent[] = [];
   for (const e of events) if (existing.claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids wins
 
   // traces first: observations copy their grouping fields
-  const byTrace = group(fresh.filter((e) => e.type === 'trace-create' && e.body.id != null), (e) => e.body.id);
+  const byTrace = group(
+    fresh.filter((e) => e.type === 'trace-create' && e.body.id != null),
+    (e) => e.body.id,
+  );
   // warnings describe the payload as sent, so a replayed event gets them too
   const parsed = new Map(events.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => [e, toObservationEvent(e, warnings)]));
   const obsEvents = fresh.filter((e) => parsed.has(e)).map((e) => parsed.get(e)!);
@@ -153,24 +182,40 @@ async function applyProject(tx: SqlEntityManager, services: Services, projectId:
   }
 
   // concurrently: observations that need a tokenizer wait on worker threads, not on each other
-  const priced = await Promise.all(mergedObs.map((rec) => {
-    const t = traces.get(rec.traceId!);
-    return priceObservation(rec, matcher, services.tokenizers, t);
-  }));
+  const priced = await Promise.all(
+    mergedObs.map((rec) => {
+      const t = traces.get(rec.traceId!);
+      return priceObservation(rec, matcher, services.tokenizers, t);
+    }),
+  );
   // rows in id order: concurrent batches inserting the same new rows take their locks in one
   // order (stored rows were locked by the claim already; see store/upsert.ts guardedUpsert)
   const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   // traces first: their copy onto stored observations then skips the rows this batch writes
-  await upsertTraces(db, projectId, changedTraces.sort(byId), mergedObs.map((o) => o.id));
+  await upsertTraces(
+    db,
+    projectId,
+    changedTraces.sort(byId),
+    mergedObs.map((o) => o.id),
+  );
   // the metrics roll-up follows the rows in the same statement: what they held out, what they hold now in
   priced.sort(byId);
-  await upsertObservations(db, projectId, priced, priced.flatMap((o) => existing.observations.get(o.id) ?? []));
+  await upsertObservations(
+    db,
+    projectId,
+    priced,
+    priced.flatMap((o) => existing.observations.get(o.id) ?? []),
+  );
   // evaluation jobs commit with the observations they judge, or not at all
   const rules = services.evaluation ? await services.evaluation.rules.get(tx, projectId) : [];
   const jobs = await enqueueEvaluations(db, projectId, rules, priced);
   // one row per score id: of two events for the same score in a batch the later one wins (one
   // upsert cannot write a row twice)
-  const scores = new Map(processingOrder(fresh.filter((e) => e.type === 'score-create')).map(toScore).map((sc) => [sc.id, sc]));
+  const scores = new Map(
+    processingOrder(fresh.filter((e) => e.type === 'score-create'))
+      .map(toScore)
+      .map((sc) => [sc.id, sc]),
+  );
   await upsertScores(db, projectId, [...scores.values()].sort(byId));
   return jobs;
 }

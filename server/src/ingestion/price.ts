@@ -29,28 +29,55 @@ export interface PricingInput {
 export async function priceUsage(p: PricingInput, tokenizers: TokenizerPool): Promise<UsageAndCost> {
   let inferredUsage: Record<string, number> | undefined;
   if (p.model && needsTokenization({ providedUsage: p.providedUsage, providedCost: p.providedCost, model: p.model, level: p.level })) {
-    inferredUsage = await tokenizers.inferUsage({ tokenizerId: p.model.tokenizerId, tokenizerConfig: p.model.tokenizerConfig }, p.input ?? null, p.output ?? null);
+    inferredUsage = await tokenizers.inferUsage(
+      { tokenizerId: p.model.tokenizerId, tokenizerConfig: p.model.tokenizerConfig },
+      p.input ?? null,
+      p.output ?? null,
+    );
   }
   return computeFromProvided({
-    providedUsage: p.providedUsage, providedCost: p.providedCost, model: p.model, level: p.level, modelParameters: p.modelParameters,
-    metadata: p.metadata, inferredUsage, rawUsageDetails: p.rawUsageDetails, parsedUsageDetails: p.parsedUsageDetails, rawCostDetails: p.rawCostDetails,
+    providedUsage: p.providedUsage,
+    providedCost: p.providedCost,
+    model: p.model,
+    level: p.level,
+    modelParameters: p.modelParameters,
+    metadata: p.metadata,
+    inferredUsage,
+    rawUsageDetails: p.rawUsageDetails,
+    parsedUsageDetails: p.parsedUsageDetails,
+    rawCostDetails: p.rawCostDetails,
   });
 }
 
 /** the applied tier of a result, looked up on its model */
-export const appliedTier = (model: StoredModel | null, r: UsageAndCost) => (r.tier ? model?.pricingTiers.find((t) => t.id === r.tier!.id) ?? null : null);
+export const appliedTier = (model: StoredModel | null, r: UsageAndCost) =>
+  r.tier ? (model?.pricingTiers.find((t) => t.id === r.tier!.id) ?? null) : null;
 
 /**
  * The observation priced, as a new record; `trace`, when given, is its trace, whose grouping
  * fields the record takes (one copy of the record for both: each copy of its ~46 fields was a
  * visible share of ingestion's CPU per event).
  */
-export async function priceObservation(rec: ObservationRecord, matcher: ModelMatcher, tokenizers: TokenizerPool, trace?: TraceRecord): Promise<ObservationRecord> {
+export async function priceObservation(
+  rec: ObservationRecord,
+  matcher: ModelMatcher,
+  tokenizers: TokenizerPool,
+  trace?: TraceRecord,
+): Promise<ObservationRecord> {
   const model = PRICED_TYPES.has(rec.type) ? matcher.match(rec.model) : null;
-  const r = await priceUsage({
-    model, providedUsage: rec.providedUsageDetails ?? {}, providedCost: rec.providedCostDetails ?? {}, level: rec.level,
-    modelParameters: rec.modelParameters, metadata: rec.metadata, input: rec.input, output: rec.output,
-  }, tokenizers);
+  const r = await priceUsage(
+    {
+      model,
+      providedUsage: rec.providedUsageDetails ?? {},
+      providedCost: rec.providedCostDetails ?? {},
+      level: rec.level,
+      modelParameters: rec.modelParameters,
+      metadata: rec.metadata,
+      input: rec.input,
+      output: rec.output,
+    },
+    tokenizers,
+  );
   const tier = appliedTier(model, r);
   const out: ObservationRecord = {
     ...rec,

@@ -39,11 +39,20 @@ export async function recordLlmCall(em: SqlEntityManager, services: Services, pr
   const observationId = randomUUID();
   const at = r.started.toISOString();
   const generation = (usageDetails: unknown) => ({
-    id: randomUUID(), timestamp: at, type: 'generation-create',
+    id: randomUUID(),
+    timestamp: at,
+    type: 'generation-create',
     body: {
-      id: observationId, traceId: r.traceId, name: r.generationName, environment: r.environment,
-      startTime: at, endTime: r.ended.toISOString(), ...(r.firstText ? { completionStartTime: r.firstText.toISOString() } : {}),
-      model: r.model, modelParameters: r.params, input: r.messages,
+      id: observationId,
+      traceId: r.traceId,
+      name: r.generationName,
+      environment: r.environment,
+      startTime: at,
+      endTime: r.ended.toISOString(),
+      ...(r.firstText ? { completionStartTime: r.firstText.toISOString() } : {}),
+      model: r.model,
+      modelParameters: r.params,
+      input: r.messages,
       output: { role: 'assistant', content: r.result.text, ...(r.result.toolCalls.length ? { tool_calls: r.result.toolCalls } : {}) },
       metadata: { ...r.metadata, responseModel: r.result.model },
       ...(usageDetails == null ? {} : { usageDetails }),
@@ -57,7 +66,12 @@ export async function recordLlmCall(em: SqlEntityManager, services: Services, pr
     warnings.push(`the provider's usage object was not stored: ${gen.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     generationEvent = generation(null);
   }
-  const trace = { id: randomUUID(), timestamp: at, type: 'trace-create', body: { id: r.traceId, name: r.traceName, environment: r.environment, timestamp: at, metadata: r.metadata } };
+  const trace = {
+    id: randomUUID(),
+    timestamp: at,
+    type: 'trace-create',
+    body: { id: r.traceId, name: r.traceName, environment: r.environment, timestamp: at, metadata: r.metadata },
+  };
   const events = [trace, generationEvent, ...(r.extraEvents ?? [])];
   // all or nothing: Tally's own events that do not validate are a bug, not a client's mistake
   const outcome = await ingest(em, services, projectId, [{ id: 'recorded call', events }], { source: 'internal' });

@@ -52,12 +52,27 @@ export interface JudgeVerdict {
 
 /** throws LlmError (the provider failed) or JudgeAnswerError (after recording the call: its tokens were spent) */
 export async function runJudge(em: SqlEntityManager, services: Services, projectId: string, j: JudgeRequest): Promise<JudgeVerdict> {
-  const call = judgeCall({ model: j.model, prompt: j.prompt, params: j.params, providerOptions: j.providerOptions, outputDefinition: j.outputDefinition });
+  const call = judgeCall({
+    model: j.model,
+    prompt: j.prompt,
+    params: j.params,
+    providerOptions: j.providerOptions,
+    outputDefinition: j.outputDefinition,
+  });
   const started = new Date();
   const result = await callThroughConnection(services, j.connection, { ...call, signal: j.signal });
   const recorded = await recordLlmCall(em, services, projectId, {
-    traceId: j.executionTraceId, traceName: `Execute evaluator: ${j.evaluatorName}`, environment: JUDGE_ENVIRONMENT, generationName: 'llm-as-a-judge',
-    model: j.model, messages: call.messages, params: call.params, result, started, ended: new Date(), metadata: j.metadata,
+    traceId: j.executionTraceId,
+    traceName: `Execute evaluator: ${j.evaluatorName}`,
+    environment: JUDGE_ENVIRONMENT,
+    generationName: 'llm-as-a-judge',
+    model: j.model,
+    messages: call.messages,
+    params: call.params,
+    result,
+    started,
+    ended: new Date(),
+    metadata: j.metadata,
   });
   const answer = readJudgeAnswer(result.toolCalls, j.outputDefinition, j.model);
   if (!answer.ok) throw new JudgeAnswerError(answer.message);
@@ -73,17 +88,36 @@ export async function runJudge(em: SqlEntityManager, services: Services, project
     seen.set(j.scoreName, occurrence + 1);
     const id = j.scoreId(j.scoreName, occurrence);
     await putScore(kysely(em), projectId, {
-      id, timestamp: new Date(), name: j.scoreName,
+      id,
+      timestamp: new Date(),
+      name: j.scoreName,
       ...storedValues(s.value, s.dataType),
-      dataType: s.dataType, source: 'EVAL', traceId: j.target.traceId, observationId: j.target.observationId, sessionId: null, datasetRunId: null,
-      configId: null, comment: answer.reasoning, metadata: j.metadata, environment: j.target.environment, queueId: null, executionTraceId: j.executionTraceId,
+      dataType: s.dataType,
+      source: 'EVAL',
+      traceId: j.target.traceId,
+      observationId: j.target.observationId,
+      sessionId: null,
+      datasetRunId: null,
+      configId: null,
+      comment: answer.reasoning,
+      metadata: j.metadata,
+      environment: j.target.environment,
+      queueId: null,
+      executionTraceId: j.executionTraceId,
     });
     scores.push({ ...s, id });
   }
   const o = recorded.observation;
   // null, not the stored calculatedTotalCost's 0, when nothing was priced (as the explain endpoint says it)
   return {
-    scores, reasoning: answer.reasoning, executionTraceId: j.executionTraceId, model: j.model,
-    usageDetails: o.usageDetails, costDetails: o.costDetails, totalCost: o.costDetails.total ?? null, costStatus: o.costStatus, warnings: recorded.warnings,
+    scores,
+    reasoning: answer.reasoning,
+    executionTraceId: j.executionTraceId,
+    model: j.model,
+    usageDetails: o.usageDetails,
+    costDetails: o.costDetails,
+    totalCost: o.costDetails.total ?? null,
+    costStatus: o.costStatus,
+    warnings: recorded.warnings,
   };
 }

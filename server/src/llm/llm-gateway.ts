@@ -13,7 +13,9 @@ export class ConnectionSecretsUnreadable extends Error {}
 export function connectionTarget(keyring: Keyring, c: StoredConnection): LlmConnectionTarget {
   try {
     const secretKey = decryptSecret(keyring, c.secretKeyEnc).plaintext;
-    const extraHeaders = c.extraHeadersEnc ? (JSON.parse(decryptSecret(keyring, c.extraHeadersEnc).plaintext) as Record<string, string>) : {};
+    const extraHeaders = c.extraHeadersEnc
+      ? (JSON.parse(decryptSecret(keyring, c.extraHeadersEnc).plaintext) as Record<string, string>)
+      : {};
     return { baseUrl: c.baseUrl, secretKey, extraHeaders, config: c.config };
   } catch (e) {
     throw new ConnectionSecretsUnreadable(`the secrets of LLM connection "${c.provider}" cannot be decrypted: ${(e as Error).message}`);

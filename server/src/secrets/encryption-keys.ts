@@ -12,18 +12,24 @@ import type { Logger } from '../logger.ts';
 
 export const KEY_FILE = 'encryption.key';
 
-export function resolveKeyring(config: Pick<Config, 'encryptionKey' | 'encryptionKeyPrevious' | 'databaseUrl' | 'dataDir'>, log: Logger): Keyring {
+export function resolveKeyring(
+  config: Pick<Config, 'encryptionKey' | 'encryptionKeyPrevious' | 'databaseUrl' | 'dataDir'>,
+  log: Logger,
+): Keyring {
   const previous = config.encryptionKeyPrevious;
   if (config.encryptionKey) return { current: config.encryptionKey, previous };
   if (config.databaseUrl) {
-    log.warn('ENCRYPTION_KEY is not set: LLM connections cannot be created or updated until it is (64 hex characters, `openssl rand -hex 32`)');
+    log.warn(
+      'ENCRYPTION_KEY is not set: LLM connections cannot be created or updated until it is (64 hex characters, `openssl rand -hex 32`)',
+    );
     return { current: null, previous };
   }
   if (config.dataDir === 'memory://') return { current: randomBytes(32), previous };
   const path = join(config.dataDir, KEY_FILE);
   try {
     const text = readFileSync(path, 'utf8').trim();
-    if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new Error(`${path} does not hold 64 hex characters; restore it from a backup or set ENCRYPTION_KEY`);
+    if (!/^[0-9a-fA-F]{64}$/.test(text))
+      throw new Error(`${path} does not hold 64 hex characters; restore it from a backup or set ENCRYPTION_KEY`);
     return { current: Buffer.from(text, 'hex'), previous };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
@@ -38,6 +44,9 @@ export function resolveKeyring(config: Pick<Config, 'encryptionKey' | 'encryptio
     throw e;
   }
   chmodSync(path, 0o600);
-  log.info({ path }, 'created an encryption key for LLM connection secrets (keep this file with the data directory, or set ENCRYPTION_KEY)');
+  log.info(
+    { path },
+    'created an encryption key for LLM connection secrets (keep this file with the data directory, or set ENCRYPTION_KEY)',
+  );
   return { current: key, previous };
 }

@@ -6,7 +6,10 @@ import type { ValidationIssue as Issue } from '../../../generated/client/types.g
 
 function pathOf(instancePath: string): (string | number)[] {
   // instancePath looks like /requestBody/pricingTiers/0/priority or /query/limit
-  const parts = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const rest = parts.slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
   return rest;
 }
@@ -19,7 +22,10 @@ function describe(e: ErrorObject): Pick<Issue, 'code' | 'message'> {
     case 'type':
       return { code: 'invalid_type', message: `Invalid input: expected ${String(p.type).replace(',', ' or ')}` };
     case 'enum':
-      return { code: 'invalid_value', message: `Invalid option: expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join('|')}` };
+      return {
+        code: 'invalid_value',
+        message: `Invalid option: expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join('|')}`,
+      };
     case 'const':
       return { code: 'invalid_value', message: `Invalid input: expected ${JSON.stringify(p.allowedValue)}` };
     case 'minimum':
@@ -38,7 +44,10 @@ function describe(e: ErrorObject): Pick<Issue, 'code' | 'message'> {
       return { code: 'too_big', message: `Too big: expected array to have <=${p.limit} items` };
     case 'format':
       if (p.format === 'date-time' || p.format === 'date') {
-        return { code: 'invalid_format', message: `Invalid ${p.format}: expected ${p.format === 'date' ? 'YYYY-MM-DD' : 'RFC 3339 with Z or an offset'}, a calendar date, ${TIMESTAMP_RANGE_TEXT}` };
+        return {
+          code: 'invalid_format',
+          message: `Invalid ${p.format}: expected ${p.format === 'date' ? 'YYYY-MM-DD' : 'RFC 3339 with Z or an offset'}, a calendar date, ${TIMESTAMP_RANGE_TEXT}`,
+        };
       }
       return { code: 'invalid_format', message: `Invalid ${p.format}` };
     case 'additionalProperties':

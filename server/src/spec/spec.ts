@@ -10,9 +10,10 @@ import { isDate, isTimestamp } from '../domain/time/timestamp.ts';
 const addFormatsTo = addFormatsModule as unknown as (ajv: Ajv2020, opts: { mode: 'fast' | 'full' }) => Ajv2020;
 // `date-time` and `date` are Tally's own (domain/time/timestamp.ts): a calendar check and the
 // storable range, so every timestamp the spec accepts can be stored and read back
-export const addFormats = (ajv: Ajv2020) => addFormatsTo(ajv, { mode: 'fast' })
-  .addFormat('date-time', { type: 'string', validate: isTimestamp })
-  .addFormat('date', { type: 'string', validate: isDate });
+export const addFormats = (ajv: Ajv2020) =>
+  addFormatsTo(ajv, { mode: 'fast' })
+    .addFormat('date-time', { type: 'string', validate: isTimestamp })
+    .addFormat('date', { type: 'string', validate: isDate });
 export const SPEC_PATH = new URL('../../../generated/openapi.json', import.meta.url);
 
 export function loadSpec(): Document {
@@ -37,7 +38,10 @@ export function componentValidators(definition: Document = loadSpec()) {
 export function deref(spec: any, node: any): any {
   let n = node;
   while (n && typeof n === 'object' && typeof n.$ref === 'string' && n.$ref.startsWith('#/')) {
-    n = n.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+    n = n.$ref
+      .slice(2)
+      .split('/')
+      .reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
   }
   return n;
 }

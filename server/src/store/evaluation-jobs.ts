@@ -5,7 +5,14 @@ import { kysely, prepared, sql, toDate, type Db } from './sql.ts';
 
 export type JobStatus = 'PENDING' | 'DELAYED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
 
-export interface NewJob { id: string; ruleId: string; assignmentId: string; evaluatorId: string; traceId: string; observationId: string }
+export interface NewJob {
+  id: string;
+  ruleId: string;
+  assignmentId: string;
+  evaluatorId: string;
+  traceId: string;
+  observationId: string;
+}
 
 export interface StoredJob extends NewJob {
   projectId: string;
@@ -23,10 +30,23 @@ export interface StoredJob extends NewJob {
 }
 
 const fromRow = (r: any): StoredJob => ({
-  projectId: r.project_id, id: r.id, ruleId: r.rule_id, assignmentId: r.assignment_id, evaluatorId: r.evaluator_id, traceId: r.trace_id,
-  observationId: r.observation_id, status: r.status, attempts: Number(r.attempts), runAfter: toDate(r.run_after),
-  leaseUntil: r.lease_until ? toDate(r.lease_until) : null, firstAttemptAt: r.first_attempt_at ? toDate(r.first_attempt_at) : null,
-  error: r.error ?? null, scoreId: r.score_id ?? null, executionTraceId: r.execution_trace_id ?? null, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at),
+  projectId: r.project_id,
+  id: r.id,
+  ruleId: r.rule_id,
+  assignmentId: r.assignment_id,
+  evaluatorId: r.evaluator_id,
+  traceId: r.trace_id,
+  observationId: r.observation_id,
+  status: r.status,
+  attempts: Number(r.attempts),
+  runAfter: toDate(r.run_after),
+  leaseUntil: r.lease_until ? toDate(r.lease_until) : null,
+  firstAttemptAt: r.first_attempt_at ? toDate(r.first_attempt_at) : null,
+  error: r.error ?? null,
+  scoreId: r.score_id ?? null,
+  executionTraceId: r.execution_trace_id ?? null,
+  createdAt: toDate(r.created_at),
+  updatedAt: toDate(r.updated_at),
 });
 
 const textArray = (values: string[]) => sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
@@ -41,11 +61,14 @@ export async function enqueueJobs(db: Db, projectId: string, jobs: NewJob[]): Pr
   const sorted = [...jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const col = (f: keyof NewJob) => textArray(sorted.map((j) => j[f]));
   // prepared on PostgreSQL like the other statements of a batch (its text is the same for every batch)
-  await prepared('enqueue_evaluation_jobs', sql`insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
+  await prepared(
+    'enqueue_evaluation_jobs',
+    sql`insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
     select ${projectId}, u.* , 'PENDING' from unnest(${col('id')}, ${col('ruleId')}, ${col('assignmentId')}, ${col('evaluatorId')}, ${col('traceId')}, ${col('observationId')})
       as u(id, rule_id, assignment_id, evaluator_id, trace_id, observation_id)
     on conflict (project_id, id) do update set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null, first_attempt_at = null,
-      error = null, updated_at = now()`).execute(db);
+      error = null, updated_at = now()`,
+  ).execute(db);
 }
 
 /** up to `limit` due jobs (PENDING or DELAYED and due, or RUNNING with an expired lease), now RUNNING under a lease until `leaseUntil` */
@@ -72,11 +95,18 @@ export async function renewLease(em: SqlEntityManager, job: StoredJob, until: Da
   return true;
 }
 
-export interface JobOutcome { status: Exclude<JobStatus, 'PENDING' | 'RUNNING'>; error?: string | null; scoreId?: string | null; executionTraceId?: string | null; runAfter?: Date }
+export interface JobOutcome {
+  status: Exclude<JobStatus, 'PENDING' | 'RUNNING'>;
+  error?: string | null;
+  scoreId?: string | null;
+  executionTraceId?: string | null;
+  runAfter?: Date;
+}
 
 /** false when the lease was lost (the job was enqueued again or reclaimed meanwhile): nothing is written */
 export async function finishJob(em: SqlEntityManager, job: StoredJob, outcome: JobOutcome): Promise<boolean> {
-  const r = await sql`update evaluation_jobs set status = ${outcome.status}, error = ${outcome.error ?? null}, score_id = ${outcome.scoreId ?? null},
+  const r =
+    await sql`update evaluation_jobs set status = ${outcome.status}, error = ${outcome.error ?? null}, score_id = ${outcome.scoreId ?? null},
       execution_trace_id = ${outcome.executionTraceId ?? null}, run_after = ${outcome.runAfter ?? new Date()}, lease_until = null, updated_at = now()
     where project_id = ${job.projectId} and id = ${job.id} and status = 'RUNNING' and lease_until = ${job.leaseUntil}`.execute(kysely(em));
   return Number(r.numAffectedRows ?? 0) > 0;
@@ -86,12 +116,16 @@ export async function listRuleJobs(em: SqlEntityManager, projectId: string, rule
   const db = kysely(em);
   const { rows } = await sql<any>`select * from evaluation_jobs where project_id = ${projectId} and rule_id = ${ruleId}
     order by created_at desc, id limit ${limit} offset ${(page - 1) * limit}`.execute(db);
-  const { rows: n } = await sql<{ n: string }>`select count(*) as n from evaluation_jobs where project_id = ${projectId} and rule_id = ${ruleId}`.execute(db);
+  const { rows: n } = await sql<{
+    n: string;
+  }>`select count(*) as n from evaluation_jobs where project_id = ${projectId} and rule_id = ${ruleId}`.execute(db);
   return { jobs: rows.map(fromRow), total: Number(n[0]!.n) };
 }
 
 /** jobs not yet finished, all projects (the bench and tests wait on this) */
 export async function openJobCount(em: SqlEntityManager): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select count(*) as n from evaluation_jobs where status in ('PENDING', 'DELAYED', 'RUNNING')`.execute(kysely(em));
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*) as n from evaluation_jobs where status in ('PENDING', 'DELAYED', 'RUNNING')`.execute(kysely(em));
   return Number(rows[0]!.n);
 }

@@ -41,15 +41,25 @@ export const ACTIVE_RULE_LIMIT = 500;
 
 function ruleFromRow(r: any, assignments: StoredAssignment[]): StoredRule {
   return {
-    id: r.id, projectId: r.project_id, name: r.name, target: r.target, filters: json(r.filters) ?? [], sampling: Number(r.sampling),
-    state: r.state, delayMs: Number(r.delay_ms), assignments, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at),
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    target: r.target,
+    filters: json(r.filters) ?? [],
+    sampling: Number(r.sampling),
+    state: r.state,
+    delayMs: Number(r.delay_ms),
+    assignments,
+    createdAt: toDate(r.created_at),
+    updatedAt: toDate(r.updated_at),
   };
 }
 
 async function assignmentsOf(em: SqlEntityManager, ruleIds: string[]): Promise<Map<string, StoredAssignment[]>> {
   const out = new Map<string, StoredAssignment[]>(ruleIds.map((id) => [id, []]));
   if (!ruleIds.length) return out;
-  const { rows } = await sql<any>`select a.id, a.rule_id, a.evaluator_id, a.mapping, a.created_at, e.name, e.type, e.blocked_reason, e.blocked_message, e.blocked_at,
+  const { rows } =
+    await sql<any>`select a.id, a.rule_id, a.evaluator_id, a.mapping, a.created_at, e.name, e.type, e.blocked_reason, e.blocked_message, e.blocked_at,
       v.mapping as default_mapping
     from evaluation_rule_assignments a join evaluators e on e.id = a.evaluator_id
       left join evaluator_versions v on v.evaluator_id = e.id and v.version = e.latest_version
@@ -57,15 +67,24 @@ async function assignmentsOf(em: SqlEntityManager, ruleIds: string[]): Promise<M
     order by a.created_at, a.id`.execute(kysely(em));
   for (const r of rows) {
     out.get(r.rule_id)?.push({
-      id: r.id, evaluatorId: r.evaluator_id, evaluatorName: r.name, evaluatorType: r.type, mapping: json(r.mapping) ?? null,
-      defaultMapping: json(r.default_mapping) ?? null, blocked: blockedOf(r), createdAt: toDate(r.created_at),
+      id: r.id,
+      evaluatorId: r.evaluator_id,
+      evaluatorName: r.name,
+      evaluatorType: r.type,
+      mapping: json(r.mapping) ?? null,
+      defaultMapping: json(r.default_mapping) ?? null,
+      blocked: blockedOf(r),
+      createdAt: toDate(r.created_at),
     });
   }
   return out;
 }
 
 async function withAssignments(em: SqlEntityManager, rows: any[]): Promise<StoredRule[]> {
-  const byRule = await assignmentsOf(em, rows.map((r) => r.id));
+  const byRule = await assignmentsOf(
+    em,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ruleFromRow(r, byRule.get(r.id) ?? []));
 }
 
@@ -123,10 +142,14 @@ export async function saveRule(em: SqlEntityManager, projectId: string, id: stri
     const ruleId = id ?? newId();
     if (id === null) {
       await sql`insert into evaluation_rules (project_id, id, name, target, filters, sampling, state, delay_ms, created_at, updated_at)
-        values (${projectId}, ${ruleId}, ${w.name}, ${w.target}, ${JSON.stringify(w.filters)}::jsonb, ${w.sampling}, ${state}, 0, clock_timestamp(), clock_timestamp())`.execute(db);
+        values (${projectId}, ${ruleId}, ${w.name}, ${w.target}, ${JSON.stringify(w.filters)}::jsonb, ${w.sampling}, ${state}, 0, clock_timestamp(), clock_timestamp())`.execute(
+        db,
+      );
     } else {
       const r = await sql`update evaluation_rules set name = ${w.name}, target = ${w.target}, filters = ${JSON.stringify(w.filters)}::jsonb,
-        sampling = ${w.sampling}, state = ${state}, updated_at = clock_timestamp() where project_id = ${projectId} and id = ${id}`.execute(db);
+        sampling = ${w.sampling}, state = ${state}, updated_at = clock_timestamp() where project_id = ${projectId} and id = ${id}`.execute(
+        db,
+      );
       if (Number(r.numAffectedRows ?? 0) === 0) return null;
     }
     if (state === 'ACTIVE' && (await countActiveRules(tx, projectId)) > ACTIVE_RULE_LIMIT) throw new ActiveLimitReached();
@@ -135,7 +158,10 @@ export async function saveRule(em: SqlEntityManager, projectId: string, id: stri
       and evaluator_id not in (select jsonb_array_elements_text(${JSON.stringify(keep)}::jsonb))`.execute(db);
     for (const a of w.assignments) {
       const mapping = a.mapping === null ? null : JSON.stringify(a.mapping);
-      const u = await sql`update evaluation_rule_assignments set mapping = ${mapping}::jsonb where rule_id = ${ruleId} and evaluator_id = ${a.evaluatorId}`.execute(db);
+      const u =
+        await sql`update evaluation_rule_assignments set mapping = ${mapping}::jsonb where rule_id = ${ruleId} and evaluator_id = ${a.evaluatorId}`.execute(
+          db,
+        );
       if (Number(u.numAffectedRows ?? 0) === 0) {
         await sql`insert into evaluation_rule_assignments (project_id, id, rule_id, evaluator_id, mapping, created_at)
           values (${projectId}, ${newId()}, ${ruleId}, ${a.evaluatorId}, ${mapping}::jsonb, clock_timestamp())`.execute(db);
@@ -195,11 +221,23 @@ export async function enabledRulesFor(em: SqlEntityManager, projectId: string): 
   const rules = new Map<string, EnabledRule>();
   for (const r of rows) {
     let rule = rules.get(r.rule_id);
-    if (!rule) rules.set(r.rule_id, (rule = { id: r.rule_id, name: r.rule_name, filters: json(r.filters) ?? [], sampling: Number(r.sampling), assignments: [] }));
+    if (!rule)
+      rules.set(
+        r.rule_id,
+        (rule = { id: r.rule_id, name: r.rule_name, filters: json(r.filters) ?? [], sampling: Number(r.sampling), assignments: [] }),
+      );
     rule.assignments.push({
-      assignmentId: r.assignment_id, evaluatorId: r.evaluator_id, evaluatorName: r.name, evaluatorType: r.type, evaluatorVersion: Number(r.latest_version),
-      evaluatorVersionId: r.version_id, prompt: r.prompt ?? null, outputDefinition: json(r.output_definition) ?? null, modelConfig: json(r.model_config) ?? null,
-      mapping: json(r.override) ?? json(r.default_mapping) ?? [], blocked: blockedOf(r),
+      assignmentId: r.assignment_id,
+      evaluatorId: r.evaluator_id,
+      evaluatorName: r.name,
+      evaluatorType: r.type,
+      evaluatorVersion: Number(r.latest_version),
+      evaluatorVersionId: r.version_id,
+      prompt: r.prompt ?? null,
+      outputDefinition: json(r.output_definition) ?? null,
+      modelConfig: json(r.model_config) ?? null,
+      mapping: json(r.override) ?? json(r.default_mapping) ?? [],
+      blocked: blockedOf(r),
     });
   }
   return [...rules.values()];

@@ -8,9 +8,16 @@ import type { Mapping } from '../domain/evaluation/mapping.ts';
 import type { EvaluatorType } from '../../../generated/enums.ts';
 
 export type { EvaluatorType };
-export interface ModelConfig { provider: string; model: string }
+export interface ModelConfig {
+  provider: string;
+  model: string;
+}
 
-export interface BlockedState { reason: string; message: string | null; at: Date }
+export interface BlockedState {
+  reason: string;
+  message: string | null;
+  at: Date;
+}
 
 export interface StoredEvaluator {
   id: string;
@@ -68,7 +75,10 @@ const SELECT = sql`select e.id, e.project_id, e.name, e.type, e.latest_version, 
 /** One page of the project's evaluators (latest versions), by updatedAt desc then id desc. */
 export async function listEvaluators(em: SqlEntityManager, projectId: string, page: number, limit: number) {
   const db = kysely(em);
-  const { rows } = await sql<any>`${SELECT} where e.project_id = ${projectId} order by e.updated_at desc, e.id desc limit ${limit} offset ${(page - 1) * limit}`.execute(db);
+  const { rows } =
+    await sql<any>`${SELECT} where e.project_id = ${projectId} order by e.updated_at desc, e.id desc limit ${limit} offset ${(page - 1) * limit}`.execute(
+      db,
+    );
   const { rows: count } = await sql<{ n: string }>`select count(*) as n from evaluators where project_id = ${projectId}`.execute(db);
   return { evaluators: rows.map(fromRow), total: Number(count[0]!.n) };
 }
@@ -81,7 +91,9 @@ export async function getEvaluator(em: SqlEntityManager, projectId: string, id: 
 
 /** Every evaluator of the project with this exact name (more than one only in data from elsewhere). */
 export async function evaluatorsNamed(em: SqlEntityManager, projectId: string, name: string): Promise<StoredEvaluator[]> {
-  const { rows } = await sql<any>`${SELECT} where e.project_id = ${projectId} and e.name = ${name} order by e.created_at, e.id`.execute(kysely(em));
+  const { rows } = await sql<any>`${SELECT} where e.project_id = ${projectId} and e.name = ${name} order by e.created_at, e.id`.execute(
+    kysely(em),
+  );
   return rows.map(fromRow);
 }
 
@@ -101,7 +113,12 @@ export interface EvaluatorVersionWrite {
  * clears a blocked state: the evaluator changed). Returns
  * null when `existing` moved on meanwhile (a concurrent append): the caller answers 409.
  */
-export async function appendEvaluatorVersion(em: SqlEntityManager, projectId: string, existing: { id: string; version: number } | null, w: EvaluatorVersionWrite): Promise<StoredEvaluator | null> {
+export async function appendEvaluatorVersion(
+  em: SqlEntityManager,
+  projectId: string,
+  existing: { id: string; version: number } | null,
+  w: EvaluatorVersionWrite,
+): Promise<StoredEvaluator | null> {
   return em.transactional(async (tx) => {
     const db = kysely(tx);
     let id: string;
@@ -141,7 +158,9 @@ export async function assignmentOverrides(em: SqlEntityManager, projectId: strin
 export async function deleteEvaluator(em: SqlEntityManager, projectId: string, id: string): Promise<boolean> {
   return em.transactional(async (tx) => {
     const db = kysely(tx);
-    const { rows } = await sql<{ rule_id: string }>`delete from evaluation_rule_assignments where project_id = ${projectId} and evaluator_id = ${id} returning rule_id`.execute(db);
+    const { rows } = await sql<{
+      rule_id: string;
+    }>`delete from evaluation_rule_assignments where project_id = ${projectId} and evaluator_id = ${id} returning rule_id`.execute(db);
     const r = await sql`delete from evaluators where project_id = ${projectId} and id = ${id}`.execute(db);
     if (Number(r.numAffectedRows ?? 0) === 0) return false;
     const ruleIds = [...new Set(rows.map((x) => x.rule_id))];
@@ -160,7 +179,13 @@ export async function deleteEvaluator(em: SqlEntityManager, projectId: string, i
  * `paused`, and enabledRulesFor still returns its assignments with `blocked` set so the
  * engine can skip them. False when the evaluator is not in the project.
  */
-export async function blockEvaluator(em: SqlEntityManager, projectId: string, evaluatorId: string, reason: string, message: string | null): Promise<boolean> {
+export async function blockEvaluator(
+  em: SqlEntityManager,
+  projectId: string,
+  evaluatorId: string,
+  reason: string,
+  message: string | null,
+): Promise<boolean> {
   const r = await sql`update evaluators set blocked_reason = ${reason}, blocked_message = ${message}, blocked_at = clock_timestamp()
     where project_id = ${projectId} and id = ${evaluatorId}`.execute(kysely(em));
   return Number(r.numAffectedRows ?? 0) > 0;
@@ -184,6 +209,8 @@ export async function unblockEvaluator(em: SqlEntityManager, projectId: string, 
 export async function unblockEvaluatorsOfProvider(em: SqlEntityManager, projectId: string, provider: string): Promise<number> {
   const r = await sql`update evaluators e set blocked_reason = null, blocked_message = null, blocked_at = null
     where e.project_id = ${projectId} and e.blocked_reason is not null
-      and exists (select 1 from evaluator_versions v where v.evaluator_id = e.id and v.version = e.latest_version and v.model_config ->> 'provider' = ${provider})`.execute(kysely(em));
+      and exists (select 1 from evaluator_versions v where v.evaluator_id = e.id and v.version = e.latest_version and v.model_config ->> 'provider' = ${provider})`.execute(
+    kysely(em),
+  );
   return Number(r.numAffectedRows ?? 0);
 }

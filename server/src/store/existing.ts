@@ -89,18 +89,23 @@ export async function lockTraces(db: Db, projectId: string, req: TraceLocks): Pr
   const buckets = [...exclusive.keys()].sort((a, b) => a - b);
   const modes = `{${buckets.map((b) => (exclusive.get(b) ? 't' : 'f')).join(',')}}`; // a boolean[] literal
   // one advisory key space per project: (project hash, bucket)
-  await prepared('lock_traces', sql`select set_config('lock_timeout', cast(${String(req.lockTimeoutMs)} as text), true),
+  await prepared(
+    'lock_traces',
+    sql`select set_config('lock_timeout', cast(${String(req.lockTimeoutMs)} as text), true),
     (select count(*) from (
       select case when k.x then pg_advisory_xact_lock(cast(${fnv1a(projectId) | 0} as integer), k.b)
         else pg_advisory_xact_lock_shared(cast(${fnv1a(projectId) | 0} as integer), k.b) end
-      from unnest(cast(${`{${buckets.join(',')}}`} as integer[]), cast(${modes} as boolean[])) k(b, x) offset 0) a)`).execute(db);
+      from unnest(cast(${`{${buckets.join(',')}}`} as integer[]), cast(${modes} as boolean[])) k(b, x) offset 0) a)`,
+  ).execute(db);
 }
 
 export async function claimAndLoad(db: Db, projectId: string, req: ClaimRequest): Promise<Existing> {
   const traceIds = [...new Set(req.traceIds)];
   // in id order: the order concurrent batches lock them in
   const observationIds = [...new Set(req.observationIds)].sort(byCodeUnits);
-  const { rows } = await prepared('claim_and_load', sql<{ kind: 'e' | 'm' | 'o' | 't'; event_id: string | null; row: Record<string, unknown> | null }>`
+  const { rows } = await prepared(
+    'claim_and_load',
+    sql<{ kind: 'e' | 'm' | 'o' | 't'; event_id: string | null; row: Record<string, unknown> | null }>`
     with claimed as (
       insert into ingested_events (project_id, event_id) select ${projectId}, unnest(cast(${req.eventIds} as text[]))
       on conflict do nothing returning event_id)
@@ -112,7 +117,8 @@ export async function claimAndLoad(db: Db, projectId: string, req: ClaimRequest)
       cross join lateral (select * from traces t where t.project_id = ${projectId} and t.id = k.id offset 0) t
     union all
     select 'o', null, to_jsonb(o) from unnest(cast(${observationIds} as text[])) k(id)
-      cross join lateral (select * from observations o where o.project_id = ${projectId} and o.id = k.id offset 0 for no key update) o`).execute(db);
+      cross join lateral (select * from observations o where o.project_id = ${projectId} and o.id = k.id offset 0 for no key update) o`,
+  ).execute(db);
   const out: Existing = { claimed: new Set(), observations: new Map(), traces: new Map(), modelRevision: '' };
   for (const r of rows) {
     if (r.kind === 'e') out.claimed.add(r.event_id!);

@@ -65,17 +65,24 @@ export async function listConnections(em: SqlEntityManager, projectId: string, p
 }
 
 export async function getConnection(em: SqlEntityManager, projectId: string, id: string): Promise<StoredConnection | null> {
-  const { rows } = await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and id = ${id}`.execute(kysely(em));
+  const { rows } = await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and id = ${id}`.execute(
+    kysely(em),
+  );
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
 export async function getConnectionByProvider(em: SqlEntityManager, projectId: string, provider: string): Promise<StoredConnection | null> {
-  const { rows } = await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and provider = ${provider}`.execute(kysely(em));
+  const { rows } =
+    await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and provider = ${provider}`.execute(kysely(em));
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
 /** Insert or update by (project, provider); `created` tells which. */
-export async function upsertConnection(em: SqlEntityManager, projectId: string, w: ConnectionWrite): Promise<{ connection: StoredConnection; created: boolean }> {
+export async function upsertConnection(
+  em: SqlEntityManager,
+  projectId: string,
+  w: ConnectionWrite,
+): Promise<{ connection: StoredConnection; created: boolean }> {
   const keepConfig = w.config === undefined;
   const { rows } = await sql<any>`insert into llm_connections as c (project_id, id, provider, adapter, display_secret_key, secret_key_enc,
       base_url, custom_models, with_default_models, extra_headers_enc, extra_header_keys, config, created_at, updated_at)
@@ -105,5 +112,7 @@ export async function allCiphertexts(db: Db): Promise<{ id: string; secretKeyEnc
 }
 
 export async function rewriteCiphertexts(db: Db, id: string, secretKeyEnc: string, extraHeadersEnc: string | null): Promise<void> {
-  await sql`update llm_connections set secret_key_enc = ${secretKeyEnc}, extra_headers_enc = ${extraHeadersEnc} where id = ${id}`.execute(db);
+  await sql`update llm_connections set secret_key_enc = ${secretKeyEnc}, extra_headers_enc = ${extraHeadersEnc} where id = ${id}`.execute(
+    db,
+  );
 }

@@ -9,11 +9,18 @@ import { bumpModelRevision, MANAGED_SCOPE } from './models.ts';
 
 const fingerprint = (d: ModelDefinition) => createHash('sha256').update(JSON.stringify(d)).digest('hex').slice(0, 32);
 
-export interface SyncResult { inserted: number; updated: number; deleted: number; unchanged: number }
+export interface SyncResult {
+  inserted: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+}
 
 export async function syncManagedModels(em: SqlEntityManager, defs: ModelDefinition[]): Promise<SyncResult> {
   return em.transactional(async (tx) => {
-    const existing = new Map((await tx.find(ModelRow, { projectId: null }, { fields: ['id', 'contentHash'] })).map((r) => [r.id, r.contentHash]));
+    const existing = new Map(
+      (await tx.find(ModelRow, { projectId: null }, { fields: ['id', 'contentHash'] })).map((r) => [r.id, r.contentHash]),
+    );
     // forget the rows just read: a replaced model is deleted natively and created anew below, and
     // an entity of the same id still in the identity map would turn that insert into an update of nothing
     tx.clear();
@@ -35,15 +42,31 @@ export async function syncManagedModels(em: SqlEntityManager, defs: ModelDefinit
     const thawed = <T>(v: T): T => (v === null || v === undefined ? v : structuredClone(v));
     for (const d of changed) {
       tx.create(ModelRow, {
-        id: d.id, projectId: null, modelName: d.modelName, matchPattern: d.matchPattern, startDate: d.startDate, unit: d.unit,
-        tokenizerId: d.tokenizerId, tokenizerConfig: thawed(d.tokenizerConfig) as Record<string, unknown> | null, contentHash: fingerprint(d),
-        createdAt: now, updatedAt: now,
+        id: d.id,
+        projectId: null,
+        modelName: d.modelName,
+        matchPattern: d.matchPattern,
+        startDate: d.startDate,
+        unit: d.unit,
+        tokenizerId: d.tokenizerId,
+        tokenizerConfig: thawed(d.tokenizerConfig) as Record<string, unknown> | null,
+        contentHash: fingerprint(d),
+        createdAt: now,
+        updatedAt: now,
       });
     }
     await tx.flush(); // models before their tiers: the rows carry ids, not relations, so the ORM cannot order them
     for (const d of changed) {
       for (const t of d.pricingTiers) {
-        tx.create(PricingTierRow, { id: t.id, modelId: d.id, name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: thawed(t.conditions), prices: thawed(t.prices) });
+        tx.create(PricingTierRow, {
+          id: t.id,
+          modelId: d.id,
+          name: t.name,
+          isDefault: t.isDefault,
+          priority: t.priority,
+          conditions: thawed(t.conditions),
+          prices: thawed(t.prices),
+        });
       }
     }
     await tx.flush();

@@ -7,7 +7,17 @@ import type { PricingTierCondition, PricingTierDef, StoredModel, TokenizerId, Us
 
 export type { StoredModel };
 
-type Row = { id: string; projectId?: string | null; modelName: string; matchPattern: string; startDate?: Date | null; unit?: string | null; tokenizerId?: string | null; tokenizerConfig?: Record<string, unknown> | null; createdAt: Date };
+type Row = {
+  id: string;
+  projectId?: string | null;
+  modelName: string;
+  matchPattern: string;
+  startDate?: Date | null;
+  unit?: string | null;
+  tokenizerId?: string | null;
+  tokenizerConfig?: Record<string, unknown> | null;
+  createdAt: Date;
+};
 
 async function withTiers(em: SqlEntityManager, rows: Row[]): Promise<StoredModel[]> {
   if (!rows.length) return [];
@@ -15,7 +25,14 @@ async function withTiers(em: SqlEntityManager, rows: Row[]): Promise<StoredModel
   const byModel = new Map<string, PricingTierDef[]>();
   for (const t of tiers) {
     const list = byModel.get(t.modelId) ?? [];
-    list.push({ id: t.id, name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: t.conditions as PricingTierCondition[], prices: t.prices });
+    list.push({
+      id: t.id,
+      name: t.name,
+      isDefault: t.isDefault,
+      priority: t.priority,
+      conditions: t.conditions as PricingTierCondition[],
+      prices: t.prices,
+    });
     byModel.set(t.modelId, list);
   }
   return rows.map((r) => ({
@@ -89,18 +106,41 @@ export async function modelRevision(db: Db, projectId: string): Promise<string> 
   return rows[0]!.revision;
 }
 
-export async function insertModel(em: SqlEntityManager, projectId: string | null, m: NewModel, id = newId(), contentHash: string | null = null): Promise<string> {
+export async function insertModel(
+  em: SqlEntityManager,
+  projectId: string | null,
+  m: NewModel,
+  id = newId(),
+  contentHash: string | null = null,
+): Promise<string> {
   // one transaction: a model is never visible without its tiers or before its revision
   await em.transactional(async (tx) => {
     const now = new Date();
     tx.create(ModelRow, {
-      id, projectId, modelName: m.modelName, matchPattern: m.matchPattern, startDate: m.startDate, unit: m.unit,
-      tokenizerId: m.tokenizerId, tokenizerConfig: m.tokenizerConfig, contentHash, createdAt: now, updatedAt: now,
+      id,
+      projectId,
+      modelName: m.modelName,
+      matchPattern: m.matchPattern,
+      startDate: m.startDate,
+      unit: m.unit,
+      tokenizerId: m.tokenizerId,
+      tokenizerConfig: m.tokenizerConfig,
+      contentHash,
+      createdAt: now,
+      updatedAt: now,
     });
     await tx.flush();
     for (const t of m.tiers) {
       const tierId = m.flatPrices && t.isDefault ? `${id}_tier_default` : newId();
-      tx.create(PricingTierRow, { id: tierId, modelId: id, name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: t.conditions, prices: t.prices });
+      tx.create(PricingTierRow, {
+        id: tierId,
+        modelId: id,
+        name: t.name,
+        isDefault: t.isDefault,
+        priority: t.priority,
+        conditions: t.conditions,
+        prices: t.prices,
+      });
     }
     await tx.flush();
     await bumpModelRevision(tx, projectId ?? MANAGED_SCOPE);

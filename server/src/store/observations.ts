@@ -58,18 +58,52 @@ const COLUMNS: Column<ObservationRecord>[] = [
 
 export function fromRow(r: any): ObservationRecord & { projectId: string } {
   return {
-    projectId: r.project_id, id: r.id, traceId: r.trace_id, parentObservationId: r.parent_observation_id, type: r.type as ObservationType,
-    name: r.name, environment: r.environment, level: r.level, statusMessage: r.status_message, version: r.version,
-    startTime: toDate(r.start_time), endTime: toDateOrNull(r.end_time), completionStartTime: toDateOrNull(r.completion_start_time),
-    model: r.model, modelParameters: r.model_parameters, input: r.input, output: r.output, metadata: r.metadata,
-    promptName: r.prompt_name, promptVersion: r.prompt_version, providedUsageDetails: r.provided_usage_details,
-    providedCostDetails: r.provided_cost_details, usageDetails: r.usage_details ?? {}, costDetails: r.cost_details ?? {},
-    inputUsage: Number(r.input_usage), outputUsage: Number(r.output_usage), totalUsage: Number(r.total_usage),
-    inputCost: num(r.input_cost), outputCost: num(r.output_cost), totalCost: num(r.total_cost), modelId: r.model_id,
-    usagePricingTierId: r.usage_pricing_tier_id, usagePricingTierName: r.usage_pricing_tier_name, pricesUsed: r.prices_used,
-    costStatus: r.cost_status as CostStatus, unpricedUsageKeys: r.unpriced_usage_keys ?? [], usagePricedAs: r.usage_priced_as ?? null, traceName: r.trace_name, userId: r.user_id,
-    sessionId: r.session_id, release: r.release, traceVersion: r.trace_version, tags: r.tags ?? [],
-    createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
+    projectId: r.project_id,
+    id: r.id,
+    traceId: r.trace_id,
+    parentObservationId: r.parent_observation_id,
+    type: r.type as ObservationType,
+    name: r.name,
+    environment: r.environment,
+    level: r.level,
+    statusMessage: r.status_message,
+    version: r.version,
+    startTime: toDate(r.start_time),
+    endTime: toDateOrNull(r.end_time),
+    completionStartTime: toDateOrNull(r.completion_start_time),
+    model: r.model,
+    modelParameters: r.model_parameters,
+    input: r.input,
+    output: r.output,
+    metadata: r.metadata,
+    promptName: r.prompt_name,
+    promptVersion: r.prompt_version,
+    providedUsageDetails: r.provided_usage_details,
+    providedCostDetails: r.provided_cost_details,
+    usageDetails: r.usage_details ?? {},
+    costDetails: r.cost_details ?? {},
+    inputUsage: Number(r.input_usage),
+    outputUsage: Number(r.output_usage),
+    totalUsage: Number(r.total_usage),
+    inputCost: num(r.input_cost),
+    outputCost: num(r.output_cost),
+    totalCost: num(r.total_cost),
+    modelId: r.model_id,
+    usagePricingTierId: r.usage_pricing_tier_id,
+    usagePricingTierName: r.usage_pricing_tier_name,
+    pricesUsed: r.prices_used,
+    costStatus: r.cost_status as CostStatus,
+    unpricedUsageKeys: r.unpriced_usage_keys ?? [],
+    usagePricedAs: r.usage_priced_as ?? null,
+    traceName: r.trace_name,
+    userId: r.user_id,
+    sessionId: r.session_id,
+    release: r.release,
+    traceVersion: r.trace_version,
+    tags: r.tags ?? [],
+    createdAt: toDate(r.created_at),
+    updatedAt: toDate(r.updated_at),
+    revision: Number(r.revision ?? 0),
     fieldTimes: observationFieldTimes.decode(r.field_event_times),
   };
 }
@@ -80,11 +114,27 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
  * replace. Throws ConcurrentWriteError when a row was changed concurrently (the transaction,
  * roll-up included, is then rolled back).
  */
-export async function upsertObservations(db: Db, projectId: string, records: ObservationRecord[], before: ObservationRecord[]): Promise<void> {
+export async function upsertObservations(
+  db: Db,
+  projectId: string,
+  records: ObservationRecord[],
+  before: ObservationRecord[],
+): Promise<void> {
   if (!records.length) return;
   // zipJson: nothing joins on the written rows here (the roll-up only groups them)
-  const { variant, ctes } = guardedUpsert('observations', projectId, COLUMNS, records, (r) => r.revision > 0, ['id', ...ROLLUP_SOURCE_COLUMNS], { zipJson: true });
-  const { rows } = await prepared(`upsert_observations_${variant}`, sql`with ${ctes}, ${rollupCte(projectId, before)} select id from written`).execute(db);
+  const { variant, ctes } = guardedUpsert(
+    'observations',
+    projectId,
+    COLUMNS,
+    records,
+    (r) => r.revision > 0,
+    ['id', ...ROLLUP_SOURCE_COLUMNS],
+    { zipJson: true },
+  );
+  const { rows } = await prepared(
+    `upsert_observations_${variant}`,
+    sql`with ${ctes}, ${rollupCte(projectId, before)} select id from written`,
+  ).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }
 
@@ -94,13 +144,24 @@ export async function getObservation(db: Db, projectId: string, id: string) {
 }
 
 export async function observationsOfTrace(db: Db, projectId: string, traceId: string) {
-  const { rows } = await sql`select * from observations where project_id = ${projectId} and trace_id = ${traceId} order by start_time asc, id asc`.execute(db);
+  const { rows } =
+    await sql`select * from observations where project_id = ${projectId} and trace_id = ${traceId} order by start_time asc, id asc`.execute(
+      db,
+    );
   return rows.map(fromRow);
 }
 
 export interface ObservationFilter {
-  type?: string; name?: string; userId?: string; level?: string; traceId?: string; version?: string;
-  parentObservationId?: string; environment?: string[]; fromStartTime?: Date; toStartTime?: Date;
+  type?: string;
+  name?: string;
+  userId?: string;
+  level?: string;
+  traceId?: string;
+  version?: string;
+  parentObservationId?: string;
+  environment?: string[];
+  fromStartTime?: Date;
+  toStartTime?: Date;
   filters?: CheckedFilter[];
 }
 

@@ -22,7 +22,9 @@ import { sql, type Db } from './sql.ts';
  * autovacuum analyses every column later).
  */
 export const analyzeIngestionTables = async (db: Db): Promise<void> => {
-  await sql`analyze observations (project_id, id, trace_id, start_time), traces (project_id, id, timestamp), ingested_events (project_id, event_id)`.execute(db);
+  await sql`analyze observations (project_id, id, trace_id, start_time), traces (project_id, id, timestamp), ingested_events (project_id, event_id)`.execute(
+    db,
+  );
 };
 
 /** rows written by this process after which the tables are analysed */
@@ -41,8 +43,14 @@ export interface GrowthAnalyzer {
  * `analyze` runs at most once at a time, off the batch's transaction; a failure is reported and
  * not retried (autovacuum still runs).
  */
-export function analyzeAsTablesGrow(analyze: () => Promise<void>, onError: (err: unknown) => void, thresholds: readonly number[] = ANALYZE_AFTER_ROWS): GrowthAnalyzer {
-  let total = 0, next = 0, runs = 0;
+export function analyzeAsTablesGrow(
+  analyze: () => Promise<void>,
+  onError: (err: unknown) => void,
+  thresholds: readonly number[] = ANALYZE_AFTER_ROWS,
+): GrowthAnalyzer {
+  let total = 0,
+    next = 0,
+    runs = 0;
   let running: Promise<void> | null = null;
   return {
     written(rows) {
@@ -51,10 +59,19 @@ export function analyzeAsTablesGrow(analyze: () => Promise<void>, onError: (err:
       while (next < thresholds.length && total >= thresholds[next]!) next++;
       // crossed while one runs: that one may have sampled too few rows, so run again after it
       const previous = running ?? Promise.resolve();
-      const run: Promise<void> = previous.then(analyze).then(() => { runs++; }, onError).finally(() => { if (running === run) running = null; });
+      const run: Promise<void> = previous
+        .then(analyze)
+        .then(() => {
+          runs++;
+        }, onError)
+        .finally(() => {
+          if (running === run) running = null;
+        });
       running = run;
     },
     idle: () => running ?? Promise.resolve(),
-    get runs() { return runs; },
+    get runs() {
+      return runs;
+    },
   };
 }

@@ -9,12 +9,36 @@ import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import { sql, type RawBuilder } from './sql.ts';
 import { columnParam, timestampFromMs, type Column } from './upsert.ts';
 
-const SUMS = ['count', 'latency_ms', 'latency_count', 'input_usage', 'output_usage', 'total_usage',
-  'input_cost', 'input_cost_count', 'output_cost', 'output_cost_count', 'total_cost', 'total_cost_count'] as const;
+const SUMS = [
+  'count',
+  'latency_ms',
+  'latency_count',
+  'input_usage',
+  'output_usage',
+  'total_usage',
+  'input_cost',
+  'input_cost_count',
+  'output_cost',
+  'output_cost_count',
+  'total_cost',
+  'total_cost_count',
+] as const;
 
 /** the observation columns the roll-up reads: the upsert's `written` CTE must return them */
-export const ROLLUP_SOURCE_COLUMNS = ['start_time', 'end_time', 'type', 'name', 'environment', 'model',
-  'input_usage', 'output_usage', 'total_usage', 'input_cost', 'output_cost', 'total_cost'] as const;
+export const ROLLUP_SOURCE_COLUMNS = [
+  'start_time',
+  'end_time',
+  'type',
+  'name',
+  'environment',
+  'model',
+  'input_usage',
+  'output_usage',
+  'total_usage',
+  'input_cost',
+  'output_cost',
+  'total_cost',
+] as const;
 
 // the stored rows' values, one array literal per column as the observation upsert sends its own
 const BEFORE: Column<ObservationRecord>[] = [

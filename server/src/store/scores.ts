@@ -89,12 +89,30 @@ const SELECT = sql`select s.*, t.id as t_id, t.user_id as t_user_id, t.tags as t
 
 function fromRow(r: any): StoredScore {
   return {
-    id: r.id, timestamp: toDate(r.timestamp), name: r.name, value: r.value === null ? null : Number(r.value), stringValue: r.string_value,
-    dataType: r.data_type, source: r.source, traceId: r.trace_id, observationId: r.observation_id, sessionId: r.session_id,
-    datasetRunId: r.dataset_run_id, configId: r.config_id, comment: r.comment, metadata: r.metadata, environment: r.environment,
-    queueId: r.queue_id ?? null, executionTraceId: r.execution_trace_id ?? null, authorUserId: r.author_user_id ?? null,
-    createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at),
-    trace: r.t_id === null || r.t_id === undefined ? null : { userId: r.t_user_id, tags: r.t_tags ?? [], environment: r.t_environment, sessionId: r.t_session_id },
+    id: r.id,
+    timestamp: toDate(r.timestamp),
+    name: r.name,
+    value: r.value === null ? null : Number(r.value),
+    stringValue: r.string_value,
+    dataType: r.data_type,
+    source: r.source,
+    traceId: r.trace_id,
+    observationId: r.observation_id,
+    sessionId: r.session_id,
+    datasetRunId: r.dataset_run_id,
+    configId: r.config_id,
+    comment: r.comment,
+    metadata: r.metadata,
+    environment: r.environment,
+    queueId: r.queue_id ?? null,
+    executionTraceId: r.execution_trace_id ?? null,
+    authorUserId: r.author_user_id ?? null,
+    createdAt: toDate(r.created_at),
+    updatedAt: toDate(r.updated_at),
+    trace:
+      r.t_id === null || r.t_id === undefined
+        ? null
+        : { userId: r.t_user_id, tags: r.t_tags ?? [], environment: r.t_environment, sessionId: r.t_session_id },
   };
 }
 
@@ -105,7 +123,13 @@ export async function getScore(db: Db, projectId: string, id: string): Promise<S
 
 const OPERATORS: Record<ScoreOperator, string> = { '<': '<', '>': '>', '<=': '<=', '>=': '>=', '!=': '<>', '=': '=' };
 
-export async function listScores(db: Db, projectId: string, f: ScoreFilter, page: number, limit: number): Promise<{ scores: StoredScore[]; total: number }> {
+export async function listScores(
+  db: Db,
+  projectId: string,
+  f: ScoreFilter,
+  page: number,
+  limit: number,
+): Promise<{ scores: StoredScore[]; total: number }> {
   const where: RawBuilder<unknown>[] = [sql`s.project_id = ${projectId}`];
   if (f.traceOnly) where.push(sql`s.trace_id is not null`);
   if (f.ids?.length) where.push(sql`s.id = any(${f.ids})`);
@@ -127,7 +151,11 @@ export async function listScores(db: Db, projectId: string, f: ScoreFilter, page
   const cond = sql.join(where, sql` and `);
   const [{ rows }, count] = await Promise.all([
     sql`${SELECT} where ${cond} order by s.timestamp desc, s.id asc limit ${limit} offset ${(page - 1) * limit}`.execute(db),
-    sql<{ n: string }>`select count(*) as n from scores s left join traces t on t.project_id = s.project_id and t.id = s.trace_id where ${cond}`.execute(db),
+    sql<{
+      n: string;
+    }>`select count(*) as n from scores s left join traces t on t.project_id = s.project_id and t.id = s.trace_id where ${cond}`.execute(
+      db,
+    ),
   ]);
   return { scores: rows.map(fromRow), total: Number(count.rows[0]!.n) };
 }

@@ -17,7 +17,14 @@ export type { RawBuilder };
  * bound of the range rather than as an Invalid Date that fails every read of the row.
  */
 export function toDate(v: unknown): Date {
-  const d = v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+  const d =
+    v instanceof Date
+      ? v
+      : new Date(
+          String(v)
+            .replace(' ', 'T')
+            .replace(/([+-]\d\d)$/, '$1:00'),
+        );
   const ms = d.getTime();
   if (ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS) return d;
   const early = Number.isNaN(ms) ? / BC$/.test(String(v)) : ms < MIN_TIMESTAMP_MS;
@@ -30,7 +37,8 @@ export const num = (v: unknown) => (v === null || v === undefined ? null : Numbe
  * Marks a statement as a named prepared statement (db/prepared.ts): PostgreSQL parses and plans
  * it once per connection. Only for statements whose text is the same on every call.
  */
-export const prepared = <T>(name: string, statement: RawBuilder<T>): RawBuilder<T> => sql<T>`${sql.raw(`${PREPARED_MARK}${name} */ `)}${statement}`;
+export const prepared = <T>(name: string, statement: RawBuilder<T>): RawBuilder<T> =>
+  sql<T>`${sql.raw(`${PREPARED_MARK}${name} */ `)}${statement}`;
 
 /**
  * The embedded database (PGlite) has a single connection: its transactions run one after the

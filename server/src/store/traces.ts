@@ -27,9 +27,23 @@ const COLUMNS: Column<TraceRecord>[] = [
 
 export function fromRow(r: any): TraceRecord {
   return {
-    id: r.id, timestamp: toDate(r.timestamp), name: r.name, userId: r.user_id, sessionId: r.session_id, release: r.release,
-    version: r.version, externalId: r.external_id, environment: r.environment, tags: r.tags ?? [], public: r.public,
-    input: r.input, output: r.output, metadata: r.metadata, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at), revision: Number(r.revision ?? 0),
+    id: r.id,
+    timestamp: toDate(r.timestamp),
+    name: r.name,
+    userId: r.user_id,
+    sessionId: r.session_id,
+    release: r.release,
+    version: r.version,
+    externalId: r.external_id,
+    environment: r.environment,
+    tags: r.tags ?? [],
+    public: r.public,
+    input: r.input,
+    output: r.output,
+    metadata: r.metadata,
+    createdAt: toDate(r.created_at),
+    updatedAt: toDate(r.updated_at),
+    revision: Number(r.revision ?? 0),
     fieldTimes: traceFieldTimes.decode(r.field_event_times),
   };
 }
@@ -41,7 +55,15 @@ export function fromRow(r: any): TraceRecord {
  */
 export async function upsertTraces(db: Db, projectId: string, traces: TraceRecord[], skipObservations: string[]): Promise<void> {
   if (!traces.length) return;
-  const { variant, ctes } = guardedUpsert('traces', projectId, COLUMNS, traces, (t) => t.revision > 0, ['id', 'name', 'user_id', 'session_id', 'release', 'version', 'tags']);
+  const { variant, ctes } = guardedUpsert('traces', projectId, COLUMNS, traces, (t) => t.revision > 0, [
+    'id',
+    'name',
+    'user_id',
+    'session_id',
+    'release',
+    'version',
+    'tags',
+  ]);
   // one statement: observations stored before their trace arrived (or before it changed) get
   // its grouping fields; rows that already agree are skipped. The copy bumps their revision, so
   // a concurrent batch that read one of them before the copy retries instead of writing the old
@@ -49,7 +71,9 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
   // The observations are found per trace and updated per id through lateral subqueries: left
   // to choose, the planner (its row counts lagging behind a fast ingest) scanned every row of
   // the project on each batch, which tripled PostgreSQL's CPU per event.
-  const { rows } = await prepared(`upsert_traces_${variant}`, sql`with ${ctes},
+  const { rows } = await prepared(
+    `upsert_traces_${variant}`,
+    sql`with ${ctes},
     u as (update observations o set trace_name = m.name, user_id = m.user_id, session_id = m.session_id, release = m.release,
       trace_version = m.version, tags = m.tags, revision = o.revision + 1
     from (select w.*, x.id as observation_id from written w cross join lateral (
@@ -59,7 +83,8 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
             is distinct from (w.name, w.user_id, w.session_id, w.release, w.version, w.tags)
         offset 0) x) m
     where o.project_id = ${projectId} and o.id = m.observation_id)
-    select id from written`).execute(db);
+    select id from written`,
+  ).execute(db);
   if (rows.length !== traces.length) throw new ConcurrentWriteError(`${traces.length - rows.length} traces changed concurrently`);
 }
 

@@ -22,14 +22,21 @@ const quoted = (s: string) => '"' + (NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, '
 function element(v: unknown, type: ColumnType): string {
   if (v === undefined || v === null) return 'NULL';
   switch (type) {
-    case 'integer': case 'numeric': case 'double precision': return String(v);
-    case 'boolean': return v ? 't' : 'f';
+    case 'integer':
+    case 'numeric':
+    case 'double precision':
+      return String(v);
+    case 'boolean':
+      return v ? 't' : 'f';
     // epoch milliseconds, turned back into a timestamp in SQL (timestampFromMs): a tenth of
     // the cost of toISOString
-    case 'timestamptz': return String((v as Date).getTime());
+    case 'timestamptz':
+      return String((v as Date).getTime());
     // a literal inside the column's literal: quoted twice
-    case 'text[]': return quoted('{' + (v as string[]).map(quoted).join(',') + '}');
-    default: return quoted(String(v));
+    case 'text[]':
+      return quoted('{' + (v as string[]).map(quoted).join(',') + '}');
+    default:
+      return quoted(String(v));
   }
 }
 
@@ -55,7 +62,9 @@ export function columnParam<T>(rows: T[], column: Column<T>): string | null {
     return present ? JSON.stringify(values) : null;
   }
   let out = '{';
-  let previous: unknown = undefined, encoded = '', present = false;
+  let previous: unknown = undefined,
+    encoded = '',
+    present = false;
   for (let i = 0; i < rows.length; i++) {
     const v = get(rows[i]!);
     if (i === 0 || v !== previous) {
@@ -70,8 +79,13 @@ export function columnParam<T>(rows: T[], column: Column<T>): string | null {
 
 /** how each column type travels (see element) */
 const ARRAY_TYPE: Record<Exclude<ColumnType, 'jsonb'>, string> = {
-  text: 'text', integer: 'integer', numeric: 'numeric', 'double precision': 'double precision', boolean: 'boolean',
-  timestamptz: 'bigint', 'text[]': 'text',
+  text: 'text',
+  integer: 'integer',
+  numeric: 'numeric',
+  'double precision': 'double precision',
+  boolean: 'boolean',
+  timestamptz: 'bigint',
+  'text[]': 'text',
 };
 
 // whole seconds and the remaining milliseconds apart: exact for any year (one double of epoch
@@ -99,10 +113,22 @@ function unnested<T>(columns: Column<T>[], rows: T[], zipJson = false) {
   const source = zipJson
     ? sql`rows from (${sql.join(columns.map((c) => (c.type === 'jsonb' ? sql`jsonb_array_elements(cast(${columnParam(rows, c)} as jsonb))` : sql`unnest(${arrayOf(c)})`)))})`
     : sql`unnest(${sql.join(columns.map((c) => (c.type === 'jsonb' ? jsonbArray(columnParam(rows, c)) : arrayOf(c))))})`;
-  const values = columns.map((c) => (c.type === 'text[]' ? `cast(u.${c.name} as text[])` : c.type === 'timestamptz' ? timestampFromMs(`u.${c.name}`)
-    // JSON null elements (a row without the value) become SQL NULL
-    : c.type === 'jsonb' && zipJson ? `nullif(u.${c.name}, 'null'::jsonb)` : `u.${c.name}`));
-  const updates = sql.raw(names.filter((n) => n !== 'id').map((n) => `${n} = excluded.${n}`).join(', '));
+  const values = columns.map((c) =>
+    c.type === 'text[]'
+      ? `cast(u.${c.name} as text[])`
+      : c.type === 'timestamptz'
+        ? timestampFromMs(`u.${c.name}`)
+        : // JSON null elements (a row without the value) become SQL NULL
+          c.type === 'jsonb' && zipJson
+          ? `nullif(u.${c.name}, 'null'::jsonb)`
+          : `u.${c.name}`,
+  );
+  const updates = sql.raw(
+    names
+      .filter((n) => n !== 'id')
+      .map((n) => `${n} = excluded.${n}`)
+      .join(', '),
+  );
   return { names, source, values, updates };
 }
 
@@ -134,7 +160,15 @@ export function upsert<T>(table: string, projectId: string, columns: Column<T>[]
  * the same ids wait for each other in one order. `variant` names the statement's shape, which
  * the caller puts in the name of its prepared statement.
  */
-export function guardedUpsert<T>(table: string, projectId: string, columns: Column<T>[], rows: T[], stored: (row: T) => boolean, returning = ['id'], opts: { zipJson?: boolean } = {}): { variant: 'new' | 'stored' | 'mixed'; ctes: RawBuilder<unknown> } {
+export function guardedUpsert<T>(
+  table: string,
+  projectId: string,
+  columns: Column<T>[],
+  rows: T[],
+  stored: (row: T) => boolean,
+  returning = ['id'],
+  opts: { zipJson?: boolean } = {},
+): { variant: 'new' | 'stored' | 'mixed'; ctes: RawBuilder<unknown> } {
   const storedRows = rows.filter(stored);
   const storedCount = storedRows.length;
   const ordered = storedCount === rows.length || storedCount === 0 ? rows : [...storedRows, ...rows.filter((r) => !stored(r))];

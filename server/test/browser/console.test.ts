@@ -17,12 +17,16 @@ let browser: Browser;
 let fake: FakeProvider;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: run \`make browser-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No chromium at ${CHROMIUM}: run \`make browser-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
   mkdirSync(SHOTS, { recursive: true });
   fake = await startFakeProvider('127.0.0.2');
   // the fake provider is on loopback: only it may be called
   tally = await makeRun({ TALLY_LLM_EGRESS: 'allowlist', TALLY_LLM_ALLOWED_HOSTS: '127.0.0.2' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -32,7 +36,11 @@ afterAll(async () => {
 
 const auth = () => 'Basic ' + Buffer.from(`${tally.publicKey}:${tally.secretKey}`).toString('base64');
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${tally.url}${path}`, { method, headers: { authorization: auth(), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${tally.url}${path}`, {
+    method,
+    headers: { authorization: auth(), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -41,8 +49,12 @@ async function signedIn(): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e}`));
-  page.on('response', (r) => { if (r.status() >= 500) problems.push(`${r.status()} ${r.url()}`); });
-  page.on('request', (r) => { if (!r.url().startsWith(tally.url) && /^https?:/.test(r.url())) problems.push(`left the host: ${r.url()}`); });
+  page.on('response', (r) => {
+    if (r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(tally.url) && /^https?:/.test(r.url())) problems.push(`left the host: ${r.url()}`);
+  });
   await page.goto(`${tally.url}/`);
   // by keyboard alone: type, Tab to the next field, Enter submits
   await page.getByLabel('Public key').focus();
@@ -57,14 +69,20 @@ async function signedIn(): Promise<{ page: Page; problems: string[] }> {
 
 /** Form controls a screen reader would announce without a name (no label, aria-label or aria-labelledby). */
 async function unlabelled(page: Page): Promise<string[]> {
-  return page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
-    .filter((el) => {
-      const c = el as HTMLInputElement;
-      if (c.type === 'hidden') return false;
-      const named = (c.labels?.length ?? 0) > 0 || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent?.trim());
-      return !named;
-    })
-    .map((el) => el.outerHTML.slice(0, 120)));
+  return page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea, button')]
+      .filter((el) => {
+        const c = el as HTMLInputElement;
+        if (c.type === 'hidden') return false;
+        const named =
+          (c.labels?.length ?? 0) > 0 ||
+          c.getAttribute('aria-label') ||
+          c.getAttribute('aria-labelledby') ||
+          (el.tagName === 'BUTTON' && el.textContent?.trim());
+        return !named;
+      })
+      .map((el) => el.outerHTML.slice(0, 120)),
+  );
 }
 
 /** Full-page screenshots at 1280 and 390 px wide, once every control on the page has a name. */
@@ -111,10 +129,24 @@ describe('the console in a browser, against make run', () => {
 
     // a generation with 2,000 input tokens: over the "Large" tier's threshold of 1,000
     const now = new Date().toISOString();
-    const ingest = await api('POST', '/api/public/ingestion', { batch: [
-      { id: 'e2e-ev-trace', timestamp: now, type: 'trace-create', body: { id: 'e2e-trace', name: 'e2e-call', userId: 'user-e2e' } },
-      { id: 'e2e-ev-gen', timestamp: now, type: 'generation-create', body: { id: 'e2e-gen', traceId: 'e2e-trace', name: 'e2e-call', model: 'e2e-tiered', startTime: now, usageDetails: { input: 2000, output: 100 } } },
-    ] });
+    const ingest = await api('POST', '/api/public/ingestion', {
+      batch: [
+        { id: 'e2e-ev-trace', timestamp: now, type: 'trace-create', body: { id: 'e2e-trace', name: 'e2e-call', userId: 'user-e2e' } },
+        {
+          id: 'e2e-ev-gen',
+          timestamp: now,
+          type: 'generation-create',
+          body: {
+            id: 'e2e-gen',
+            traceId: 'e2e-trace',
+            name: 'e2e-call',
+            model: 'e2e-tiered',
+            startTime: now,
+            usageDetails: { input: 2000, output: 100 },
+          },
+        },
+      ],
+    });
     expect(ingest.status).toBe(207);
     expect(ingest.body.errors).toEqual([]);
     const stored = await api('GET', '/api/public/observations/e2e-gen');
@@ -138,14 +170,46 @@ describe('the console in a browser, against make run', () => {
 
   it('creates a connection to a fake provider, tests it, and streams a playground answer with its cost', async () => {
     // a price for the fake provider's model, so the answer has a cost: 12 × 0.000001 + 5 × 0.000002
-    expect((await api('POST', '/api/public/models', { modelName: 'fake-model', matchPattern: '(?i)^fake-model$', unit: 'TOKENS', inputPrice: 0.000001, outputPrice: 0.000002 })).status).toBe(200);
+    expect(
+      (
+        await api('POST', '/api/public/models', {
+          modelName: 'fake-model',
+          matchPattern: '(?i)^fake-model$',
+          unit: 'TOKENS',
+          inputPrice: 0.000001,
+          outputPrice: 0.000002,
+        })
+      ).status,
+    ).toBe(200);
     const pieces = ['Hello', ' from', ' the', ' fake provider.'];
-    const chunk = (extra: Record<string, unknown>) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', ...extra });
+    const chunk = (extra: Record<string, unknown>) => ({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'fake-model',
+      ...extra,
+    });
     // streamed slowly, so the browser shows the answer growing before it is complete
     fake.answer = (r, res: http.ServerResponse) => {
       if (!r.body?.stream) {
-        json(res, 200, { id: 'p', object: 'chat.completion', created: 1, model: 'fake-model', usage: { prompt_tokens: 80, completion_tokens: 10, total_tokens: 90 },
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"5","reasoning":"fine"}' } }] } }] });
+        json(res, 200, {
+          id: 'p',
+          object: 'chat.completion',
+          created: 1,
+          model: 'fake-model',
+          usage: { prompt_tokens: 80, completion_tokens: 10, total_tokens: 90 },
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: {
+                role: 'assistant',
+                content: null,
+                tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"5","reasoning":"fine"}' } }],
+              },
+            },
+          ],
+        });
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -154,12 +218,16 @@ describe('the console in a browser, against make run', () => {
         if (res.destroyed) return;
         if (i < pieces.length) {
           // as OpenAI does, the first delta names the role
-          res.write(`data: ${JSON.stringify(chunk({ choices: [{ index: 0, delta: { ...(i === 0 ? { role: 'assistant' } : {}), content: pieces[i++] }, finish_reason: null }] }))}\n\n`);
+          res.write(
+            `data: ${JSON.stringify(chunk({ choices: [{ index: 0, delta: { ...(i === 0 ? { role: 'assistant' } : {}), content: pieces[i++] }, finish_reason: null }] }))}\n\n`,
+          );
           setTimeout(next, 400);
           return;
         }
         res.write(`data: ${JSON.stringify(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }))}\n\n`);
-        res.write(`data: ${JSON.stringify(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } }))}\n\n`);
+        res.write(
+          `data: ${JSON.stringify(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } }))}\n\n`,
+        );
         res.end('data: [DONE]\n\n');
       };
       next();
@@ -224,26 +292,91 @@ describe('the console in a browser, against make run', () => {
   });
 
   it('shows a rule that judged a generation: its execution, the score it wrote, and disabling it', async () => {
-    fake.answer = (_r, res) => json(res, 200, { id: 'j', object: 'chat.completion', created: 1, model: 'fake-model', usage: { prompt_tokens: 40, completion_tokens: 8, total_tokens: 48 },
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"0.9","reasoning":"Concise and correct."}' } }] } }] });
-    expect((await api('PUT', '/api/public/llm-connections', { provider: 'fake-judge', adapter: 'openai', secretKey: API_KEY, baseURL: `${fake.url}/v1`, customModels: ['fake-model'] })).status).toBe(201);
+    fake.answer = (_r, res) =>
+      json(res, 200, {
+        id: 'j',
+        object: 'chat.completion',
+        created: 1,
+        model: 'fake-model',
+        usage: { prompt_tokens: 40, completion_tokens: 8, total_tokens: 48 },
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'stop',
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                {
+                  id: 't',
+                  type: 'function',
+                  function: { name: 'extract', arguments: '{"score":"0.9","reasoning":"Concise and correct."}' },
+                },
+              ],
+            },
+          },
+        ],
+      });
+    expect(
+      (
+        await api('PUT', '/api/public/llm-connections', {
+          provider: 'fake-judge',
+          adapter: 'openai',
+          secretKey: API_KEY,
+          baseURL: `${fake.url}/v1`,
+          customModels: ['fake-model'],
+        })
+      ).status,
+    ).toBe(201);
     const evaluator = await api('POST', '/api/public/unstable/evaluators', {
-      name: 'e2e-helpfulness', prompt: 'Rate how helpful the answer is.',
-      outputDefinition: { dataType: 'NUMERIC', reasoning: { description: 'Why.' }, score: { description: 'Helpfulness 0 to 1.', minValue: 0, maxValue: 1 } },
+      name: 'e2e-helpfulness',
+      prompt: 'Rate how helpful the answer is.',
+      outputDefinition: {
+        dataType: 'NUMERIC',
+        reasoning: { description: 'Why.' },
+        score: { description: 'Helpfulness 0 to 1.', minValue: 0, maxValue: 1 },
+      },
       modelConfig: { provider: 'fake-judge', model: 'fake-model' },
     });
     expect(evaluator.status, JSON.stringify(evaluator.body)).toBe(200);
     const rule = await api('POST', '/api/public/unstable/evaluation-rules', {
-      name: 'e2e-judge-rule', enabled: true, sampling: 1, target: 'observation',
+      name: 'e2e-judge-rule',
+      enabled: true,
+      sampling: 1,
+      target: 'observation',
       filter: [{ column: 'name', type: 'stringOptions', operator: 'any of', value: ['judged-call'] }],
       evaluators: [{ evaluator: { name: 'e2e-helpfulness' } }],
     });
     expect(rule.status, JSON.stringify(rule.body)).toBe(200);
     const now = new Date().toISOString();
-    expect((await api('POST', '/api/public/ingestion', { batch: [
-      { id: 'e2e-ev-judged', timestamp: now, type: 'generation-create', body: { id: 'e2e-judged', traceId: 'e2e-judged-trace', name: 'judged-call', model: 'fake-model', input: 'What is 2+2?', output: '4', usageDetails: { input: 5, output: 1 } } },
-    ] })).body.errors).toEqual([]);
-    await expect.poll(async () => (await api('GET', `/api/public/unstable/evaluation-rules/${rule.body.id}/executions`)).body.data?.[0]?.status, { timeout: 30_000, interval: 250 }).toBe('COMPLETED');
+    expect(
+      (
+        await api('POST', '/api/public/ingestion', {
+          batch: [
+            {
+              id: 'e2e-ev-judged',
+              timestamp: now,
+              type: 'generation-create',
+              body: {
+                id: 'e2e-judged',
+                traceId: 'e2e-judged-trace',
+                name: 'judged-call',
+                model: 'fake-model',
+                input: 'What is 2+2?',
+                output: '4',
+                usageDetails: { input: 5, output: 1 },
+              },
+            },
+          ],
+        })
+      ).body.errors,
+    ).toEqual([]);
+    await expect
+      .poll(async () => (await api('GET', `/api/public/unstable/evaluation-rules/${rule.body.id}/executions`)).body.data?.[0]?.status, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe('COMPLETED');
 
     const { page, problems } = await signedIn();
     await page.getByRole('link', { name: 'Evaluators' }).click();

@@ -12,7 +12,8 @@ const SCREENSHOT_DIR = new URL('../../../scratch/browser/', import.meta.url);
 const spec = JSON.parse(readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8'));
 const operations: Array<{ operationId: string; summary: string }> = [];
 for (const item of Object.values<any>(spec.paths)) {
-  for (const op of Object.values<any>(item)) if (op?.operationId) operations.push({ operationId: op.operationId, summary: op.summary ?? op.operationId });
+  for (const op of Object.values<any>(item))
+    if (op?.operationId) operations.push({ operationId: op.operationId, summary: op.summary ?? op.operationId });
 }
 // compared without markdown code marks and with whitespace collapsed
 const normalise = (s: string) => s.replace(/`/g, '').replace(/\s+/g, ' ').trim();
@@ -20,9 +21,13 @@ const normalise = (s: string) => s.replace(/`/g, '').replace(/\s+/g, ' ').trim()
 let test: TestServer;
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: run \`make docs-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No chromium at ${CHROMIUM}: run \`make docs-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
   test = await startTestServer();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -35,9 +40,15 @@ describe('/docs in a browser', () => {
     const origin = new URL(test.server.url).origin;
     const elsewhere: string[] = [];
     const failed: string[] = [];
-    page.on('request', (r) => { if (/^https?:/.test(r.url()) && new URL(r.url()).origin !== origin) elsewhere.push(r.url()); });
-    page.on('requestfailed', (r) => { if (r.url().startsWith(origin)) failed.push(r.url()); });
-    page.on('response', (r) => { if (r.url().startsWith(origin) && r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    page.on('request', (r) => {
+      if (/^https?:/.test(r.url()) && new URL(r.url()).origin !== origin) elsewhere.push(r.url());
+    });
+    page.on('requestfailed', (r) => {
+      if (r.url().startsWith(origin)) failed.push(r.url());
+    });
+    page.on('response', (r) => {
+      if (r.url().startsWith(origin) && r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
 

@@ -30,7 +30,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OBSERVATION_FILTER_COLUMNS } from '../../src/domain/filters/check.ts';
 import { basic } from '../support/start.ts';
-import { deepJson, hostileLeaves, hostileString, percentEncode, prototypeNames, rawRequestLineBytes, rawUrlPiece, validOrHostile } from './hostile.ts';
+import {
+  deepJson,
+  hostileLeaves,
+  hostileString,
+  percentEncode,
+  prototypeNames,
+  rawRequestLineBytes,
+  rawUrlPiece,
+  validOrHostile,
+} from './hostile.ts';
 import { createOracle, operationsOf, type Operation } from './oracle.ts';
 import { arbitraryFor, resolve, type ArbitraryOptions } from './schema-arbitrary.ts';
 import { shapeEvent, shapeModel } from './shapes.ts';
@@ -71,13 +80,25 @@ class FuzzFailure extends Error {
     const message: string = b && typeof b === 'object' && typeof b.message === 'string' ? b.message : res.text;
     // one signature per kind of defect: operation, status, problem kinds and the message's gist
     // (its text up to the first quote or colon, and the codes and paths of validation issues)
-    const issues = Array.isArray(b?.error) ? ' ' + b.error.map((i: any) => `${i?.code}@${Array.isArray(i?.path) ? i.path.filter((x: unknown) => typeof x === 'string').join('.') : ''}`).join(',') : '';
-    const gist = message.split(/[:"'(]/)[0].replace(/\d+/g, '_').slice(0, 60) + issues.slice(0, 80);
+    const issues = Array.isArray(b?.error)
+      ? ' ' +
+        b.error
+          .map((i: any) => `${i?.code}@${Array.isArray(i?.path) ? i.path.filter((x: unknown) => typeof x === 'string').join('.') : ''}`)
+          .join(',')
+      : '';
+    const gist =
+      message
+        .split(/[:"'(]/)[0]
+        .replace(/\d+/g, '_')
+        .slice(0, 60) + issues.slice(0, 80);
     this.signature = `${name} | ${res.status} | ${problems.map((p) => p.replace(/[:(].*$/, '').trim()).join(', ')} | ${gist}`;
   }
 }
 
-const collected = new Map<string, { count: number; property: string; example: string; request: { method: string; path: string; body?: string } }>();
+const collected = new Map<
+  string,
+  { count: number; property: string; example: string; request: { method: string; path: string; body?: string } }
+>();
 let currentProperty = '';
 
 /** sends, judges, and throws (or, with FUZZ_ALL, records) any problem */
@@ -101,8 +122,14 @@ async function exchange(op: Operation | null, req: WireRequest, extra: (res: Wir
     if (seen) seen.count++;
     else {
       // the whole request (bodies cut at 64 KB) for FUZZ_REPORT, to replay it by hand
-      const body = req.body === undefined ? undefined : (typeof req.body === 'string' ? req.body : req.body.toString('latin1')).slice(0, 65_536);
-      collected.set(failure.signature, { count: 1, property: currentProperty, example: failure.message, request: { method: req.method, path: req.path, body } });
+      const body =
+        req.body === undefined ? undefined : (typeof req.body === 'string' ? req.body : req.body.toString('latin1')).slice(0, 65_536);
+      collected.set(failure.signature, {
+        count: 1,
+        property: currentProperty,
+        example: failure.message,
+        request: { method: req.method, path: req.path, body },
+      });
     }
   }
   return { res, body: verdict.body as any };
@@ -126,15 +153,26 @@ async function check<T>(name: string, arb: fc.Arbitrary<T>, predicate: (t: T) =>
     }
   };
   const out = await fc.check(fc.asyncProperty(arb, bounded), {
-    seed: SEED, path: PATH, numRuns: Math.max(1, Math.round(runs)), endOnFailure: ALL,
-    interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS, markInterruptAsFailure: true,
+    seed: SEED,
+    path: PATH,
+    numRuns: Math.max(1, Math.round(runs)),
+    endOnFailure: ALL,
+    interruptAfterTimeLimit: PROPERTY_TIME_LIMIT_MS,
+    markInterruptAsFailure: true,
   });
-  console.log(`fuzz: ${name}: ${out.numRuns} cases, ${stats.requests - before} requests, ${((performance.now() - started) / 1000).toFixed(1)} s${out.failed ? ' (failed)' : ''}`);
+  console.log(
+    `fuzz: ${name}: ${out.numRuns} cases, ${stats.requests - before} requests, ${((performance.now() - started) / 1000).toFixed(1)} s${out.failed ? ' (failed)' : ''}`,
+  );
   if (out.failed) {
-    const why = out.errorInstance instanceof Error ? out.errorInstance.message : out.interrupted ? `not finished within ${PROPERTY_TIME_LIMIT_MS} ms` : String(out.errorInstance);
+    const why =
+      out.errorInstance instanceof Error
+        ? out.errorInstance.message
+        : out.interrupted
+          ? `not finished within ${PROPERTY_TIME_LIMIT_MS} ms`
+          : String(out.errorInstance);
     throw new Error(
       `fuzz property "${name}" failed on ${DB} after ${out.numRuns} cases (shrunk ${out.numShrinks} times${out.interrupted ? ', interrupted' : ''})\n${why}\n` +
-      `reproduce: FUZZ_SEED=${SEED} FUZZ_PATH='${out.counterexamplePath}' DATABASE_URL=${process.env.DATABASE_URL ?? ''} npx vitest run --project fuzz -t '${name}:'`,
+        `reproduce: FUZZ_SEED=${SEED} FUZZ_PATH='${out.counterexamplePath}' DATABASE_URL=${process.env.DATABASE_URL ?? ''} npx vitest run --project fuzz -t '${name}:'`,
     );
   }
 }
@@ -157,20 +195,36 @@ const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.dictionary(plainText, plainText, { maxKeys: 3 }) },
 );
 
-interface Known { modelIds: string[]; modelNames: string[] }
+interface Known {
+  modelIds: string[];
+  modelNames: string[];
+}
 const known: Known = { modelIds: [], modelNames: [] };
 
 /** generator options; `hostile`: each schema leaf gets a hostile value with HOSTILE_LEAF_PERCENT % chance */
 function options(byName: Record<string, fc.Arbitrary<unknown>> = {}, hostile = false): ArbitraryOptions {
-  return { text: plainText, anyJson, byName, numericMaps: ['usageDetails', 'costDetails'], leaf: hostile ? hostileLeaves(HOSTILE_LEAF_PERCENT) : undefined };
+  return {
+    text: plainText,
+    anyJson,
+    byName,
+    numericMaps: ['usageDetails', 'costDetails'],
+    leaf: hostile ? hostileLeaves(HOSTILE_LEAF_PERCENT) : undefined,
+  };
 }
 
 /** a request value generated clean, with hostile leaves, or with those and structural mutations */
-const anyFlavour = (make: (hostile: boolean) => fc.Arbitrary<unknown>, validWeight = 1) => validOrHostile(make(false), make(true), validWeight);
+const anyFlavour = (make: (hostile: boolean) => fc.Arbitrary<unknown>, validWeight = 1) =>
+  validOrHostile(make(false), make(true), validWeight);
 
 const ingestionIds = () => {
-  const obs = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...OBS_IDS) }, { weight: 1, arbitrary: plainText.filter((s) => s.length > 0) });
-  const trace = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...TRACE_IDS) }, { weight: 1, arbitrary: plainText.filter((s) => s.length > 0) });
+  const obs = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...OBS_IDS) },
+    { weight: 1, arbitrary: plainText.filter((s) => s.length > 0) },
+  );
+  const trace = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...TRACE_IDS) },
+    { weight: 1, arbitrary: plainText.filter((s) => s.length > 0) },
+  );
   const model = fc.oneof(fc.constantFrom(...FUZZ_MODELS, ...known.modelNames.slice(0, 20)), plainText);
   return { obs, trace, model };
 };
@@ -182,16 +236,23 @@ function eventArb(hostile: boolean): fc.Arbitrary<unknown> {
   const perType = Object.entries(mapping).map(([type, ref]) => {
     const member = resolve(spec, { $ref: ref });
     const bodySchema = member.allOf.map((m: any) => resolve(spec, m)).find((m: any) => m.properties?.body)?.properties.body;
-    const byName: Record<string, fc.Arbitrary<unknown>> = type === 'trace-create' ? { id: trace } : { id: obs, traceId: trace, parentObservationId: obs, observationId: obs, model };
+    const byName: Record<string, fc.Arbitrary<unknown>> = type === 'trace-create'
+      ? { id: trace }
+      : { id: obs, traceId: trace, parentObservationId: obs, observationId: obs, model };
     const body = arbitraryFor(spec, bodySchema, options(byName, hostile));
     const envelope = resolve(spec, { $ref: '#/components/schemas/IngestionEventBase' });
-    return fc.record({
-      id: fc.uuid(),
-      timestamp: arbitraryFor(spec, envelope.properties.timestamp, options({}, hostile)),
-      type: fc.constant(type),
-      body,
-      metadata: fc.option(anyJson, { nil: undefined }),
-    }, { requiredKeys: ['id', 'timestamp', 'type', 'body'] }).map(shapeEvent);
+    return fc
+      .record(
+        {
+          id: fc.uuid(),
+          timestamp: arbitraryFor(spec, envelope.properties.timestamp, options({}, hostile)),
+          type: fc.constant(type),
+          body,
+          metadata: fc.option(anyJson, { nil: undefined }),
+        },
+        { requiredKeys: ['id', 'timestamp', 'type', 'body'] },
+      )
+      .map(shapeEvent);
   });
   return fc.oneof(...perType);
 }
@@ -203,7 +264,9 @@ function bodyArb(op: Operation, hostile: boolean, overrides: Record<string, fc.A
     batch: fc.array(eventArb(hostile), { minLength: 0, maxLength: 4 }),
     modelName: names,
     matchPattern: fc.oneof(fc.constantFrom(...FUZZ_MODELS.map((m) => `(?i)^(${m})$`), '(?i)^(fz-.*)$'), plainText),
-    model, traceId: trace, observationId: obs,
+    model,
+    traceId: trace,
+    observationId: obs,
     ...overrides,
   };
   const body = arbitraryFor(spec, op.bodySchema, options(byName, hostile));
@@ -212,48 +275,102 @@ function bodyArb(op: Operation, hostile: boolean, overrides: Record<string, fc.A
 
 // the filter types that apply to each type of column (server/src/domain/filters/check.ts says the same)
 const COLUMN_TYPES_OF: Record<string, string[]> = {
-  datetime: ['datetime'], string: ['string'], number: ['number'], stringOptions: ['string'], categoryOptions: ['string'], arrayOptions: ['string[]'],
-  stringObject: ['object'], numberObject: ['object'], booleanObject: ['object'], boolean: ['boolean'], null: ['string', 'number', 'datetime', 'string[]', 'object', 'boolean'],
+  datetime: ['datetime'],
+  string: ['string'],
+  number: ['number'],
+  stringOptions: ['string'],
+  categoryOptions: ['string'],
+  arrayOptions: ['string[]'],
+  stringObject: ['object'],
+  numberObject: ['object'],
+  booleanObject: ['object'],
+  boolean: ['boolean'],
+  null: ['string', 'number', 'datetime', 'string[]', 'object', 'boolean'],
 };
 
 /** a FilterList: each filter generated from its member of the spec's Filter oneOf, mostly on a column of a fitting type */
 function filterList(hostile: boolean): fc.Arbitrary<unknown> {
   const filter = resolve(spec, { $ref: '#/components/schemas/Filter' });
   const members = Object.entries<string>(filter.discriminator.mapping).map(([type, ref]) => {
-    const columns = Object.entries(OBSERVATION_FILTER_COLUMNS).filter(([, t]) => (COLUMN_TYPES_OF[type] ?? []).includes(t)).map(([c]) => c);
+    const columns = Object.entries(OBSERVATION_FILTER_COLUMNS)
+      .filter(([, t]) => (COLUMN_TYPES_OF[type] ?? []).includes(t))
+      .map(([c]) => c);
     const column = fc.oneof(
       { weight: 6, arbitrary: columns.length ? fc.constantFrom(...columns) : plainText },
       { weight: 1, arbitrary: fc.constantFrom(...Object.keys(OBSERVATION_FILTER_COLUMNS)) },
       { weight: 1, arbitrary: plainText },
     );
-    return arbitraryFor(spec, { $ref: ref }, options({ column, key: fc.oneof(fc.constantFrom('environment', 'a', 'nested.key'), plainText) }, hostile));
+    return arbitraryFor(
+      spec,
+      { $ref: ref },
+      options({ column, key: fc.oneof(fc.constantFrom('environment', 'a', 'nested.key'), plainText) }, hostile),
+    );
   });
   return fc.array(fc.oneof(...members), { minLength: 1, maxLength: 2 });
 }
 
 /** the values of one query parameter, each as it goes on the wire */
 function queryValues(op: Operation, p: Operation['parameters'][number]): fc.Arbitrary<string[]> {
-  const valid = p.name === 'filter'
-    ? anyFlavour(filterList, 2).map((value) => [percentEncode(toJson(value))])
-    : arbitraryFor(spec, p.schema, options({ traceId: ingestionIds().trace, parentObservationId: ingestionIds().obs }))
-      .map((v) => (Array.isArray(v) ? v : [v]).map((x) => percentEncode(typeof x === 'string' ? x : JSON.stringify(x))));
+  const valid =
+    p.name === 'filter'
+      ? anyFlavour(filterList, 2).map((value) => [percentEncode(toJson(value))])
+      : arbitraryFor(spec, p.schema, options({ traceId: ingestionIds().trace, parentObservationId: ingestionIds().obs })).map((v) =>
+          (Array.isArray(v) ? v : [v]).map((x) => percentEncode(typeof x === 'string' ? x : JSON.stringify(x))),
+        );
   return fc.oneof(
     { weight: 4, arbitrary: valid },
     { weight: 2, arbitrary: rawUrlPiece.map((v) => [v]) },
     { weight: 1, arbitrary: fc.array(rawUrlPiece, { minLength: 2, maxLength: 3 }) },
-    ...(p.name === 'filter' ? [{ weight: 1, arbitrary: fc.constantFrom('[', '{}', 'null', '[1]', '[[]]', '""', toJson(deepJson(5000, 'array'))).map((v) => [percentEncode(v)]) }] : []),
+    ...(p.name === 'filter'
+      ? [
+          {
+            weight: 1,
+            arbitrary: fc
+              .constantFrom('[', '{}', 'null', '[1]', '[[]]', '""', toJson(deepJson(5000, 'array')))
+              .map((v) => [percentEncode(v)]),
+          },
+        ]
+      : []),
   );
 }
 
 const URL_BUDGET = 12_000;
 
-const EXTRA_QUERY_KEYS = ['page[a]', '__proto__[polluted]', 'constructor[prototype][polluted]', 'limit[]', 'page[]', 'filter[0]', 'environment[]', 'environment[0][x]',
-  'type[]', 'page[__proto__]', '%00', '%E0%A4%A', 'useEventsTable', 'fields', 'a'.repeat(3000), '__proto__', 'toString'];
+const EXTRA_QUERY_KEYS = [
+  'page[a]',
+  '__proto__[polluted]',
+  'constructor[prototype][polluted]',
+  'limit[]',
+  'page[]',
+  'filter[0]',
+  'environment[]',
+  'environment[0][x]',
+  'type[]',
+  'page[__proto__]',
+  '%00',
+  '%E0%A4%A',
+  'useEventsTable',
+  'fields',
+  'a'.repeat(3000),
+  '__proto__',
+  'toString',
+];
 
 function queryArb(op: Operation): fc.Arbitrary<string> {
   const declared = op.parameters.filter((p) => p.in === 'query');
-  const parts = declared.map((p) => fc.option(queryValues(op, p).map((vs) => vs.map((v) => `${p.name}=${v}`)), { nil: [], freq: 2 }));
-  const extra = fc.option(fc.array(fc.tuple(fc.constantFrom(...EXTRA_QUERY_KEYS), rawUrlPiece).map(([k, v]) => `${k}=${v}`), { minLength: 1, maxLength: 2 }), { nil: [], freq: 4 });
+  const parts = declared.map((p) =>
+    fc.option(
+      queryValues(op, p).map((vs) => vs.map((v) => `${p.name}=${v}`)),
+      { nil: [], freq: 2 },
+    ),
+  );
+  const extra = fc.option(
+    fc.array(
+      fc.tuple(fc.constantFrom(...EXTRA_QUERY_KEYS), rawUrlPiece).map(([k, v]) => `${k}=${v}`),
+      { minLength: 1, maxLength: 2 },
+    ),
+    { nil: [], freq: 4 },
+  );
   return fc.tuple(fc.tuple(...parts), extra).map(([ps, ex]) => {
     // node answers a request line past 16 KB with a bare 431 before the app sees it: parts that
     // would pass URL_BUDGET are left out (the 'request line' property sends such lines on purpose)
@@ -265,11 +382,13 @@ function queryArb(op: Operation): fc.Arbitrary<string> {
 
 function pathParamArb(name: string): fc.Arbitrary<string> {
   const pool = name === 'traceId' ? TRACE_IDS : name === 'observationId' ? OBS_IDS : known.modelIds.length ? known.modelIds : ['none'];
-  return fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...pool).map(percentEncode) },
-    { weight: 2, arbitrary: plainText.map(percentEncode) },
-    { weight: 3, arbitrary: rawUrlPiece },
-  ).map((s) => (s === '' ? '%20' : s.length > URL_BUDGET / 3 ? s.slice(0, URL_BUDGET / 3).replace(/%[0-9A-F]?$/, '') : s));
+  return fc
+    .oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...pool).map(percentEncode) },
+      { weight: 2, arbitrary: plainText.map(percentEncode) },
+      { weight: 3, arbitrary: rawUrlPiece },
+    )
+    .map((s) => (s === '' ? '%20' : s.length > URL_BUDGET / 3 ? s.slice(0, URL_BUDGET / 3).replace(/%[0-9A-F]?$/, '') : s));
 }
 
 function pathArb(op: Operation): fc.Arbitrary<string> {
@@ -286,16 +405,28 @@ const AUTH_VARIANTS: AuthVariant[] = [
   { label: 'Bearer public key', header: () => 'Bearer ' + A.publicKey, valid: false },
   { label: 'Bearer secret key', header: () => 'Bearer ' + A.secretKey, valid: false },
   { label: 'pk:sk:junk', header: () => 'Basic ' + b64(`${A.publicKey}:${A.secretKey}:junk`), valid: false },
-  { label: "project B's public key with A's secret", header: () => basic({ publicKey: B.publicKey, secretKey: A.secretKey }), valid: false },
+  {
+    label: "project B's public key with A's secret",
+    header: () => basic({ publicKey: B.publicKey, secretKey: A.secretKey }),
+    valid: false,
+  },
   { label: "A's public key with B's secret", header: () => basic({ publicKey: A.publicKey, secretKey: B.secretKey }), valid: false },
   { label: 'Basic, empty', header: () => 'Basic ', valid: false },
   { label: 'Basic, not base64', header: () => 'Basic !!!%%%', valid: false },
-  { label: 'basic (lower case scheme: HTTP schemes are case-insensitive)', header: () => 'basic ' + b64(`${A.publicKey}:${A.secretKey}`), valid: true },
+  {
+    label: 'basic (lower case scheme: HTTP schemes are case-insensitive)',
+    header: () => 'basic ' + b64(`${A.publicKey}:${A.secretKey}`),
+    valid: true,
+  },
   { label: 'Basic, colon only', header: () => 'Basic ' + b64(':'), valid: false },
   { label: 'Basic, public key only', header: () => 'Basic ' + b64(`${A.publicKey}:`), valid: false },
   { label: 'Basic, secret only', header: () => 'Basic ' + b64(`:${A.secretKey}`), valid: false },
   { label: 'Basic, NUL in the secret', header: () => 'Basic ' + b64(`${A.publicKey}:${A.secretKey}\u0000`), valid: false },
-  { label: 'Basic, invalid UTF-8', header: () => 'Basic ' + Buffer.from([0xff, 0xfe, 0x3a, 0xed, 0xa0, 0x80]).toString('base64'), valid: false },
+  {
+    label: 'Basic, invalid UTF-8',
+    header: () => 'Basic ' + Buffer.from([0xff, 0xfe, 0x3a, 0xed, 0xa0, 0x80]).toString('base64'),
+    valid: false,
+  },
   { label: 'Basic, 4 KB secret', header: () => 'Basic ' + b64(`${A.publicKey}:${'s'.repeat(3000)}`), valid: false },
   { label: 'Basic, two spaces', header: () => 'Basic  ' + b64(`${A.publicKey}:${A.secretKey}`), valid: true },
   { label: 'project B', header: () => basic(B), valid: true },
@@ -311,15 +442,23 @@ function wire(method: string, path: string, auth: AuthVariant, body?: string | B
   return { method, path, headers, body, authLabel: auth.label };
 }
 
-interface Case { op: Operation; req: WireRequest; auth: AuthVariant }
+interface Case {
+  op: Operation;
+  req: WireRequest;
+  auth: AuthVariant;
+}
 
 function caseArb(op: Operation, auth: fc.Arbitrary<AuthVariant> = authArb, mutate = true): fc.Arbitrary<Case> {
   const body = op.bodySchema
     ? (mutate ? anyFlavour((h) => bodyArb(op, h)) : bodyArb(op, false)).map((v) => toJson(v))
     : fc.constant(undefined);
-  return fc.record({ path: pathArb(op), query: mutate ? queryArb(op) : fc.constant(''), body, auth }).map(({ path, query, body, auth }) => ({
-    op, auth, req: wire(op.method, path + query, auth, body),
-  }));
+  return fc
+    .record({ path: pathArb(op), query: mutate ? queryArb(op) : fc.constant(''), body, auth })
+    .map(({ path, query, body, auth }) => ({
+      op,
+      auth,
+      req: wire(op.method, path + query, auth, body),
+    }));
 }
 
 /** for bad credentials on a secured operation nothing may succeed */
@@ -352,92 +491,214 @@ describe(`spec-driven fuzzing (${DB})`, () => {
 
   afterAll(() => {
     const seconds = (performance.now() - stats.started) / 1000;
-    console.log(`fuzz: statuses ${Object.entries(statuses).map(([op, st]) => `${op} ${JSON.stringify(st)}`).join(', ')}`);
+    console.log(
+      `fuzz: statuses ${Object.entries(statuses)
+        .map(([op, st]) => `${op} ${JSON.stringify(st)}`)
+        .join(', ')}`,
+    );
     console.log(`fuzz: ${stats.requests} requests in ${seconds.toFixed(1)} s on ${DB} (FUZZ_SEED=${SEED})`);
     closeAgent();
   });
 
   // path-parameter-only operations need fewer cases than those with bodies or many parameters
-  const weight: Record<string, number> = { health_health: 0.3, ingestion_batch: 1.5, observations_getMany: 1.3, models_create: 1.3, models_get: 0.6, models_delete: 0.6, observations_get: 0.6, trace_get: 0.6 };
+  const weight: Record<string, number> = {
+    health_health: 0.3,
+    ingestion_batch: 1.5,
+    observations_getMany: 1.3,
+    models_create: 1.3,
+    models_get: 0.6,
+    models_delete: 0.6,
+    observations_get: 0.6,
+    trace_get: 0.6,
+  };
   for (const op of ops) {
     it(`${op.operationId}: generated and mutated requests`, async () => {
-      await check(op.operationId, caseArb(op), async (c) => {
-        await exchange(c.op, c.req, authExpectation(c));
-      }, RUNS * (weight[op.operationId] ?? 1));
+      await check(
+        op.operationId,
+        caseArb(op),
+        async (c) => {
+          await exchange(c.op, c.req, authExpectation(c));
+        },
+        RUNS * (weight[op.operationId] ?? 1),
+      );
     });
   }
 
   it('auth: every credential variant on every operation', async () => {
     const arb = fc.constantFrom(...ops).chain((op) => caseArb(op, fc.constantFrom(validAuth, ...AUTH_VARIANTS), false));
-    await check('auth', arb, async (c) => {
-      await exchange(c.op, c.req, authExpectation(c));
-    }, RUNS);
+    await check(
+      'auth',
+      arb,
+      async (c) => {
+        await exchange(c.op, c.req, authExpectation(c));
+      },
+      RUNS,
+    );
   });
 
   it('routes: unknown paths and methods', async () => {
     const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
     const paths = fc.oneof(
-      fc.constantFrom('/', '/api', '/api/public', '/api/public/', '/API/PUBLIC/MODELS', '/api/public//models', '/api/public/models/a/b', '/api/public/ingestion/x',
-        '/api/public/models/%2e%2e/health', '/api/public/health/..', '/%E0%A4%A', '/api/public/%', '/api/public/models/%', '/api/public/traces', '/api/public/observations/',
-        '/api/public/scores', '/api/public/projects', '/api/public/health?x=%', '/api/public/' + 'a'.repeat(3000)),
+      fc.constantFrom(
+        '/',
+        '/api',
+        '/api/public',
+        '/api/public/',
+        '/API/PUBLIC/MODELS',
+        '/api/public//models',
+        '/api/public/models/a/b',
+        '/api/public/ingestion/x',
+        '/api/public/models/%2e%2e/health',
+        '/api/public/health/..',
+        '/%E0%A4%A',
+        '/api/public/%',
+        '/api/public/models/%',
+        '/api/public/traces',
+        '/api/public/observations/',
+        '/api/public/scores',
+        '/api/public/projects',
+        '/api/public/health?x=%',
+        '/api/public/' + 'a'.repeat(3000),
+      ),
       rawUrlPiece.map((p) => '/api/public/' + (p || 'x')),
       fc.constantFrom(...ops).map((op) => op.path.replace(/\{\w+\}/g, 'fz-x')),
     );
-    const arb = fc.record({ method: fc.constantFrom(...METHODS), path: paths, auth: authArb, body: fc.option(fc.constantFrom('{}', '[]', '{"a":1}'), { nil: undefined }) });
-    await check('routes', arb, async ({ method, path, auth, body }) => {
-      if (method === 'GET' && path === '/') {
-        // the web console's page (outside the spec, like /docs): static, credentials play no part
-        const res = await fetch(baseUrl + path);
-        expect(res.status).toBe(200);
-        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-        return;
-      }
-      const op = ops.find((o) => o.method === method && matches(o.path, path)) ?? null;
-      await exchange(op, wire(method, path, auth, body));
-    }, RUNS * 0.7);
+    const arb = fc.record({
+      method: fc.constantFrom(...METHODS),
+      path: paths,
+      auth: authArb,
+      body: fc.option(fc.constantFrom('{}', '[]', '{"a":1}'), { nil: undefined }),
+    });
+    await check(
+      'routes',
+      arb,
+      async ({ method, path, auth, body }) => {
+        if (method === 'GET' && path === '/') {
+          // the web console's page (outside the spec, like /docs): static, credentials play no part
+          const res = await fetch(baseUrl + path);
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+          return;
+        }
+        const op = ops.find((o) => o.method === method && matches(o.path, path)) ?? null;
+        await exchange(op, wire(method, path, auth, body));
+      },
+      RUNS * 0.7,
+    );
   });
 
   it('filters: observation filters of every type, on columns of every type', async () => {
     const op = ops.find((o) => o.operationId === 'observations_getMany')!;
     const arb = fc.record({ filter: anyFlavour(filterList, 2), auth: authArb });
-    await check('filters', arb, async ({ filter, auth }) => {
-      const path = `${op.path}?filter=${percentEncode(toJson(filter))}`;
-      await exchange(op, wire('GET', path.length > URL_BUDGET ? op.path : path, auth));
-    }, RUNS * 2);
+    await check(
+      'filters',
+      arb,
+      async ({ filter, auth }) => {
+        const path = `${op.path}?filter=${percentEncode(toJson(filter))}`;
+        await exchange(op, wire('GET', path.length > URL_BUDGET ? op.path : path, auth));
+      },
+      RUNS * 2,
+    );
   });
 
   it('request line: raw non-ASCII bytes and oversized lines', async () => {
     const arb = fc.record({ op: fc.constantFrom(...ops), inPath: fc.boolean(), bytes: rawRequestLineBytes });
-    const arb2 = fc.oneof({ weight: 5, arbitrary: arb }, { weight: 1, arbitrary: fc.record({ op: fc.constantFrom(...ops), inPath: fc.boolean(), bytes: fc.constantFrom('x'.repeat(20_000), '%41'.repeat(7000)) }) });
-    await check('request line', arb2, async ({ op, inPath, bytes }) => {
-      const path = inPath && op.path.includes('{') ? op.path.replace(/\{\w+\}/, bytes) : `${op.path.replace(/\{\w+\}/g, 'fz-x')}?name=${bytes}`;
-      await exchange(op, wire(op.method, path, validAuth, op.bodySchema ? '{}' : undefined));
-    }, RUNS * 0.2);
+    const arb2 = fc.oneof(
+      { weight: 5, arbitrary: arb },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          op: fc.constantFrom(...ops),
+          inPath: fc.boolean(),
+          bytes: fc.constantFrom('x'.repeat(20_000), '%41'.repeat(7000)),
+        }),
+      },
+    );
+    await check(
+      'request line',
+      arb2,
+      async ({ op, inPath, bytes }) => {
+        const path =
+          inPath && op.path.includes('{') ? op.path.replace(/\{\w+\}/, bytes) : `${op.path.replace(/\{\w+\}/g, 'fz-x')}?name=${bytes}`;
+        await exchange(op, wire(op.method, path, validAuth, op.bodySchema ? '{}' : undefined));
+      },
+      RUNS * 0.2,
+    );
   });
 
   it('bodies: malformed bytes, content types and encodings', async () => {
     const withBody = ops.filter((o) => o.bodySchema);
     const raws: (string | Buffer)[] = [
-      '', ' ', '{', '{"modelName":', 'null', '[]', '"x"', '1e309', '0', 'true', 'NaN', "{'a':1}", '{"a":1}garbage', '{"a":1,}', '\ufeff{}', '\u0000',
-      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}', '{"batch":{"__proto__":[]}}', '{"batch":"x"}', '{"batch":null}',
-      '['.repeat(100_000), '['.repeat(100_000) + ']'.repeat(100_000), '{"batch":[' + '['.repeat(50_000) + ']'.repeat(50_000) + ']}', ' '.repeat(100_000) + '{}',
+      '',
+      ' ',
+      '{',
+      '{"modelName":',
+      'null',
+      '[]',
+      '"x"',
+      '1e309',
+      '0',
+      'true',
+      'NaN',
+      "{'a':1}",
+      '{"a":1}garbage',
+      '{"a":1,}',
+      '\ufeff{}',
+      '\u0000',
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+      '{"batch":{"__proto__":[]}}',
+      '{"batch":"x"}',
+      '{"batch":null}',
+      '['.repeat(100_000),
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      '{"batch":[' + '['.repeat(50_000) + ']'.repeat(50_000) + ']}',
+      ' '.repeat(100_000) + '{}',
       '{"batch":[' + Array.from({ length: 2000 }, () => '{}').join(',') + ']}',
-      Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x00, 0x7d]), Buffer.concat([Buffer.from('{"modelName":"'), Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0x80, 0xff]), Buffer.from('","matchPattern":"x","unit":"TOKENS"}')]),
-      Buffer.concat([Buffer.from('{"batch":[{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","type":"trace-create","timestamp":"2025-01-01T00:00:00Z","body":{}}]}')]),
+      Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x00, 0x7d]),
+      Buffer.concat([
+        Buffer.from('{"modelName":"'),
+        Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0x80, 0xff]),
+        Buffer.from('","matchPattern":"x","unit":"TOKENS"}'),
+      ]),
+      Buffer.concat([
+        Buffer.from('{"batch":[{"id":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('","type":"trace-create","timestamp":"2025-01-01T00:00:00Z","body":{}}]}'),
+      ]),
     ];
-    const types = ['application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset=nope',
-      'text/plain', 'application/x-www-form-urlencoded', 'application/vnd.api+json', 'multipart/form-data; boundary=x', '', 'application/json, text/plain', 'APPLICATION/JSON'];
+    const types = [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+      'application/json; charset=nope',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/vnd.api+json',
+      'multipart/form-data; boundary=x',
+      '',
+      'application/json, text/plain',
+      'APPLICATION/JSON',
+    ];
     const arb = fc.record({
       op: fc.constantFrom(...withBody),
-      body: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...raws) }, { weight: 1, arbitrary: hostileString.map((s) => JSON.stringify(s)) }),
+      body: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...raws) },
+        { weight: 1, arbitrary: hostileString.map((s) => JSON.stringify(s)) },
+      ),
       type: fc.constantFrom(...types),
       encoding: fc.option(fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown'), { nil: undefined, freq: 4 }),
     });
-    await check('bodies', arb, async ({ op, body, type, encoding }) => {
-      const req = wire(op.method, op.path, validAuth, body, type);
-      if (encoding) req.headers['content-encoding'] = encoding;
-      await exchange(op, req);
-    }, RUNS * 0.7);
+    await check(
+      'bodies',
+      arb,
+      async ({ op, body, type, encoding }) => {
+        const req = wire(op.method, op.path, validAuth, body, type);
+        if (encoding) req.headers['content-encoding'] = encoding;
+        await exchange(op, req);
+      },
+      RUNS * 0.7,
+    );
   });
 
   it('readback: what ingestion stored reads back within the spec', async () => {
@@ -446,58 +707,107 @@ describe(`spec-driven fuzzing (${DB})`, () => {
     const getTrace = ops.find((o) => o.operationId === 'trace_get')!;
     const list = ops.find((o) => o.operationId === 'observations_getMany')!;
     const arb = fc.array(anyFlavour(eventArb, 2), { minLength: 1, maxLength: 4 });
-    await check('readback', arb, async (batch) => {
-      const { body } = await exchange(ingestion, wire('POST', ingestion.path, validAuth, toJson({ batch })));
-      // read back what was accepted (what was refused is the other properties' business)
-      const accepted = new Set<unknown>(Array.isArray(body?.successes) ? body.successes.map((s: any) => s?.id) : []);
-      const traceIds = new Set<string>();
-      const obsIds = new Set<string>();
-      for (const e of batch as any[]) {
-        const b = e && typeof e === 'object' && accepted.has(e.id) && e.type !== 'sdk-log' ? e.body : undefined;
-        if (!b || typeof b !== 'object') continue;
-        if (typeof b.id === 'string' && b.id) (e.type === 'trace-create' ? traceIds : obsIds).add(b.id);
-        if (typeof b.traceId === 'string' && b.traceId) traceIds.add(b.traceId);
-      }
-      for (const id of [...traceIds].slice(0, 2)) {
-        await exchange(getTrace, wire('GET', `/api/public/traces/${percentEncode(id)}`, validAuth));
-        await exchange(list, wire('GET', `/api/public/observations?traceId=${percentEncode(id)}&limit=20`, validAuth));
-      }
-      for (const id of [...obsIds].slice(0, 2)) {
-        await exchange(getObs, wire('GET', `/api/public/observations/${percentEncode(id)}`, validAuth));
-      }
-    }, RUNS);
+    await check(
+      'readback',
+      arb,
+      async (batch) => {
+        const { body } = await exchange(ingestion, wire('POST', ingestion.path, validAuth, toJson({ batch })));
+        // read back what was accepted (what was refused is the other properties' business)
+        const accepted = new Set<unknown>(Array.isArray(body?.successes) ? body.successes.map((s: any) => s?.id) : []);
+        const traceIds = new Set<string>();
+        const obsIds = new Set<string>();
+        for (const e of batch as any[]) {
+          const b = e && typeof e === 'object' && accepted.has(e.id) && e.type !== 'sdk-log' ? e.body : undefined;
+          if (!b || typeof b !== 'object') continue;
+          if (typeof b.id === 'string' && b.id) (e.type === 'trace-create' ? traceIds : obsIds).add(b.id);
+          if (typeof b.traceId === 'string' && b.traceId) traceIds.add(b.traceId);
+        }
+        for (const id of [...traceIds].slice(0, 2)) {
+          await exchange(getTrace, wire('GET', `/api/public/traces/${percentEncode(id)}`, validAuth));
+          await exchange(list, wire('GET', `/api/public/observations?traceId=${percentEncode(id)}&limit=20`, validAuth));
+        }
+        for (const id of [...obsIds].slice(0, 2)) {
+          await exchange(getObs, wire('GET', `/api/public/observations/${percentEncode(id)}`, validAuth));
+        }
+      },
+      RUNS,
+    );
   });
 
   it('models: create, read, explain, price ingested usage, list, delete', async () => {
     const byId = (id: string) => ops.find((o) => o.operationId === id)!;
-    const [create, get, del, explain, list, ingestion, getObs, getTrace, listObs] = ['models_create', 'models_get', 'models_delete', 'models_explain', 'models_list',
-      'ingestion_batch', 'observations_get', 'trace_get', 'observations_getMany'].map(byId);
+    const [create, get, del, explain, list, ingestion, getObs, getTrace, listObs] = [
+      'models_create',
+      'models_get',
+      'models_delete',
+      'models_explain',
+      'models_list',
+      'ingestion_batch',
+      'observations_get',
+      'trace_get',
+      'observations_getMany',
+    ].map(byId);
     const usage = anyFlavour((h) => arbitraryFor(spec, { $ref: '#/components/schemas/UsageDetails' }, options({}, h)), 2);
     // names of their own, so the models the other properties left behind do not make them conflicts
     const modelName = fc.uuid().map((u) => `fz-lc-${u}`);
-    const arb = fc.record({ model: anyFlavour((h) => bodyArb(create, h, { modelName }), 2), usage, page: fc.integer({ min: 1, max: 5 }), key: fc.uuid() });
-    await check('models', arb, async ({ model, usage, page, key }) => {
-      const created = await exchange(create, wire('POST', create.path, validAuth, toJson(model)));
-      if (created.res.status !== 200 || typeof created.body?.id !== 'string') return;
-      const id = percentEncode(created.body.id);
-      await exchange(get, wire('GET', `/api/public/models/${id}`, validAuth));
-      await exchange(explain, wire('POST', explain.path, validAuth, toJson({ model: created.body.modelName, usageDetails: usage })));
-      // the model prices a generation (two, so the trace sums costs); then everything reads back
-      const [traceId, obsId] = [`fz-lc-trace-${key}`, `fz-lc-obs-${key}`];
-      const at = '2025-01-01T00:00:00Z';
-      const generation = (n: number) => ({ id: `${key}-${n}`, timestamp: at, type: 'generation-create', body: { id: `${obsId}-${n}`, traceId, model: created.body.modelName, usageDetails: usage, startTime: at } });
-      await exchange(ingestion, wire('POST', ingestion.path, validAuth, toJson({ batch: [{ id: `${key}-t`, timestamp: at, type: 'trace-create', body: { id: traceId } }, generation(1), generation(2)] })));
-      await exchange(getObs, wire('GET', `/api/public/observations/${obsId}-1`, validAuth));
-      await exchange(getTrace, wire('GET', `/api/public/traces/${traceId}`, validAuth));
-      await exchange(listObs, wire('GET', `/api/public/observations?traceId=${traceId}`, validAuth));
-      await exchange(list, wire('GET', `/api/public/models?page=${page}&limit=100`, validAuth));
-      await exchange(del, wire('DELETE', `/api/public/models/${id}`, validAuth));
-      await exchange(get, wire('GET', `/api/public/models/${id}`, validAuth), (res) => (res.status === 404 ? [] : [`a deleted model answers ${res.status}`]));
-    }, RUNS);
+    const arb = fc.record({
+      model: anyFlavour((h) => bodyArb(create, h, { modelName }), 2),
+      usage,
+      page: fc.integer({ min: 1, max: 5 }),
+      key: fc.uuid(),
+    });
+    await check(
+      'models',
+      arb,
+      async ({ model, usage, page, key }) => {
+        const created = await exchange(create, wire('POST', create.path, validAuth, toJson(model)));
+        if (created.res.status !== 200 || typeof created.body?.id !== 'string') return;
+        const id = percentEncode(created.body.id);
+        await exchange(get, wire('GET', `/api/public/models/${id}`, validAuth));
+        await exchange(explain, wire('POST', explain.path, validAuth, toJson({ model: created.body.modelName, usageDetails: usage })));
+        // the model prices a generation (two, so the trace sums costs); then everything reads back
+        const [traceId, obsId] = [`fz-lc-trace-${key}`, `fz-lc-obs-${key}`];
+        const at = '2025-01-01T00:00:00Z';
+        const generation = (n: number) => ({
+          id: `${key}-${n}`,
+          timestamp: at,
+          type: 'generation-create',
+          body: { id: `${obsId}-${n}`, traceId, model: created.body.modelName, usageDetails: usage, startTime: at },
+        });
+        await exchange(
+          ingestion,
+          wire(
+            'POST',
+            ingestion.path,
+            validAuth,
+            toJson({
+              batch: [{ id: `${key}-t`, timestamp: at, type: 'trace-create', body: { id: traceId } }, generation(1), generation(2)],
+            }),
+          ),
+        );
+        await exchange(getObs, wire('GET', `/api/public/observations/${obsId}-1`, validAuth));
+        await exchange(getTrace, wire('GET', `/api/public/traces/${traceId}`, validAuth));
+        await exchange(listObs, wire('GET', `/api/public/observations?traceId=${traceId}`, validAuth));
+        await exchange(list, wire('GET', `/api/public/models?page=${page}&limit=100`, validAuth));
+        await exchange(del, wire('DELETE', `/api/public/models/${id}`, validAuth));
+        await exchange(get, wire('GET', `/api/public/models/${id}`, validAuth), (res) =>
+          res.status === 404 ? [] : [`a deleted model answers ${res.status}`],
+        );
+      },
+      RUNS,
+    );
   });
 
   it.runIf(ALL)('FUZZ_ALL: no distinct defect collected', () => {
-    if (REPORT) writeFileSync(REPORT, JSON.stringify({ seed: SEED, database: DB, requests: stats.requests, defects: [...collected].map(([signature, v]) => ({ signature, ...v })) }, null, 2));
+    if (REPORT)
+      writeFileSync(
+        REPORT,
+        JSON.stringify(
+          { seed: SEED, database: DB, requests: stats.requests, defects: [...collected].map(([signature, v]) => ({ signature, ...v })) },
+          null,
+          2,
+        ),
+      );
     const list = [...collected].map(([sig, v], i) => `#${i + 1} [${v.count}× in ${v.property}] ${sig}\n${v.example}`).join('\n\n');
     expect(collected.size, `FUZZ_SEED=${SEED} on ${DB}: ${collected.size} distinct defects\n\n${list}`).toBe(0);
   });
@@ -506,6 +816,9 @@ describe(`spec-driven fuzzing (${DB})`, () => {
 /** whether a raw path (query ignored) fits a path template: literal segments equal, parameters non-empty */
 function matches(template: string, raw: string): boolean {
   const t = template.split('/');
-  const r = raw.split('?')[0].replace(/(.)\/$/, '$1').split('/'); // a trailing slash routes as without
+  const r = raw
+    .split('?')[0]
+    .replace(/(.)\/$/, '$1')
+    .split('/'); // a trailing slash routes as without
   return t.length === r.length && t.every((seg, i) => (/^\{\w+\}$/.test(seg) ? r[i] !== '' : seg === r[i]));
 }

@@ -40,9 +40,10 @@ export function operationsOf(spec: any): Operation[] {
         responses.set(Number(status), res.content?.['application/json']?.schema ? `${base}/content/application~1json/schema` : null);
         if (res.content?.['text/event-stream']) eventStreams.add(Number(status));
       }
-      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolve(spec, p))
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p: any) => resolve(spec, p))
         .map((p: any) => ({ name: p.name, in: p.in, required: !!p.required, schema: p.schema }));
-      const bodySchema = op.requestBody ? resolve(spec, op.requestBody).content?.['application/json']?.schema ?? null : null;
+      const bodySchema = op.requestBody ? (resolve(spec, op.requestBody).content?.['application/json']?.schema ?? null) : null;
       ops.push({ operationId: op.operationId, method: method.toUpperCase(), path, responses, eventStreams, parameters, bodySchema });
     }
   }
@@ -54,18 +55,41 @@ export function operationsOf(spec: any): Operation[] {
 const GENERIC_ANY: Record<number, string> = { 401: 'MessageResponse', 403: 'MessageResponse', 404: 'Error', 405: 'Error', 431: 'Error' };
 const GENERIC_WITH_BODY: Record<number, string> = { 400: 'Error', 413: 'Error', 415: 'Error' };
 
-const STACK = [/ {2,}at \S/, /\bat [\w.<>$[\] ]+ \([^)]*:\d+:\d+\)/, /\.(?:ts|js|mjs|cjs):\d+/, /node_modules[\\/]/, /file:\/\//, /\/work\/|\/home\/|\/usr\/lib\//, /\b[A-Z]\w*Error: [^\n]*[\\/][\w.-]+\.(?:ts|js)\b/];
+const STACK = [
+  / {2,}at \S/,
+  /\bat [\w.<>$[\] ]+ \([^)]*:\d+:\d+\)/,
+  /\.(?:ts|js|mjs|cjs):\d+/,
+  /node_modules[\\/]/,
+  /file:\/\//,
+  /\/work\/|\/home\/|\/usr\/lib\//,
+  /\b[A-Z]\w*Error: [^\n]*[\\/][\w.-]+\.(?:ts|js)\b/,
+];
 // the phrasing of statements and of PostgreSQL's errors, not bare words an echoed input could hold
 const SQL = [
-  /\bselect\b[\s\S]{0,400}?\bfrom\b/i, /\binsert into\b/i, /\bdelete from\b/i, /\bupdate\s+"?\w+"?\s+set\b/i, /\bwhere\s+"?\w+"?\."?\w+"?\s*(?:=|in\b|like\b)/i,
-  /syntax error at or near/i, /relation "[^"]*" does not exist/, /column "[^"]*" (?:does not exist|of relation|is of type)/, /invalid input syntax for/i,
-  /out of range for type/i, /violates [\w ]*constraint/i, /duplicate key value/i, /\bSQLSTATE\b/, /\bDriverException\b|\bMikroORM\b|\bQueryFailed/,
+  /\bselect\b[\s\S]{0,400}?\bfrom\b/i,
+  /\binsert into\b/i,
+  /\bdelete from\b/i,
+  /\bupdate\s+"?\w+"?\s+set\b/i,
+  /\bwhere\s+"?\w+"?\."?\w+"?\s*(?:=|in\b|like\b)/i,
+  /syntax error at or near/i,
+  /relation "[^"]*" does not exist/,
+  /column "[^"]*" (?:does not exist|of relation|is of type)/,
+  /invalid input syntax for/i,
+  /out of range for type/i,
+  /violates [\w ]*constraint/i,
+  /duplicate key value/i,
+  /\bSQLSTATE\b/,
+  /\bDriverException\b|\bMikroORM\b|\bQueryFailed/,
 ];
 
 function stringsIn(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) { out.push(k); stringsIn(v, out); }
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      stringsIn(v, out);
+    }
   return out;
 }
 
@@ -101,7 +125,11 @@ export function createOracle(spec: any, secrets: string[]) {
           problems.push(`an event's data is not JSON: ${JSON.stringify(block.slice(0, 200))}`);
         }
       }
-      for (const re of STACK) if (re.test(res.text)) { problems.push(`stack trace or file path in an event (${re})`); break; }
+      for (const re of STACK)
+        if (re.test(res.text)) {
+          problems.push(`stack trace or file path in an event (${re})`);
+          break;
+        }
       return { problems, body: undefined };
     }
     if (!/^application\/json\b/.test(type)) problems.push(`content-type ${JSON.stringify(type)} is not application/json`);
@@ -117,24 +145,37 @@ export function createOracle(spec: any, secrets: string[]) {
       const transport = res.status === 400 && /"The request is not valid HTTP"/.test(res.text) ? 'Error' : undefined;
       const generic = GENERIC_ANY[res.status] ?? transport ?? (op?.bodySchema || !op ? GENERIC_WITH_BODY[res.status] : undefined);
       if (generic) ptr = pointer('components', 'schemas', generic);
-      else if (res.status < 500) problems.push(`status ${res.status} is not declared for ${op?.operationId ?? 'an unknown route'} (declared: ${op ? [...op.responses.keys()].join(', ') : 'none'})`);
+      else if (res.status < 500)
+        problems.push(
+          `status ${res.status} is not declared for ${op?.operationId ?? 'an unknown route'} (declared: ${op ? [...op.responses.keys()].join(', ') : 'none'})`,
+        );
     }
     if (ptr && body !== undefined) {
       const v = validator(ptr);
-      if (!v(body)) problems.push(`body violates the spec for ${res.status}: ${ajv.errorsText(v.errors, { separator: '; ' }).slice(0, 400)}`);
+      if (!v(body))
+        problems.push(`body violates the spec for ${res.status}: ${ajv.errorsText(v.errors, { separator: '; ' }).slice(0, 400)}`);
     }
 
     const texts = body === undefined ? [res.text] : stringsIn(body);
     const joined = texts.join('\n');
-    for (const re of STACK) if (re.test(joined)) { problems.push(`stack trace or file path in body (${re})`); break; }
-    for (const re of SQL) if (re.test(joined)) { problems.push(`SQL text in body (${re})`); break; }
-    const sent = `${req.path}\n${typeof req.body === 'string' ? req.body : req.body?.toString('latin1') ?? ''}`;
+    for (const re of STACK)
+      if (re.test(joined)) {
+        problems.push(`stack trace or file path in body (${re})`);
+        break;
+      }
+    for (const re of SQL)
+      if (re.test(joined)) {
+        problems.push(`SQL text in body (${re})`);
+        break;
+      }
+    const sent = `${req.path}\n${typeof req.body === 'string' ? req.body : (req.body?.toString('latin1') ?? '')}`;
     for (const s of secrets) if (s.length >= 8 && !sent.includes(s) && res.text.includes(s)) problems.push('a secret key is in the body');
     const auth = req.headers.authorization ?? '';
     const basic = /^Basic (.*)$/is.exec(auth)?.[1];
     const decoded = basic !== undefined ? Buffer.from(basic, 'base64').toString('utf8') : '';
     const sentSecret = basic !== undefined ? decoded.slice(decoded.indexOf(':') + 1) : auth.replace(/^Bearer /i, '');
-    if (sentSecret.length >= 8 && !sent.includes(sentSecret) && joined.includes(sentSecret)) problems.push('the secret sent in the Authorization header is echoed in the body');
+    if (sentSecret.length >= 8 && !sent.includes(sentSecret) && joined.includes(sentSecret))
+      problems.push('the secret sent in the Authorization header is echoed in the body');
     return { problems, body };
   };
 }

@@ -24,7 +24,10 @@ export function shapeModel([m, flat]: [any, boolean]): unknown {
   delete m.inputPrice;
   delete m.outputPrice;
   delete m.totalPrice;
-  const tiers: any[] = Array.isArray(m.pricingTiers) && m.pricingTiers.length > 0 ? m.pricingTiers : [{ name: 'default', priority: 0, conditions: [], prices: {} }];
+  const tiers: any[] =
+    Array.isArray(m.pricingTiers) && m.pricingTiers.length > 0
+      ? m.pricingTiers
+      : [{ name: 'default', priority: 0, conditions: [], prices: {} }];
   const first = tiers[0] && typeof tiers[0] === 'object' ? tiers[0] : {};
   const keys = Object.keys(first.prices && typeof first.prices === 'object' ? first.prices : {}).filter((k) => USAGE_TYPE.test(k));
   const priceKeys = keys.length > 0 ? keys : ['input', 'output'];
@@ -33,10 +36,15 @@ export function shapeModel([m, flat]: [any, boolean]): unknown {
     const given = tier.prices && typeof tier.prices === 'object' ? tier.prices : {};
     return {
       ...tier,
-      name: i === 0 ? tier.name ?? 'default' : `${i}-${typeof tier.name === 'string' ? tier.name : 'tier'}`,
+      name: i === 0 ? (tier.name ?? 'default') : `${i}-${typeof tier.name === 'string' ? tier.name : 'tier'}`,
       isDefault: i === 0,
       priority: i,
-      conditions: i === 0 ? [] : Array.isArray(tier.conditions) && tier.conditions.length > 0 ? tier.conditions : [{ usageDetailPattern: 'input', operator: 'gt', value: 1000 }],
+      conditions:
+        i === 0
+          ? []
+          : Array.isArray(tier.conditions) && tier.conditions.length > 0
+            ? tier.conditions
+            : [{ usageDetailPattern: 'input', operator: 'gt', value: 1000 }],
       prices: Object.fromEntries(priceKeys.map((k) => [k, k in given ? given[k] : 1])),
     };
   });

@@ -73,7 +73,14 @@ export function send(baseUrl: string, req: WireRequest, timeoutMs = 20_000): Pro
     const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - started,
+        }),
+      );
       res.on('error', reject);
     });
     r.setTimeout(timeoutMs, () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
@@ -90,7 +97,9 @@ export function closeAgent() {
 /** a short, printable description of a request for failure reports */
 export function describeRequest(req: WireRequest, max = 600): string {
   const auth = req.authLabel ?? (req.headers.authorization === undefined ? 'none' : 'given');
-  const extra = Object.entries(req.headers).filter(([k]) => k !== 'authorization' && k !== 'content-type').map(([k, v]) => `${k}: ${JSON.stringify(v.slice(0, 60))}`);
+  const extra = Object.entries(req.headers)
+    .filter(([k]) => k !== 'authorization' && k !== 'content-type')
+    .map(([k, v]) => `${k}: ${JSON.stringify(v.slice(0, 60))}`);
   let body = '';
   if (req.body !== undefined) {
     const text = typeof req.body === 'string' ? req.body : `<bytes ${req.body.toString('hex').slice(0, 200)}>`;
@@ -101,7 +110,10 @@ export function describeRequest(req: WireRequest, max = 600): string {
 
 /** head and tail of a long string, with runs of one character collapsed and escapes made visible */
 export function excerpt(s: string, max = 600): string {
-  const collapsed = s.replace(/(.)\1{15,}/gsu, (m, c: string) => `${c.repeat(3)}…(${c === '\\' ? 'backslash' : JSON.stringify(c)}×${m.length})…`);
+  const collapsed = s.replace(
+    /(.)\1{15,}/gsu,
+    (m, c: string) => `${c.repeat(3)}…(${c === '\\' ? 'backslash' : JSON.stringify(c)}×${m.length})…`,
+  );
   const visible = JSON.stringify(collapsed).slice(1, -1);
   if (visible.length <= max) return visible;
   return `${visible.slice(0, Math.floor(max * 0.7))} …(${visible.length} chars)… ${visible.slice(-Math.floor(max * 0.25))}`;

@@ -15,7 +15,11 @@ describe('Basic credentials are checked as a pair', () => {
     ["another project's public key with a valid secret", () => header(b.publicKey, a.secretKey), MISMATCHED_PUBLIC_KEY],
     ['an unknown public key with a valid secret', () => header('nobody', a.secretKey), MISMATCHED_PUBLIC_KEY],
     ['a valid public key with its secret key as the username', () => header(a.secretKey, a.secretKey), MISMATCHED_PUBLIC_KEY],
-    ['the pair with trailing :junk (split at the first colon, so the secret is wrong)', () => header(a.publicKey, `${a.secretKey}:junk`), UNKNOWN],
+    [
+      'the pair with trailing :junk (split at the first colon, so the secret is wrong)',
+      () => header(a.publicKey, `${a.secretKey}:junk`),
+      UNKNOWN,
+    ],
     ['the public key twice', () => header(a.publicKey, a.publicKey), UNKNOWN],
     ["a valid public key with another project's secret", () => header(a.publicKey, b.secretKey), MISMATCHED_PUBLIC_KEY],
     ['the keys swapped', () => header(a.secretKey, a.publicKey), UNKNOWN],
@@ -29,30 +33,44 @@ describe('Basic credentials are checked as a pair', () => {
         expect(res.body, path).toEqual({ message });
       }
       const ingest = await raw('/api/public/ingestion', {
-        project: null, method: 'POST', headers: { authorization: auth(), 'content-type': 'application/json' }, body: JSON.stringify({ batch: [] }),
+        project: null,
+        method: 'POST',
+        headers: { authorization: auth(), 'content-type': 'application/json' },
+        body: JSON.stringify({ batch: [] }),
       });
       expect(ingest).toMatchObject({ status: 401, body: { error: 'UnauthorizedError', message } });
     });
   }
 
-  it('accepts each project\'s own pair', async () => {
-    expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: header(a.publicKey, a.secretKey) } })).status).toBe(200);
-    expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: header(b.publicKey, b.secretKey) } })).status).toBe(200);
+  it("accepts each project's own pair", async () => {
+    expect(
+      (await raw('/api/public/models?limit=1', { project: null, headers: { authorization: header(a.publicKey, a.secretKey) } })).status,
+    ).toBe(200);
+    expect(
+      (await raw('/api/public/models?limit=1', { project: null, headers: { authorization: header(b.publicKey, b.secretKey) } })).status,
+    ).toBe(200);
   });
 
   it('reads the scheme case-insensitively (RFC 9110): basic, BASIC, bearer', async () => {
     const token = Buffer.from(`${a.publicKey}:${a.secretKey}`).toString('base64');
     for (const auth of [`basic ${token}`, `BASIC ${token}`, `bAsIc ${token}`]) {
-      expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: auth } })).status, auth.slice(0, 6)).toBe(200);
+      expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: auth } })).status, auth.slice(0, 6)).toBe(
+        200,
+      );
     }
     // a Bearer public key still only authorises score creation: 403, not 401, whatever the case
-    expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: `bearer ${a.publicKey}` } })).status).toBe(403);
+    expect((await raw('/api/public/models?limit=1', { project: null, headers: { authorization: `bearer ${a.publicKey}` } })).status).toBe(
+      403,
+    );
   });
 
   it('refuses an empty username or password as undecodable', async () => {
     for (const auth of [header('', a.secretKey), header(a.publicKey, ''), 'Basic ' + Buffer.from(a.publicKey).toString('base64')]) {
       const res = await raw('/api/public/models', { project: null, headers: { authorization: auth } });
-      expect(res).toMatchObject({ status: 401, body: { message: "Invalid authorization header. Confirm that you've configured the correct host." } });
+      expect(res).toMatchObject({
+        status: 401,
+        body: { message: "Invalid authorization header. Confirm that you've configured the correct host." },
+      });
     }
   });
 });

@@ -9,19 +9,45 @@ describe('concurrent ingestion', () => {
     const id = unique('contended');
     // one request per field; all sent at once, so their merges race on the same row
     const fields: Record<string, unknown>[] = [
-      { name: 'n' }, { output: 'last' }, { level: 'WARNING' }, { statusMessage: 'two' }, { version: 'v4' },
-      { completionStartTime: '2026-01-01T00:00:05Z' }, { endTime: '2026-01-01T00:00:07Z' }, { usageDetails: { input: 9 } },
-      { environment: 'prod' }, { input: 'question' }, { metadata: { team: 'a' } }, { model: 'some-model' },
+      { name: 'n' },
+      { output: 'last' },
+      { level: 'WARNING' },
+      { statusMessage: 'two' },
+      { version: 'v4' },
+      { completionStartTime: '2026-01-01T00:00:05Z' },
+      { endTime: '2026-01-01T00:00:07Z' },
+      { usageDetails: { input: 9 } },
+      { environment: 'prod' },
+      { input: 'question' },
+      { metadata: { team: 'a' } },
+      { model: 'some-model' },
     ];
-    const results = await Promise.all(fields.map((f, i) => post([{
-      id: unique('evt'), timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-      type: i === 0 ? 'generation-create' : 'generation-update', body: { id, ...f },
-    }])));
+    const results = await Promise.all(
+      fields.map((f, i) =>
+        post([
+          {
+            id: unique('evt'),
+            timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+            type: i === 0 ? 'generation-create' : 'generation-update',
+            body: { id, ...f },
+          },
+        ]),
+      ),
+    );
     for (const r of results) expect(r.body.errors).toEqual([]);
     const o = (await raw(`/api/public/observations/${id}`)).body;
     expect(o).toMatchObject({
-      name: 'n', output: 'last', level: 'WARNING', statusMessage: 'two', version: 'v4', completionStartTime: '2026-01-01T00:00:05.000Z',
-      endTime: '2026-01-01T00:00:07.000Z', usageDetails: { input: 9, total: 9 }, environment: 'prod', input: 'question', metadata: { team: 'a' },
+      name: 'n',
+      output: 'last',
+      level: 'WARNING',
+      statusMessage: 'two',
+      version: 'v4',
+      completionStartTime: '2026-01-01T00:00:05.000Z',
+      endTime: '2026-01-01T00:00:07.000Z',
+      usageDetails: { input: 9, total: 9 },
+      environment: 'prod',
+      input: 'question',
+      metadata: { team: 'a' },
       model: 'some-model',
     });
   });
@@ -40,7 +66,9 @@ describe('trace fields under concurrency', () => {
     // the trace changes while every observation of it is updated by a batch of its own
     const results = await Promise.all([
       post([{ id: unique('evt'), timestamp: at(5), type: 'trace-create', body: { id: trace, userId: 'user-after' } }]),
-      ...ids.map((id) => post([{ id: unique('evt'), timestamp: at(6), type: 'span-update', body: { id, traceId: trace, level: 'WARNING' } }])),
+      ...ids.map((id) =>
+        post([{ id: unique('evt'), timestamp: at(6), type: 'span-update', body: { id, traceId: trace, level: 'WARNING' } }]),
+      ),
     ]);
     for (const r of results) expect(r.body.errors).toEqual([]);
     const list = (await raw(`/api/public/observations?traceId=${trace}&userId=user-after&limit=50`)).body;

@@ -41,7 +41,14 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
 
   it('hands every due job to exactly one claimer, and a lost lease makes a job claimable again', async () => {
     const project = await createProject(a.em(), 'queue');
-    const jobs = Array.from({ length: 60 }, (_, i) => ({ id: `job-${String(i).padStart(2, '0')}`, ruleId: 'r', assignmentId: 'x', evaluatorId: 'e', traceId: `t${i}`, observationId: `o${i}` }));
+    const jobs = Array.from({ length: 60 }, (_, i) => ({
+      id: `job-${String(i).padStart(2, '0')}`,
+      ruleId: 'r',
+      assignmentId: 'x',
+      evaluatorId: 'e',
+      traceId: `t${i}`,
+      observationId: `o${i}`,
+    }));
     await enqueueJobs(kysely(a.em()), project, jobs);
 
     const lease = () => new Date(Date.now() + 60_000);
@@ -72,7 +79,9 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
 
   it('a live holder renews its short lease; a holder that lost it can neither renew nor settle', async () => {
     const project = await createProject(a.em(), 'lease');
-    await enqueueJobs(kysely(a.em()), project, [{ id: 'lease-job', ruleId: 'r', assignmentId: 'x', evaluatorId: 'e', traceId: 't', observationId: 'o' }]);
+    await enqueueJobs(kysely(a.em()), project, [
+      { id: 'lease-job', ruleId: 'r', assignmentId: 'x', evaluatorId: 'e', traceId: 't', observationId: 'o' },
+    ]);
     const [held] = await claimJobs(a.em(), 1, new Date(Date.now() + 1_000));
     const stale = { ...held! };
     expect(await renewLease(a.em(), held!, new Date(Date.now() + 30_000))).toBe(true);

@@ -17,8 +17,12 @@ const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-restart', TALLY_INIT_SECRET_KEY: 's
 const authorization = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
 
 async function call(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(base + path, { method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() as any };
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
 }
 
 /** on PostgreSQL runs of the suite: a database of its own, so the suite's server (whose workers share the test database) cannot take the jobs */
@@ -41,24 +45,64 @@ describe('evaluation jobs across a restart', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tally-eval-restart-'));
     dirs.push(dir);
     const gateway = await startFakeProvider();
-    gateway.answer = (_r, res) => json(res, 200, {
-      id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"true","reasoning":"ok"}' } }] } }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    });
+    gateway.answer = (_r, res) =>
+      json(res, 200, {
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o-mini',
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'stop',
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 't', type: 'function', function: { name: 'extract', arguments: '{"score":"true","reasoning":"ok"}' } }],
+            },
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      });
     const env = { ...keys, TALLY_DATA_DIR: dir, TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1', ...(await databaseEnv()) };
 
     const first = await boot({ ...env, TALLY_EVAL_CONCURRENCY: '0' });
-    expect((await call(first.url, 'PUT', '/api/public/llm-connections', { provider: 'gw', adapter: 'openai', secretKey: 'sk-restart-key-123', baseURL: `${gateway.url}/v1` })).status).toBe(201);
-    expect((await call(first.url, 'POST', '/api/public/unstable/evaluators', {
-      name: 'polite', prompt: 'Is {{answer}} polite?', modelConfig: { provider: 'gw', model: 'gpt-4o-mini' },
-      outputDefinition: { dataType: 'BOOLEAN', reasoning: { description: 'Why.' }, score: { description: 'Polite?' } },
-      mapping: [{ variable: 'answer', source: 'output' }],
-    })).status).toBe(200);
-    const rule = await call(first.url, 'POST', '/api/public/unstable/evaluation-rules', { name: 'all', enabled: true, target: 'observation', filter: [], evaluators: [{ evaluator: { name: 'polite' } }] });
+    expect(
+      (
+        await call(first.url, 'PUT', '/api/public/llm-connections', {
+          provider: 'gw',
+          adapter: 'openai',
+          secretKey: 'sk-restart-key-123',
+          baseURL: `${gateway.url}/v1`,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call(first.url, 'POST', '/api/public/unstable/evaluators', {
+          name: 'polite',
+          prompt: 'Is {{answer}} polite?',
+          modelConfig: { provider: 'gw', model: 'gpt-4o-mini' },
+          outputDefinition: { dataType: 'BOOLEAN', reasoning: { description: 'Why.' }, score: { description: 'Polite?' } },
+          mapping: [{ variable: 'answer', source: 'output' }],
+        })
+      ).status,
+    ).toBe(200);
+    const rule = await call(first.url, 'POST', '/api/public/unstable/evaluation-rules', {
+      name: 'all',
+      enabled: true,
+      target: 'observation',
+      filter: [],
+      evaluators: [{ evaluator: { name: 'polite' } }],
+    });
     expect(rule.status).toBe(200);
     const ts = new Date().toISOString();
-    const batch = Array.from({ length: 5 }, (_, i) => ({ id: `e${i}`, timestamp: ts, type: 'generation-create', body: { id: `g${i}`, traceId: `t${i}`, name: 'chat', output: 'Thank you!' } }));
+    const batch = Array.from({ length: 5 }, (_, i) => ({
+      id: `e${i}`,
+      timestamp: ts,
+      type: 'generation-create',
+      body: { id: `g${i}`, traceId: `t${i}`, name: 'chat', output: 'Thank you!' },
+    }));
     expect((await call(first.url, 'POST', '/api/public/ingestion', { batch })).status).toBe(207);
     const pending = (await call(first.url, 'GET', `/api/public/unstable/evaluation-rules/${rule.body.id}/executions`)).body;
     expect(pending.data.map((j: any) => j.status)).toEqual(['PENDING', 'PENDING', 'PENDING', 'PENDING', 'PENDING']);

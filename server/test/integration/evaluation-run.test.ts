@@ -13,11 +13,29 @@ let gateway: FakeProvider;
 const KEY = `sk-judge-${unique('k')}`;
 
 const send = (method: string, path: string, body?: unknown, project: Project = 'projectA') =>
-  raw(path, { method, project, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  raw(path, {
+    method,
+    project,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 const judgeReply = (score: string, reasoning = 'Because.') => ({
-  id: 'chatcmpl-j', object: 'chat.completion', created: 1763856000, model: 'gpt-4o-mini-2024-07-18',
-  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'extract', arguments: JSON.stringify({ score, reasoning }) } }] } }],
+  id: 'chatcmpl-j',
+  object: 'chat.completion',
+  created: 1763856000,
+  model: 'gpt-4o-mini-2024-07-18',
+  choices: [
+    {
+      index: 0,
+      finish_reason: 'stop',
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'extract', arguments: JSON.stringify({ score, reasoning }) } }],
+      },
+    },
+  ],
   usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
 });
 
@@ -34,39 +52,93 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 /** a connection, an evaluator and a rule on generations named `name` (ingestion sees the rule at once: its cache is invalidated by the write) */
 async function setup(project: Project, opts: { filterName?: string; sampling?: number } = {}) {
   const provider = unique('judge-conn');
-  expect((await send('PUT', '/api/public/llm-connections', { provider, adapter: 'openai', secretKey: KEY, baseURL: `${gateway.url}/v1`, extraHeaders: { 'x-judge-tenant': 'acme' } }, project)).status).toBe(201);
+  expect(
+    (
+      await send(
+        'PUT',
+        '/api/public/llm-connections',
+        { provider, adapter: 'openai', secretKey: KEY, baseURL: `${gateway.url}/v1`, extraHeaders: { 'x-judge-tenant': 'acme' } },
+        project,
+      )
+    ).status,
+  ).toBe(201);
   const evaluatorName = unique('helpfulness');
-  const ev = await send('POST', '/api/public/unstable/evaluators', {
-    name: evaluatorName,
-    prompt: 'Question: {{question}}\nAnswer: {{answer}}\nThink step by step.',
-    outputDefinition: { dataType: 'NUMERIC', reasoning: { description: 'Why.' }, score: { description: 'Helpfulness 0 to 1.', minValue: 0, maxValue: 1 } },
-    modelConfig: { provider, model: 'gpt-4o-mini' },
-    mapping: [{ variable: 'question', source: 'input', jsonPath: '$.question' }, { variable: 'answer', source: 'output', jsonPath: '$.content' }],
-  }, project);
+  const ev = await send(
+    'POST',
+    '/api/public/unstable/evaluators',
+    {
+      name: evaluatorName,
+      prompt: 'Question: {{question}}\nAnswer: {{answer}}\nThink step by step.',
+      outputDefinition: {
+        dataType: 'NUMERIC',
+        reasoning: { description: 'Why.' },
+        score: { description: 'Helpfulness 0 to 1.', minValue: 0, maxValue: 1 },
+      },
+      modelConfig: { provider, model: 'gpt-4o-mini' },
+      mapping: [
+        { variable: 'question', source: 'input', jsonPath: '$.question' },
+        { variable: 'answer', source: 'output', jsonPath: '$.content' },
+      ],
+    },
+    project,
+  );
   expect(ev.status, JSON.stringify(ev.body)).toBe(200);
-  const rule = await send('POST', '/api/public/unstable/evaluation-rules', {
-    name: unique('rule'), enabled: true, sampling: opts.sampling ?? 1, target: 'observation',
-    filter: opts.filterName ? [{ column: 'name', type: 'stringOptions', operator: 'any of', value: [opts.filterName] }] : [],
-    evaluators: [{ evaluator: { name: evaluatorName } }],
-  }, project);
+  const rule = await send(
+    'POST',
+    '/api/public/unstable/evaluation-rules',
+    {
+      name: unique('rule'),
+      enabled: true,
+      sampling: opts.sampling ?? 1,
+      target: 'observation',
+      filter: opts.filterName ? [{ column: 'name', type: 'stringOptions', operator: 'any of', value: [opts.filterName] }] : [],
+      evaluators: [{ evaluator: { name: evaluatorName } }],
+    },
+    project,
+  );
   expect(rule.status, JSON.stringify(rule.body)).toBe(200);
   return { provider, evaluatorName, evaluatorId: ev.body.id as string, ruleId: rule.body.id as string };
 }
 
-async function ingestGeneration(name: string, output: string, project: Project = 'projectA', id = unique('gen'), traceId = unique('trace')) {
-  const res = await send('POST', '/api/public/ingestion', {
-    batch: [
-      { id: unique('e'), timestamp: new Date().toISOString(), type: 'trace-create', body: { id: traceId, name: 'support-bot' } },
-      { id: unique('e'), timestamp: new Date().toISOString(), type: 'generation-create', body: { id, traceId, name, model: 'gpt-4o-mini', input: { question: 'Capital of France?' }, output: { role: 'assistant', content: output } } },
-    ],
-  }, project);
+async function ingestGeneration(
+  name: string,
+  output: string,
+  project: Project = 'projectA',
+  id = unique('gen'),
+  traceId = unique('trace'),
+) {
+  const res = await send(
+    'POST',
+    '/api/public/ingestion',
+    {
+      batch: [
+        { id: unique('e'), timestamp: new Date().toISOString(), type: 'trace-create', body: { id: traceId, name: 'support-bot' } },
+        {
+          id: unique('e'),
+          timestamp: new Date().toISOString(),
+          type: 'generation-create',
+          body: {
+            id,
+            traceId,
+            name,
+            model: 'gpt-4o-mini',
+            input: { question: 'Capital of France?' },
+            output: { role: 'assistant', content: output },
+          },
+        },
+      ],
+    },
+    project,
+  );
   expect(res.status).toBe(207);
   expect(res.body.errors).toEqual([]);
   return { id, traceId };
 }
 
-const evalScores = async (name: string, project: Project = 'projectA') => (await send('GET', `/api/public/v2/scores?name=${encodeURIComponent(name)}&source=EVAL`, undefined, project)).body.data as any[];
-const executions = async (ruleId: string, project: Project = 'projectA') => (await send('GET', `/api/public/unstable/evaluation-rules/${ruleId}/executions`, undefined, project)).body.data as any[];
+const evalScores = async (name: string, project: Project = 'projectA') =>
+  (await send('GET', `/api/public/v2/scores?name=${encodeURIComponent(name)}&source=EVAL`, undefined, project)).body.data as any[];
+const executions = async (ruleId: string, project: Project = 'projectA') =>
+  (await send('GET', `/api/public/unstable/evaluation-rules/${ruleId}/executions`, undefined, project)).body.data as any[];
 
 beforeAll(async () => {
   gateway = await startFakeProvider(FAKE_PROVIDER_HOST);
@@ -85,7 +157,16 @@ describe('evaluation rules on ingestion', () => {
     const g = await ingestGeneration(name, 'Paris');
 
     const [score] = await until('the score', async () => (await evalScores(s.evaluatorName)).at(0) && evalScores(s.evaluatorName));
-    expect(score).toMatchObject({ name: s.evaluatorName, value: 0.9, source: 'EVAL', dataType: 'NUMERIC', comment: 'Correct and concise.', traceId: g.traceId, observationId: g.id, environment: 'default' });
+    expect(score).toMatchObject({
+      name: s.evaluatorName,
+      value: 0.9,
+      source: 'EVAL',
+      dataType: 'NUMERIC',
+      comment: 'Correct and concise.',
+      traceId: g.traceId,
+      observationId: g.id,
+      environment: 'default',
+    });
 
     // exactly one call, the brief's request with the mapped variables in the prompt
     expect(gateway.received).toHaveLength(1);
@@ -94,7 +175,19 @@ describe('evaluation rules on ingestion', () => {
     expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(r.headers['x-judge-tenant']).toBe('acme');
     expect(r.headers.accept).toBe('application/json');
-    expect(Object.keys(r.body).sort()).toEqual(['frequency_penalty', 'max_tokens', 'messages', 'model', 'n', 'presence_penalty', 'stream', 'temperature', 'tool_choice', 'tools', 'top_p']);
+    expect(Object.keys(r.body).sort()).toEqual([
+      'frequency_penalty',
+      'max_tokens',
+      'messages',
+      'model',
+      'n',
+      'presence_penalty',
+      'stream',
+      'temperature',
+      'tool_choice',
+      'tools',
+      'top_p',
+    ]);
     expect(r.body.messages).toEqual([{ role: 'user', content: 'Question: Capital of France?\nAnswer: Paris\nThink step by step.' }]);
     expect(r.body.stream).toBe(false);
     expect(r.body.tool_choice).toEqual({ type: 'function', function: { name: 'extract' } });
@@ -107,7 +200,12 @@ describe('evaluation rules on ingestion', () => {
     expect(trace.status).toBe(200);
     expect(trace.body).toMatchObject({ name: `Execute evaluator: ${s.evaluatorName}`, environment: 'langfuse-llm-as-a-judge' });
     expect(trace.body.observations).toHaveLength(1);
-    expect(trace.body.observations[0]).toMatchObject({ type: 'GENERATION', model: 'gpt-4o-mini', usageDetails: { input: 100, output: 20, total: 120 }, costStatus: 'inferred' });
+    expect(trace.body.observations[0]).toMatchObject({
+      type: 'GENERATION',
+      model: 'gpt-4o-mini',
+      usageDetails: { input: 100, output: 20, total: 120 },
+      costStatus: 'inferred',
+    });
     expect(score.executionTraceId ?? jobs[0].executionTraceId).toBe(jobs[0].executionTraceId);
     expect(other.id).not.toBe(g.id);
 
@@ -144,7 +242,7 @@ describe('evaluation rules on ingestion', () => {
     expect(mine()).toBe(sent);
   });
 
-  it('a rule on every observation never judges the judge\'s own generation', async () => {
+  it("a rule on every observation never judges the judge's own generation", async () => {
     const s = await setup('projectB');
     gateway.reset();
     gateway.answer = (_r, res) => json(res, 200, judgeReply('1'));
@@ -163,7 +261,10 @@ describe('evaluation rules on ingestion', () => {
     const s = await setup('projectA', { filterName: name });
     gateway.reset();
     let calls = 0;
-    gateway.answer = (_r, res) => (++calls === 1 ? json(res, 429, { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } }) : json(res, 200, judgeReply('1')));
+    gateway.answer = (_r, res) =>
+      ++calls === 1
+        ? json(res, 429, { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } })
+        : json(res, 200, judgeReply('1'));
     await ingestGeneration(name, 'Paris');
     await until('the score after a retry', async () => (await evalScores(s.evaluatorName)).length === 1);
     const [job] = await executions(s.ruleId);
@@ -171,7 +272,9 @@ describe('evaluation rules on ingestion', () => {
 
     gateway.answer = (_r, res) => json(res, 401, { error: { message: `Incorrect API key provided: ${KEY}`, code: 'invalid_api_key' } });
     const failed = await ingestGeneration(name, 'Paris');
-    const errored = await until('the failed job', async () => (await executions(s.ruleId)).find((j) => j.observationId === failed.id && j.status === 'ERROR'));
+    const errored = await until('the failed job', async () =>
+      (await executions(s.ruleId)).find((j) => j.observationId === failed.id && j.status === 'ERROR'),
+    );
     expect(errored.error).toMatch(/Incorrect API key provided/);
     expect(errored.error).not.toContain(KEY);
     const rule = (await send('GET', `/api/public/unstable/evaluation-rules/${s.ruleId}`)).body;
@@ -185,11 +288,25 @@ describe('evaluation rules on ingestion', () => {
     expect(gateway.received.length).toBe(received);
 
     // a new key for the connection lifts the pause
-    expect((await send('PUT', '/api/public/llm-connections', { provider: s.provider, adapter: 'openai', secretKey: `${KEY}-new`, baseURL: `${gateway.url}/v1` })).status).toBe(200);
-    expect((await send('GET', `/api/public/unstable/evaluation-rules/${s.ruleId}`)).body).toMatchObject({ status: 'active', pausedReason: null });
+    expect(
+      (
+        await send('PUT', '/api/public/llm-connections', {
+          provider: s.provider,
+          adapter: 'openai',
+          secretKey: `${KEY}-new`,
+          baseURL: `${gateway.url}/v1`,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await send('GET', `/api/public/unstable/evaluation-rules/${s.ruleId}`)).body).toMatchObject({
+      status: 'active',
+      pausedReason: null,
+    });
     gateway.answer = (_r, res) => json(res, 200, judgeReply('1'));
     const resumed = await ingestGeneration(name, 'Paris');
-    await until('the resumed job', async () => (await executions(s.ruleId)).find((j) => j.observationId === resumed.id && j.status === 'COMPLETED'));
+    await until('the resumed job', async () =>
+      (await executions(s.ruleId)).find((j) => j.observationId === resumed.id && j.status === 'COMPLETED'),
+    );
     expect(gateway.received.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}-new`);
   });
 });

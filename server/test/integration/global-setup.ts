@@ -16,7 +16,11 @@ export const SUITE_LLM_TIMEOUT_MS = 2_000;
 
 export default async function setup(project: TestProject) {
   // retries after 50 ms, not 15 s: the evaluation tests wait for a retried job
-  const { server, projectA, projectB } = await startTestServer({ TALLY_LLM_ALLOWED_HOSTS: FAKE_PROVIDER_HOST, TALLY_LLM_TIMEOUT_MS: String(SUITE_LLM_TIMEOUT_MS), TALLY_EVAL_RETRY_BASE_MS: '50' });
+  const { server, projectA, projectB } = await startTestServer({
+    TALLY_LLM_ALLOWED_HOSTS: FAKE_PROVIDER_HOST,
+    TALLY_LLM_TIMEOUT_MS: String(SUITE_LLM_TIMEOUT_MS),
+    TALLY_EVAL_RETRY_BASE_MS: '50',
+  });
   project.provide('baseUrl', server.url);
   project.provide('projectA', projectA);
   project.provide('projectB', projectB);

@@ -28,7 +28,11 @@ describe.skipIf(!!process.env.DATABASE_URL)('memory while refusing hostile bodie
     const kinds = (await hostileKinds(256)).filter((k) => !k.apart);
     const normal = await normalPeak(port, env, 10_000);
     const hostile = await hostilePeak(port, env, kinds);
-    const report = [`normal peak ${normal.hwm.toFixed(0)} MB, hostile peak ${hostile.hwm.toFixed(0)} MB`, ...hostile.lines, hostile.largeExport].join('\n');
+    const report = [
+      `normal peak ${normal.hwm.toFixed(0)} MB, hostile peak ${hostile.hwm.toFixed(0)} MB`,
+      ...hostile.lines,
+      hostile.largeExport,
+    ].join('\n');
     expect(hostile.ok, report).toBe(true);
     expect(hostile.hwm - normal.hwm, report).toBeLessThanOrEqual(100);
   }, 300_000);

@@ -12,10 +12,12 @@ describe('HTTP error contract', () => {
   it('rejects a missing, non-Basic, undecodable or unknown credential with 401 bodies', async () => {
     expect(await raw('/api/public/models', { project: null })).toMatchObject({ status: 401, body: { message: 'No authorization header' } });
     expect(await raw('/api/public/models', { project: null, headers: { authorization: 'Token abc' } })).toMatchObject({
-      status: 401, body: { message: 'Invalid authorization header' },
+      status: 401,
+      body: { message: 'Invalid authorization header' },
     });
     expect(await raw('/api/public/models', { project: null, headers: { authorization: 'Basic bm9jb2xvbg==' } })).toMatchObject({
-      status: 401, body: { message: "Invalid authorization header. Confirm that you've configured the correct host." },
+      status: 401,
+      body: { message: "Invalid authorization header. Confirm that you've configured the correct host." },
     });
     const wrong = 'Basic ' + Buffer.from('pk-lf-x:sk-lf-wrong').toString('base64');
     const res = await raw('/api/public/models', { project: null, headers: { authorization: wrong } });
@@ -31,12 +33,17 @@ describe('HTTP error contract', () => {
   it('answers unknown routes with a JSON 404 and wrong methods with a JSON 405', async () => {
     expect(await raw('/api/public/nope')).toMatchObject({ status: 404, body: { error: 'NotFoundError' } });
     expect(await raw('/api/public/models', { method: 'PATCH' })).toMatchObject({
-      status: 405, body: { message: 'Method not allowed', error: 'MethodNotAllowedError' },
+      status: 405,
+      body: { message: 'Method not allowed', error: 'MethodNotAllowedError' },
     });
   });
 
   it('answers malformed JSON with a JSON 400, not an HTML page', async () => {
-    const res = await raw('/api/public/models', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"modelName": ' });
+    const res = await raw('/api/public/models', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"modelName": ',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'InvalidRequestError', message: expect.stringContaining('Invalid JSON') });
   });

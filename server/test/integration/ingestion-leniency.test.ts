@@ -7,16 +7,24 @@ const now = () => new Date().toISOString();
 const ev = (type: string, body: Record<string, unknown>, id = unique('evt')) => ({ id, timestamp: now(), type, body });
 
 async function ingest(batch: unknown[]) {
-  const res = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ batch }) });
+  const res = await raw('/api/public/ingestion', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ batch }),
+  });
   expect(res.status).toBe(207);
-  return res.body as { successes: { id: string; status: number; warnings?: string[] }[]; errors: { id: string; status: number; message?: string; error?: any }[] };
+  return res.body as {
+    successes: { id: string; status: number; warnings?: string[] }[];
+    errors: { id: string; status: number; message?: string; error?: any }[];
+  };
 }
 const observation = (id: string) => raw(`/api/public/observations/${encodeURIComponent(id)}`);
 
 async function pricedModel() {
   const name = unique('lenient-model');
   const res = await raw('/api/public/models', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ modelName: name, matchPattern: `(?i)^(${name})$`, unit: 'TOKENS', inputPrice: 0.001, outputPrice: 0.002 }),
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -30,10 +38,16 @@ describe('ingestion keeps what Langfuse keeps', () => {
     const e = ev('generation-create', { id, model, usage: { input: 4, output: -7, total: -3 } });
     const body = await ingest([e]);
     expect(body.errors).toEqual([]);
-    expect(body.successes).toEqual([{ id: e.id, status: 201, warnings: [
-      'usage.output (-7) was not stored: a usage count must be a whole number >= 0',
-      'usage.total (-3) was not stored: a usage count must be a whole number >= 0',
-    ] }]);
+    expect(body.successes).toEqual([
+      {
+        id: e.id,
+        status: 201,
+        warnings: [
+          'usage.output (-7) was not stored: a usage count must be a whole number >= 0',
+          'usage.total (-3) was not stored: a usage count must be a whole number >= 0',
+        ],
+      },
+    ]);
     const o = (await observation(id)).body;
     expect(o.usageDetails).toEqual({ input: 4, total: 4 });
     expect(o.costDetails).toEqual({ input: 0.004, total: 0.004 });
@@ -70,12 +84,19 @@ describe('ingestion keeps what Langfuse keeps', () => {
     expect((await observation(e.id)).body.usageDetails).toEqual({ input: 3, output: 1, total: 4 });
   });
 
-  it('dataset-run-item-create is refused with Langfuse\'s message; the other events of the batch stay', async () => {
+  it("dataset-run-item-create is refused with Langfuse's message; the other events of the batch stay", async () => {
     const ok = unique('obs');
     const bad = ev('dataset-run-item-create', { runName: 'r', datasetItemId: 'i' });
     const body = await ingest([ev('span-create', { id: ok }), bad]);
     expect(body.successes).toHaveLength(1);
-    expect(body.errors).toEqual([{ id: bad.id, status: 400, message: 'Invalid request data', error: [{ code: 'custom', path: ['type'], message: 'Dataset run item creation is only allowed for internal usage' }] }]);
+    expect(body.errors).toEqual([
+      {
+        id: bad.id,
+        status: 400,
+        message: 'Invalid request data',
+        error: [{ code: 'custom', path: ['type'], message: 'Dataset run item creation is only allowed for internal usage' }],
+      },
+    ]);
   });
 
   it('still refuses what Langfuse refuses: an unknown unit, a count beyond 2^53, a non-number count', async () => {

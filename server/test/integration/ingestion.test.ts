@@ -7,19 +7,38 @@ let seq = 0;
 const ev = (type: string, body: Record<string, unknown>, id = unique(`evt${++seq}`)) => ({ id, timestamp: now(), type, body });
 
 async function ingest(batch: unknown[], project: Project = 'projectA') {
-  const res = await raw('/api/public/ingestion', { method: 'POST', project, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ batch }) });
+  const res = await raw('/api/public/ingestion', {
+    method: 'POST',
+    project,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ batch }),
+  });
   expect(res.status).toBe(207);
-  return res.body as { successes: { id: string; status: number; warnings?: string[] }[]; errors: { id: string; status: number; error?: unknown }[] };
+  return res.body as {
+    successes: { id: string; status: number; warnings?: string[] }[];
+    errors: { id: string; status: number; error?: unknown }[];
+  };
 }
-const observation = async (id: string, project: Project = 'projectA') => raw(`/api/public/observations/${encodeURIComponent(id)}`, { project });
+const observation = async (id: string, project: Project = 'projectA') =>
+  raw(`/api/public/observations/${encodeURIComponent(id)}`, { project });
 async function createModel(body: Record<string, unknown>, project: Project = 'projectA') {
-  const res = await raw('/api/public/models', { method: 'POST', project, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ unit: 'TOKENS', ...body }) });
+  const res = await raw('/api/public/models', {
+    method: 'POST',
+    project,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ unit: 'TOKENS', ...body }),
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { id: string };
 }
 const flatModel = async (prices: Record<string, number>, extra: Record<string, unknown> = {}) => {
   const name = unique('itest-model');
-  const m = await createModel({ modelName: name, matchPattern: `(?i)^(${name})$`, pricingTiers: [{ name: 'Standard', isDefault: true, priority: 0, conditions: [], prices }], ...extra });
+  const m = await createModel({
+    modelName: name,
+    matchPattern: `(?i)^(${name})$`,
+    pricingTiers: [{ name: 'Standard', isDefault: true, priority: 0, conditions: [], prices }],
+    ...extra,
+  });
   return { name, id: m.id };
 };
 
@@ -52,10 +71,20 @@ describe('ingestion: durability and per-event outcomes', () => {
       JSON.stringify(ev('span-create', { id: nul, input: 'a\u0000b' })),
       JSON.stringify(ev('span-create', { id: surrogate, metadata: { ['k\ud800']: 1 } })),
     ].join(',')}]`;
-    const res = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"batch":${batch}}` });
+    const res = await raw('/api/public/ingestion', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"batch":${batch}}`,
+    });
     expect(res.status).toBe(207);
     expect(res.body.successes).toHaveLength(2);
-    expect(res.body.errors.map((e: { status: number; error: { path: unknown[]; message: string }[] }) => [e.status, e.error[0]!.path, e.error[0]!.message])).toEqual([
+    expect(
+      res.body.errors.map((e: { status: number; error: { path: unknown[]; message: string }[] }) => [
+        e.status,
+        e.error[0]!.path,
+        e.error[0]!.message,
+      ]),
+    ).toEqual([
       [400, ['body', 'input'], 'Text contains a NUL character (\\u0000), which cannot be stored'],
       [400, ['body', 'metadata', 'k\ud800'], 'Key contains an unpaired UTF-16 surrogate, which is not valid Unicode'],
     ]);
@@ -65,7 +94,8 @@ describe('ingestion: durability and per-event outcomes', () => {
 
   it('answers 400, not 500, for such text in a model or a query parameter', async () => {
     const model = await raw('/api/public/models', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ modelName: 'bad\u0000name', matchPattern: '^x$', unit: 'TOKENS', inputPrice: 1 }),
     });
     expect(model.status).toBe(400);
@@ -89,7 +119,11 @@ describe('ingestion: durability and per-event outcomes', () => {
   });
 
   it('answers an envelope that is not a batch with 400 errors[] and a body over 4.5 MB with 413', async () => {
-    const bad = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ batch: {} }) });
+    const bad = await raw('/api/public/ingestion', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ batch: {} }),
+    });
     expect(bad).toMatchObject({ status: 400, body: { message: 'Invalid request data', errors: [expect.stringContaining('batch')] } });
     const big = JSON.stringify({ batch: [ev('span-create', { id: 'big', input: 'x'.repeat(5 * 1024 * 1024) })] });
     const res = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
@@ -98,7 +132,12 @@ describe('ingestion: durability and per-event outcomes', () => {
   });
 
   it('uses the ingestion error body for 401', async () => {
-    const res = await raw('/api/public/ingestion', { method: 'POST', project: null, headers: { 'content-type': 'application/json' }, body: '{"batch":[]}' });
+    const res = await raw('/api/public/ingestion', {
+      method: 'POST',
+      project: null,
+      headers: { 'content-type': 'application/json' },
+      body: '{"batch":[]}',
+    });
     expect(res).toMatchObject({ status: 401, body: { error: 'UnauthorizedError', message: 'No authorization header' } });
   });
 });
@@ -125,7 +164,9 @@ describe('ingestion: merging and recomputation', () => {
   it('uses ingested cost as is and never infers cost then', async () => {
     const { name } = await flatModel({ input: 1, output: 1 });
     const id = unique('obs');
-    await ingest([ev('generation-create', { id, model: name, usageDetails: { input: 5, output: 5 }, costDetails: { input: 0.25, output: 0.5 } })]);
+    await ingest([
+      ev('generation-create', { id, model: name, usageDetails: { input: 5, output: 5 }, costDetails: { input: 0.25, output: 0.5 } }),
+    ]);
     const o = (await observation(id)).body;
     expect(o).toMatchObject({ costStatus: 'ingested', costDetails: { input: 0.25, output: 0.5, total: 0.75 }, calculatedTotalCost: 0.75 });
   });
@@ -142,11 +183,16 @@ describe('ingestion: merging and recomputation', () => {
     const { name } = await flatModel({ input: 1, output: 1, input_cached_tokens: 0.5 });
     const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110, prompt_tokens_details: { cached_tokens: 40 } };
     const [a, b] = [unique('obs'), unique('obs')];
-    const res = await ingest([ev('generation-create', { id: a, model: name, usageDetails: usage }), ev('generation-create', { id: b, model: name, usageDetails: { ...usage, cost: 0.01 } })]);
+    const res = await ingest([
+      ev('generation-create', { id: a, model: name, usageDetails: usage }),
+      ev('generation-create', { id: b, model: name, usageDetails: { ...usage, cost: 0.01 } }),
+    ]);
     expect(res.successes[0]!.warnings).toBeUndefined();
     expect(res.successes[1]!.warnings?.join(' ')).toContain('cost');
     // a replay changes nothing but still tells the sender what is wrong with the payload
-    const replay = await ingest([{ ...ev('generation-create', { id: b, model: name, usageDetails: { ...usage, cost: 0.01 } }), id: res.successes[1]!.id }]);
+    const replay = await ingest([
+      { ...ev('generation-create', { id: b, model: name, usageDetails: { ...usage, cost: 0.01 } }), id: res.successes[1]!.id },
+    ]);
     expect(replay.successes[0]!.warnings?.join(' ')).toContain('cost');
     expect((await observation(a)).body.usageDetails).toEqual({ input: 60, input_cached_tokens: 40, output: 10, total: 110 });
     expect((await observation(a)).body.costDetails).toEqual({ input: 60, input_cached_tokens: 20, output: 10, total: 90 });
@@ -156,7 +202,12 @@ describe('ingestion: merging and recomputation', () => {
 
 describe('ingestion: models, tiers and tokenizers', () => {
   it('prefers a project model over the managed one with the same pattern, per project', async () => {
-    const own = await createModel({ modelName: unique('my-gpt-4o'), matchPattern: '(?i)^(openai/)?(gpt-4o)$', inputPrice: 1, outputPrice: 1 });
+    const own = await createModel({
+      modelName: unique('my-gpt-4o'),
+      matchPattern: '(?i)^(openai/)?(gpt-4o)$',
+      inputPrice: 1,
+      outputPrice: 1,
+    });
     const [a, b] = [unique('obs'), unique('obs')];
     await ingest([ev('generation-create', { id: a, model: 'gpt-4o', usageDetails: { input: 1, output: 1 } })]);
     await ingest([ev('generation-create', { id: b, model: 'gpt-4o', usageDetails: { input: 1, output: 1 } })], 'projectB');
@@ -187,12 +238,21 @@ describe('ingestion: models, tiers and tokenizers', () => {
     const { name } = await flatModel({ input: 0.15e-6, input_cached_tokens: 0.075e-6, output: 0.6e-6 });
     const [id, kept] = [unique('obs'), unique('obs')];
     const res = await ingest([
-      ev('generation-create', { id, model: name, usage: { input: 1200, output: 300, total: 1500 }, usageDetails: { input_cached_tokens: 200, output_reasoning_tokens: 100 } }),
+      ev('generation-create', {
+        id,
+        model: name,
+        usage: { input: 1200, output: 300, total: 1500 },
+        usageDetails: { input_cached_tokens: 200, output_reasoning_tokens: 100 },
+      }),
       // an excess that is not the details is stored as sent, with the overlap warning
       ev('generation-create', { id: kept, model: name, usageDetails: { input: 1200, output: 300, total: 1400, input_cached_tokens: 200 } }),
     ]);
     expect(res.successes[0]!.warnings?.[0]).toMatch(/^usage buckets overlapped: `total` \(1500\) shows that `input`\/`output` included/);
-    expect((await observation(id)).body).toMatchObject({ usageDetails: { input: 1000, output: 200, total: 1500 }, costDetails: { total: 0.000345 }, costStatus: 'inferred' });
+    expect((await observation(id)).body).toMatchObject({
+      usageDetails: { input: 1000, output: 200, total: 1500 },
+      costDetails: { total: 0.000345 },
+      costStatus: 'inferred',
+    });
     expect(res.successes[1]!.warnings?.join(' ')).toMatch(/smaller than the sum/);
     expect((await observation(kept)).body.usageDetails).toMatchObject({ input: 1200, output: 300 });
   });
@@ -200,27 +260,52 @@ describe('ingestion: models, tiers and tokenizers', () => {
   it('selects a tier by usage threshold and by model parameter, and records it', async () => {
     const name = unique('tiered');
     await createModel({
-      modelName: name, matchPattern: `^${name}$`,
+      modelName: name,
+      matchPattern: `^${name}$`,
       pricingTiers: [
         { name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 1, output: 1 } },
-        { name: 'Large', priority: 1, conditions: [{ usageDetailPattern: '^input', operator: 'gt', value: 100 }], prices: { input: 2, output: 2 } },
-        { name: 'Flex', priority: 2, conditions: [{ source: 'model_parameters', key: 'service_tier', operator: 'in', values: ['flex'] }], prices: { input: 0.5, output: 0.5 } },
+        {
+          name: 'Large',
+          priority: 1,
+          conditions: [{ usageDetailPattern: '^input', operator: 'gt', value: 100 }],
+          prices: { input: 2, output: 2 },
+        },
+        {
+          name: 'Flex',
+          priority: 2,
+          conditions: [{ source: 'model_parameters', key: 'service_tier', operator: 'in', values: ['flex'] }],
+          prices: { input: 0.5, output: 0.5 },
+        },
       ],
     });
     const [small, large, flex] = [unique('obs'), unique('obs'), unique('obs')];
     await ingest([
       ev('generation-create', { id: small, model: name, usageDetails: { input: 100, output: 1 } }),
       ev('generation-create', { id: large, model: name, usageDetails: { input: 60, input_cached: 50, output: 1 } }),
-      ev('generation-create', { id: flex, model: name, modelParameters: { service_tier: 'flex' }, usageDetails: { input: 10, output: 10 } }),
+      ev('generation-create', {
+        id: flex,
+        model: name,
+        modelParameters: { service_tier: 'flex' },
+        usageDetails: { input: 10, output: 10 },
+      }),
     ]);
     expect((await observation(small)).body).toMatchObject({ usagePricingTierName: 'Standard', costDetails: { total: 101 } });
     // input_cached has no price of its own: billed at the Large tier's input rate, and said so
-    expect((await observation(large)).body).toMatchObject({ usagePricingTierName: 'Large', unpricedUsageKeys: [], usagePricedAs: { input_cached: 'input' }, costStatus: 'inferred', costDetails: { input_cached: 100, total: 222 } });
+    expect((await observation(large)).body).toMatchObject({
+      usagePricingTierName: 'Large',
+      unpricedUsageKeys: [],
+      usagePricedAs: { input_cached: 'input' },
+      costStatus: 'inferred',
+      costDetails: { input_cached: 100, total: 222 },
+    });
     expect((await observation(flex)).body).toMatchObject({ usagePricingTierName: 'Flex', costDetails: { total: 10 }, inputPrice: 0.5 });
   });
 
   it('infers usage with the tokenizer only when nothing was sent and the level is not ERROR', async () => {
-    const { name } = await flatModel({ input: 1, output: 1 }, { tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o', tokensPerMessage: 3, tokensPerName: 1 } });
+    const { name } = await flatModel(
+      { input: 1, output: 1 },
+      { tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o', tokensPerMessage: 3, tokensPerName: 1 } },
+    );
     const [plain, chat, failed, sent] = [unique('obs'), unique('obs'), unique('obs'), unique('obs')];
     await ingest([
       ev('generation-create', { id: plain, model: name, input: 'hello world', output: 'hello' }),
@@ -228,7 +313,11 @@ describe('ingestion: models, tiers and tokenizers', () => {
       ev('generation-create', { id: failed, model: name, level: 'ERROR', input: 'hello world', output: 'hello' }),
       ev('generation-create', { id: sent, model: name, input: 'hello world', usageDetails: { input: 7 } }),
     ]);
-    expect((await observation(plain)).body).toMatchObject({ usageDetails: { input: 2, output: 1, total: 3 }, costDetails: { total: 3 }, costStatus: 'inferred' });
+    expect((await observation(plain)).body).toMatchObject({
+      usageDetails: { input: 2, output: 1, total: 3 },
+      costDetails: { total: 3 },
+      costStatus: 'inferred',
+    });
     // chat formula: 3 per message + "user" (1) + "hello world" (2) + 3 reply priming = 9
     expect((await observation(chat)).body.usageDetails).toEqual({ input: 9, output: 1, total: 10 });
     expect((await observation(failed)).body).toMatchObject({ usageDetails: {}, costStatus: 'none' });
@@ -257,10 +346,14 @@ describe('ingestion: read side', () => {
     const all = await raw(`/api/public/observations?traceId=${trace}&limit=2`);
     expect(all.body.meta).toEqual({ page: 1, limit: 2, totalItems: 3, totalPages: 2 });
     expect(all.body.data.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
-    expect((await raw(`/api/public/observations?traceId=${trace}&type=GENERATION`)).body.data.map((o: { id: string }) => o.id)).toEqual([ids[1]]);
+    expect((await raw(`/api/public/observations?traceId=${trace}&type=GENERATION`)).body.data.map((o: { id: string }) => o.id)).toEqual([
+      ids[1],
+    ]);
     expect((await raw(`/api/public/observations?traceId=${trace}&environment=prod`)).body.meta.totalItems).toBe(1);
     expect((await raw(`/api/public/observations?traceId=${trace}&level=WARNING`)).body.meta.totalItems).toBe(1);
-    const window = await raw(`/api/public/observations?traceId=${trace}&fromStartTime=2026-03-02T00:00:00Z&toStartTime=2026-03-03T00:00:00Z`);
+    const window = await raw(
+      `/api/public/observations?traceId=${trace}&fromStartTime=2026-03-02T00:00:00Z&toStartTime=2026-03-03T00:00:00Z`,
+    );
     expect(window.body.data.map((o: { id: string }) => o.id)).toEqual([ids[1]]);
     const t = await raw(`/api/public/traces/${trace}`);
     expect(t.body).toMatchObject({ id: trace, name: 'listing', userId: 'u-list' });
@@ -274,17 +367,31 @@ describe('ingestion: read side', () => {
     const trace = unique('late-trace');
     const [o1, o2] = [unique('obs'), unique('obs')];
     await ingest([ev('span-create', { id: o1, traceId: trace })]);
-    await ingest([ev('trace-create', { id: trace, userId: 'late-user', name: 'late', tags: ['x'] }), ev('span-create', { id: o2, traceId: trace })]);
+    await ingest([
+      ev('trace-create', { id: trace, userId: 'late-user', name: 'late', tags: ['x'] }),
+      ev('span-create', { id: o2, traceId: trace }),
+    ]);
     const byUser = await raw(`/api/public/observations?userId=late-user&traceId=${trace}`);
     expect(byUser.body.data.map((o: { id: string }) => o.id).sort()).toEqual([o1, o2].sort());
     await ingest([ev('trace-create', { id: trace, userId: 'renamed-user' })]);
     expect((await raw(`/api/public/observations?userId=late-user&traceId=${trace}`)).body.meta.totalItems).toBe(0);
-    const filtered = await raw(`/api/public/observations?${new URLSearchParams({ traceId: trace, filter: JSON.stringify([{ type: 'string', column: 'traceName', operator: '=', value: 'late' }, { type: 'arrayOptions', column: 'tags', operator: 'any of', value: ['x'] }]) })}`);
+    const filtered = await raw(
+      `/api/public/observations?${new URLSearchParams({
+        traceId: trace,
+        filter: JSON.stringify([
+          { type: 'string', column: 'traceName', operator: '=', value: 'late' },
+          { type: 'arrayOptions', column: 'tags', operator: 'any of', value: ['x'] },
+        ]),
+      })}`,
+    );
     expect(filtered.body.meta.totalItems).toBe(2);
   });
 
   it('stores timestamps to the millisecond, before 1970 and centuries ahead', async () => {
-    const times = [['1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.001Z'], ['1850-06-01T12:00:00.123Z', '2301-03-04T05:06:07.891Z']];
+    const times = [
+      ['1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.001Z'],
+      ['1850-06-01T12:00:00.123Z', '2301-03-04T05:06:07.891Z'],
+    ];
     for (const [startTime, endTime] of times) {
       const id = unique('obs-time');
       await ingest([ev('generation-create', { id, startTime, endTime, completionStartTime: endTime })]);
@@ -297,9 +404,18 @@ describe('ingestion: read side', () => {
     const tags = ['a,b', 'quote"d', 'brace{}', 'back\\slash', 'NULL', ''];
     const input = { nested: ['x', { y: 'z"\\' }], n: 1.5e-7 };
     const names = ['NULL', 'a "b" \\ {c}, d', ''];
-    await ingest([ev('trace-create', { id: trace, tags, input }), ...names.map((name, i) => ev('span-create', {
-      id: `${trace}-obs-${i}`, traceId: trace, name, startTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), metadata: { k: [null, true] },
-    }))]);
+    await ingest([
+      ev('trace-create', { id: trace, tags, input }),
+      ...names.map((name, i) =>
+        ev('span-create', {
+          id: `${trace}-obs-${i}`,
+          traceId: trace,
+          name,
+          startTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+          metadata: { k: [null, true] },
+        }),
+      ),
+    ]);
     const t = (await raw(`/api/public/traces/${trace}`)).body;
     expect(t.tags).toEqual([...new Set(tags)].sort());
     expect(t.input).toEqual(input);
@@ -320,11 +436,19 @@ describe('ingestion: read side', () => {
 
   it('explains a price without storing anything', async () => {
     const { name } = await flatModel({ input: 0.001 });
-    const res = await raw('/api/public/models/explain', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: name, usageDetails: { input: 1000, output: 5 } }) });
+    const res = await raw('/api/public/models/explain', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: name, usageDetails: { input: 1000, output: 5 } }),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      model: { modelName: name }, tier: { name: 'Standard' }, costStatus: 'partial', unpricedUsageKeys: ['output'],
-      lines: [{ usageType: 'input', units: 1000, price: 0.001, cost: 1 }], totalCost: 1,
+      model: { modelName: name },
+      tier: { name: 'Standard' },
+      costStatus: 'partial',
+      unpricedUsageKeys: ['output'],
+      lines: [{ usageType: 'input', units: 1000, price: 0.001, cost: 1 }],
+      totalCost: 1,
     });
   });
 });

@@ -21,7 +21,11 @@ const boot = (env: Record<string, string>) => bootServer({ ENCRYPTION_KEY: '', E
 
 const auth = (pk: string, sk: string) => 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64');
 async function request(url: string, authorization: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(url + path, { method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -50,31 +54,104 @@ describe('connection secrets on the embedded database', () => {
       responses.push(r.text);
       return r;
     };
-    const created = await send('PUT', '/api/public/llm-connections', { provider: 'p', adapter: 'openai', secretKey, extraHeaders: { 'X-Key': headerValue } });
+    const created = await send('PUT', '/api/public/llm-connections', {
+      provider: 'p',
+      adapter: 'openai',
+      secretKey,
+      extraHeaders: { 'X-Key': headerValue },
+    });
     expect(created.status).toBe(201);
     const id = JSON.parse(created.text).id;
-    expect((await send('PUT', '/api/public/llm-connections', { provider: 'p', adapter: 'openai', secretKey, extraHeaders: { 'X-Key': headerValue }, config: { nope: 1 } })).status).toBe(400);
-    expect((await send('PUT', '/api/public/llm-connections', { provider: 'b', adapter: 'bedrock', secretKey: JSON.stringify({ apiKey: bedrockSecret, x: 1 }), config: { region: 'eu' } })).status).toBe(400);
-    expect((await send('PUT', '/api/public/llm-connections', { provider: 'c', adapter: 'anthropic', secretKey, config: { a: 'b' } })).status).toBe(400);
-    expect((await send('PUT', '/api/public/llm-connections', { provider: 'c', adapter: 'anthropic', secretKey, extraHeaders: { 'X-Key': headerValue }, baseURL: 'ftp://x' })).status).toBe(400);
-    expect((await send('PUT', '/api/public/llm-connections', { provider: '', adapter: 'anthropic', secretKey, extraHeaders: { 'X-Key': headerValue } })).status).toBe(400);
+    expect(
+      (
+        await send('PUT', '/api/public/llm-connections', {
+          provider: 'p',
+          adapter: 'openai',
+          secretKey,
+          extraHeaders: { 'X-Key': headerValue },
+          config: { nope: 1 },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await send('PUT', '/api/public/llm-connections', {
+          provider: 'b',
+          adapter: 'bedrock',
+          secretKey: JSON.stringify({ apiKey: bedrockSecret, x: 1 }),
+          config: { region: 'eu' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await send('PUT', '/api/public/llm-connections', { provider: 'c', adapter: 'anthropic', secretKey, config: { a: 'b' } })).status,
+    ).toBe(400);
+    expect(
+      (
+        await send('PUT', '/api/public/llm-connections', {
+          provider: 'c',
+          adapter: 'anthropic',
+          secretKey,
+          extraHeaders: { 'X-Key': headerValue },
+          baseURL: 'ftp://x',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await send('PUT', '/api/public/llm-connections', {
+          provider: '',
+          adapter: 'anthropic',
+          secretKey,
+          extraHeaders: { 'X-Key': headerValue },
+        })
+      ).status,
+    ).toBe(400);
     expect((await send('GET', '/api/public/llm-connections')).status).toBe(200);
     expect((await send('GET', `/api/public/llm-connections/${id}/models`)).status).toBe(200);
 
     // calls through a connection: the secrets go to the provider, and nowhere else, even when the
     // provider echoes them in an error
-    const viaFake = await send('PUT', '/api/public/llm-connections', { provider: 'fake', adapter: 'openai', secretKey, baseURL: `${provider.url}/v1`, extraHeaders: { 'X-Key': headerValue } });
+    const viaFake = await send('PUT', '/api/public/llm-connections', {
+      provider: 'fake',
+      adapter: 'openai',
+      secretKey,
+      baseURL: `${provider.url}/v1`,
+      extraHeaders: { 'X-Key': headerValue },
+    });
     expect(viaFake.status).toBe(201);
     const fakeId = JSON.parse(viaFake.text).id;
     const call = { provider: 'fake', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
-    provider.answer = (_r, res) => json(res, 401, { error: { message: `Incorrect API key provided: ${secretKey} (header ${headerValue})`, code: 'invalid_api_key' } });
+    provider.answer = (_r, res) =>
+      json(res, 401, { error: { message: `Incorrect API key provided: ${secretKey} (header ${headerValue})`, code: 'invalid_api_key' } });
     expect((await send('POST', '/api/public/playground/completions', call)).status).toBe(502);
     expect(JSON.parse((await send('POST', `/api/public/llm-connections/${fakeId}/test`, {})).text).error.kind).toBe('auth_invalid');
     expect((await send('POST', '/api/public/playground/completions', { ...call, stream: true })).text).toContain('event: error');
     const usage = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
-    provider.answer = (r, res) => (r.body.stream
-      ? sse(res, [{ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }, { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage }], { done: true })
-      : json(res, 200, { id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage }));
+    provider.answer = (r, res) =>
+      r.body.stream
+        ? sse(
+            res,
+            [
+              {
+                id: 'c',
+                object: 'chat.completion.chunk',
+                created: 1,
+                model: 'gpt-4o-mini',
+                choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+              },
+              { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage },
+            ],
+            { done: true },
+          )
+        : json(res, 200, {
+            id: 'c',
+            object: 'chat.completion',
+            created: 1,
+            model: 'gpt-4o-mini',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage,
+          });
     expect((await send('POST', '/api/public/playground/completions', call)).status).toBe(200);
     expect((await send('POST', '/api/public/playground/completions', { ...call, stream: true })).text).toContain('event: completion');
     expect(provider.received.length).toBe(5);
@@ -117,7 +194,9 @@ describe('connection secrets on the embedded database', () => {
     const rotatingRing = { current: Buffer.from(newKey, 'hex'), previous: Buffer.from(fileKey, 'hex') };
     expect(decryptSecret(rotatingRing, row.secret_key_enc)).toEqual({ plaintext: secretKey, underPrevious: true });
     const cli = spawnSync(process.execPath, ['server/src/cli.ts', 'connections', 'reencrypt'], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: '', TALLY_DATA_DIR: dir, ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: fileKey }, encoding: 'utf8',
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '', TALLY_DATA_DIR: dir, ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: fileKey },
+      encoding: 'utf8',
     });
     expect(cli.status, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual({ connections: 2, underPreviousKey: 2 });
@@ -130,7 +209,11 @@ describe('connection secrets on the embedded database', () => {
   }, 180_000);
 
   it('refuses a bad ENCRYPTION_KEY_PREVIOUS at start with a message naming it', () => {
-    const r = spawnSync(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, ENCRYPTION_KEY_PREVIOUS: 'xyz' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['server/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ENCRYPTION_KEY_PREVIOUS: 'xyz' },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('ENCRYPTION_KEY_PREVIOUS must be 64 hex characters');
   });
@@ -140,7 +223,12 @@ describe.skipIf(!process.env.DATABASE_URL)('PostgreSQL without ENCRYPTION_KEY', 
   it('starts with a warning; connection writes answer 503 naming ENCRYPTION_KEY, reads work', async () => {
     const pk = `pk-lf-nokey-${randomBytes(4).toString('hex')}`;
     const sk = `sk-lf-nokey-${randomBytes(8).toString('hex')}`;
-    const s = await boot({ DATABASE_URL: process.env.DATABASE_URL!, TALLY_INIT_PUBLIC_KEY: pk, TALLY_INIT_SECRET_KEY: sk, TALLY_DATA_DIR: 'unused' });
+    const s = await boot({
+      DATABASE_URL: process.env.DATABASE_URL!,
+      TALLY_INIT_PUBLIC_KEY: pk,
+      TALLY_INIT_SECRET_KEY: sk,
+      TALLY_DATA_DIR: 'unused',
+    });
     try {
       expect(s.output()).toMatch(/"level":40[^\n]*ENCRYPTION_KEY is not set/);
       const secretKey = `sk-${randomBytes(12).toString('hex')}`;

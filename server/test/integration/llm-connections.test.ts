@@ -22,7 +22,12 @@ async function call(path: string, init: Parameters<typeof raw>[1] = {}) {
   return res;
 }
 const put = (body: unknown, project: 'projectA' | 'projectB' = 'projectA') =>
-  call('/api/public/llm-connections', { method: 'PUT', project, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  call('/api/public/llm-connections', {
+    method: 'PUT',
+    project,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 /** a secret of the test: remembered so the final check can look for it */
 const secret = (prefix = 'sk') => {
   const s = `${prefix}-${unique('secret')}-${Math.random().toString(36).slice(2)}`;
@@ -42,19 +47,40 @@ describe('LLM connections: upsert', () => {
     const created = await put({ provider, adapter: 'openai', secretKey: key1 });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      id: expect.any(String), provider, adapter: 'openai', displaySecretKey: '...' + key1.slice(-4), baseURL: null, customModels: [],
-      withDefaultModels: true, extraHeaderKeys: [], config: null, createdAt: expect.any(String), updatedAt: created.body.createdAt,
+      id: expect.any(String),
+      provider,
+      adapter: 'openai',
+      displaySecretKey: '...' + key1.slice(-4),
+      baseURL: null,
+      customModels: [],
+      withDefaultModels: true,
+      extraHeaderKeys: [],
+      config: null,
+      createdAt: expect.any(String),
+      updatedAt: created.body.createdAt,
     });
     const key2 = secret();
     const headerValue = secret('hv');
     const updated = await put({
-      provider, adapter: 'openai', secretKey: key2, baseURL: 'https://gw.example.com/v1', customModels: ['m1', 'm2'], withDefaultModels: false,
-      extraHeaders: { 'X-Zeta': headerValue, 'X-Alpha': 'a', 'x-mid': 'b' }, config: { useResponsesApi: true },
+      provider,
+      adapter: 'openai',
+      secretKey: key2,
+      baseURL: 'https://gw.example.com/v1',
+      customModels: ['m1', 'm2'],
+      withDefaultModels: false,
+      extraHeaders: { 'X-Zeta': headerValue, 'X-Alpha': 'a', 'x-mid': 'b' },
+      config: { useResponsesApi: true },
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({
-      id: created.body.id, createdAt: created.body.createdAt, displaySecretKey: '...' + key2.slice(-4), baseURL: 'https://gw.example.com/v1',
-      customModels: ['m1', 'm2'], withDefaultModels: false, extraHeaderKeys: ['X-Zeta', 'X-Alpha', 'x-mid'], config: { useResponsesApi: true },
+      id: created.body.id,
+      createdAt: created.body.createdAt,
+      displaySecretKey: '...' + key2.slice(-4),
+      baseURL: 'https://gw.example.com/v1',
+      customModels: ['m1', 'm2'],
+      withDefaultModels: false,
+      extraHeaderKeys: ['X-Zeta', 'X-Alpha', 'x-mid'],
+      config: { useResponsesApi: true },
     });
     expect(Date.parse(updated.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
     expect(Object.keys(updated.body)).not.toContain('secretKey');
@@ -63,7 +89,14 @@ describe('LLM connections: upsert', () => {
     // omitted fields reset; an omitted config is kept
     const reset = await put({ provider, adapter: 'openai', secretKey: key2 });
     expect(reset.status).toBe(200);
-    expect(reset.body).toMatchObject({ id: created.body.id, baseURL: null, customModels: [], withDefaultModels: true, extraHeaderKeys: [], config: { useResponsesApi: true } });
+    expect(reset.body).toMatchObject({
+      id: created.body.id,
+      baseURL: null,
+      customModels: [],
+      withDefaultModels: true,
+      extraHeaderKeys: [],
+      config: { useResponsesApi: true },
+    });
     // a config given replaces it; {} is a config
     const replaced = await put({ provider, adapter: 'openai', secretKey: key2, config: {} });
     expect(replaced.body.config).toEqual({});
@@ -83,18 +116,34 @@ describe('LLM connections: upsert', () => {
       // the kept key is the one calls are made with
       fake.answer = (_r, res) => json(res, 401, { error: { message: 'no' } });
       // without a model, the probe tries the first custom model (a gateway need not serve the defaults)
-      const probe = await call(`/api/public/llm-connections/${updated.body.id}/test`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const probe = await call(`/api/public/llm-connections/${updated.body.id}/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(probe.body).toMatchObject({ ok: false, model: 'm1', error: { kind: 'auth_invalid' } });
       expect(fake.received.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
       expect(fake.received.at(-1)?.body.model).toBe('m1');
 
       const changed = await put({ provider, adapter: 'anthropic' });
       expect(changed.status).toBe(400);
-      expect(changed.body.error).toEqual([{ code: 'custom', path: ['secretKey'], message: 'Required when the adapter changes (openai to anthropic): the stored key belongs to the old provider' }]);
+      expect(changed.body.error).toEqual([
+        {
+          code: 'custom',
+          path: ['secretKey'],
+          message: 'Required when the adapter changes (openai to anthropic): the stored key belongs to the old provider',
+        },
+      ]);
       const fresh = unique('no-key');
       const missing = await put({ provider: fresh, adapter: 'openai' });
       expect(missing.status).toBe(400);
-      expect(missing.body.error).toEqual([{ code: 'custom', path: ['secretKey'], message: `Required to create a connection: there is no connection "${fresh}" whose key could be kept` }]);
+      expect(missing.body.error).toEqual([
+        {
+          code: 'custom',
+          path: ['secretKey'],
+          message: `Required to create a connection: there is no connection "${fresh}" whose key could be kept`,
+        },
+      ]);
       // another project's connection of the same name is not a key to keep
       expect((await put({ provider, adapter: 'openai' }, 'projectB')).status).toBe(400);
     } finally {
@@ -104,7 +153,10 @@ describe('LLM connections: upsert', () => {
 
   it('answers through the generated SDK client', async () => {
     const provider = unique('sdk');
-    const res = await llmConnectionsUpsert({ client: clientFor('projectA'), body: { provider, adapter: 'anthropic', secretKey: secret('sk-ant') } });
+    const res = await llmConnectionsUpsert({
+      client: clientFor('projectA'),
+      body: { provider, adapter: 'anthropic', secretKey: secret('sk-ant') },
+    });
     expect(res.response!.status).toBe(201);
     expect(res.data!.adapter).toBe('anthropic');
     bodies.push(JSON.stringify(res.data));
@@ -131,32 +183,124 @@ describe('LLM connections: upsert', () => {
   });
 
   const invalid: [string, Record<string, unknown>, unknown][] = [
-    ['bedrock without config', { adapter: 'bedrock', secretKey: '{"apiKey":"k123456789"}' }, [{ code: 'custom', path: ['config'], message: 'Config is required for Bedrock adapter. Expected: { region: string }' }]],
-    ['bedrock without region', { adapter: 'bedrock', secretKey: '{"apiKey":"k123456789"}', config: { zone: 'x' } }, [{ code: 'custom', path: ['config'], message: 'Invalid Bedrock config: region is required. Expected: { region: string }' }]],
-    ['bedrock region not a string', { adapter: 'bedrock', secretKey: '{"apiKey":"k123456789"}', config: { region: false } }, [{ code: 'custom', path: ['config'], message: 'Invalid Bedrock config: region must be a string. Expected: { region: string }' }]],
+    [
+      'bedrock without config',
+      { adapter: 'bedrock', secretKey: '{"apiKey":"k123456789"}' },
+      [{ code: 'custom', path: ['config'], message: 'Config is required for Bedrock adapter. Expected: { region: string }' }],
+    ],
+    [
+      'bedrock without region',
+      { adapter: 'bedrock', secretKey: '{"apiKey":"k123456789"}', config: { zone: 'x' } },
+      [{ code: 'custom', path: ['config'], message: 'Invalid Bedrock config: region is required. Expected: { region: string }' }],
+    ],
+    [
+      'bedrock region not a string',
+      { adapter: 'bedrock', secretKey: '{"apiKey":"k123456789"}', config: { region: false } },
+      [{ code: 'custom', path: ['config'], message: 'Invalid Bedrock config: region must be a string. Expected: { region: string }' }],
+    ],
     ...[
-      'not json', '{"apiKey":""}', '{"apiKey":"k","extra":1}', '{"accessKeyId":"a"}', '{"accessKeyId":"a","secretAccessKey":""}', '["apiKey"]', '"apiKey"',
+      'not json',
+      '{"apiKey":""}',
+      '{"apiKey":"k","extra":1}',
+      '{"accessKeyId":"a"}',
+      '{"accessKeyId":"a","secretAccessKey":""}',
+      '["apiKey"]',
+      '"apiKey"',
     ].map((secretKey): [string, Record<string, unknown>, unknown] => [
-      `bedrock credentials ${secretKey}`, { adapter: 'bedrock', secretKey, config: { region: 'us-east-1' } },
-      [{ code: 'custom', path: ['secretKey'], message: 'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.' }],
+      `bedrock credentials ${secretKey}`,
+      { adapter: 'bedrock', secretKey, config: { region: 'us-east-1' } },
+      [
+        {
+          code: 'custom',
+          path: ['secretKey'],
+          message: 'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.',
+        },
+      ],
     ]),
-    ['openai unknown config key', { adapter: 'openai', secretKey: 'sk-1234567890', config: { useResponsesApi: true, other: 'x' } }, [{ code: 'custom', path: ['config'], message: 'Invalid OpenAI config: unrecognized key "other". Expected: { useResponsesApi: boolean }' }]],
-    ['openai useResponsesApi not boolean', { adapter: 'openai', secretKey: 'sk-1234567890', config: { useResponsesApi: 'yes' } }, [{ code: 'custom', path: ['config'], message: 'Invalid OpenAI config: useResponsesApi must be a boolean. Expected: { useResponsesApi: boolean }' }]],
-    ['vertex unknown config key', { adapter: 'google-vertex-ai', secretKey: '{}', config: { region: 'x' } }, [{ code: 'custom', path: ['config'], message: 'Invalid VertexAI config: unrecognized key "region". Expected: { location: string }' }]],
-    ['vertex location not a string', { adapter: 'google-vertex-ai', secretKey: '{}', config: { location: true } }, [{ code: 'custom', path: ['config'], message: 'Invalid VertexAI config: location must be a string. Expected: { location: string }' }]],
+    [
+      'openai unknown config key',
+      { adapter: 'openai', secretKey: 'sk-1234567890', config: { useResponsesApi: true, other: 'x' } },
+      [
+        {
+          code: 'custom',
+          path: ['config'],
+          message: 'Invalid OpenAI config: unrecognized key "other". Expected: { useResponsesApi: boolean }',
+        },
+      ],
+    ],
+    [
+      'openai useResponsesApi not boolean',
+      { adapter: 'openai', secretKey: 'sk-1234567890', config: { useResponsesApi: 'yes' } },
+      [
+        {
+          code: 'custom',
+          path: ['config'],
+          message: 'Invalid OpenAI config: useResponsesApi must be a boolean. Expected: { useResponsesApi: boolean }',
+        },
+      ],
+    ],
+    [
+      'vertex unknown config key',
+      { adapter: 'google-vertex-ai', secretKey: '{}', config: { region: 'x' } },
+      [{ code: 'custom', path: ['config'], message: 'Invalid VertexAI config: unrecognized key "region". Expected: { location: string }' }],
+    ],
+    [
+      'vertex location not a string',
+      { adapter: 'google-vertex-ai', secretKey: '{}', config: { location: true } },
+      [{ code: 'custom', path: ['config'], message: 'Invalid VertexAI config: location must be a string. Expected: { location: string }' }],
+    ],
     ...(['anthropic', 'azure', 'google-ai-studio'] as const).map((adapter): [string, Record<string, unknown>, unknown] => [
-      `${adapter} with config`, { adapter, secretKey: 'sk-1234567890', config: { a: 'b' } },
+      `${adapter} with config`,
+      { adapter, secretKey: 'sk-1234567890', config: { a: 'b' } },
       [{ code: 'custom', path: ['config'], message: `Config is not supported for ${adapter} adapter. Remove the config field.` }],
     ]),
-    ['config null', { adapter: 'openai', secretKey: 'sk-1234567890', config: null }, [{ code: 'invalid_type', path: ['config'], message: 'Invalid input: expected object' }]],
-    ['unknown adapter', { adapter: 'cohere', secretKey: 'sk-1234567890' }, [expect.objectContaining({ code: 'invalid_value', path: ['adapter'] })]],
+    [
+      'config null',
+      { adapter: 'openai', secretKey: 'sk-1234567890', config: null },
+      [{ code: 'invalid_type', path: ['config'], message: 'Invalid input: expected object' }],
+    ],
+    [
+      'unknown adapter',
+      { adapter: 'cohere', secretKey: 'sk-1234567890' },
+      [expect.objectContaining({ code: 'invalid_value', path: ['adapter'] })],
+    ],
     ['empty secret', { adapter: 'openai', secretKey: '' }, [expect.objectContaining({ code: 'too_small', path: ['secretKey'] })]],
-    ['no secret for a new connection', { adapter: 'openai' }, [expect.objectContaining({ code: 'custom', path: ['secretKey'], message: expect.stringContaining('Required to create a connection') })]],
-    ['empty custom model', { adapter: 'openai', secretKey: 'sk-1234567890', customModels: [''] }, [expect.objectContaining({ code: 'too_small', path: ['customModels', 0] })]],
-    ['not a URL', { adapter: 'openai', secretKey: 'sk-1234567890', baseURL: 'nope' }, [{ code: 'invalid_format', path: ['baseURL'], message: 'Invalid URL' }]],
-    ['header name not a token', { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X Bad': 'v' } }, [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'X Bad'] })]],
-    ['header value with a newline', { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X-A': 'a\r\nX-B: b' } }, [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'X-A'] })]],
-    ['header names equal but for case', { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X-A': 'a', 'x-a': 'b' } }, [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'x-a'] })]],
+    [
+      'no secret for a new connection',
+      { adapter: 'openai' },
+      [
+        expect.objectContaining({
+          code: 'custom',
+          path: ['secretKey'],
+          message: expect.stringContaining('Required to create a connection'),
+        }),
+      ],
+    ],
+    [
+      'empty custom model',
+      { adapter: 'openai', secretKey: 'sk-1234567890', customModels: [''] },
+      [expect.objectContaining({ code: 'too_small', path: ['customModels', 0] })],
+    ],
+    [
+      'not a URL',
+      { adapter: 'openai', secretKey: 'sk-1234567890', baseURL: 'nope' },
+      [{ code: 'invalid_format', path: ['baseURL'], message: 'Invalid URL' }],
+    ],
+    [
+      'header name not a token',
+      { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X Bad': 'v' } },
+      [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'X Bad'] })],
+    ],
+    [
+      'header value with a newline',
+      { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X-A': 'a\r\nX-B: b' } },
+      [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'X-A'] })],
+    ],
+    [
+      'header names equal but for case',
+      { adapter: 'openai', secretKey: 'sk-1234567890', extraHeaders: { 'X-A': 'a', 'x-a': 'b' } },
+      [expect.objectContaining({ code: 'custom', path: ['extraHeaders', 'x-a'] })],
+    ],
   ];
   it.each(invalid)('refuses %s with the contract message', async (_name, body, error) => {
     const provider = unique('invalid');
@@ -170,12 +314,21 @@ describe('LLM connections: upsert', () => {
 
   it('refuses the Bedrock sentinel on another adapter, and a non-http(s) or credential-bearing baseURL', async () => {
     expect(await put({ provider: unique('s'), adapter: 'openai', secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__' })).toMatchObject({
-      status: 400, body: { message: 'Default AWS credentials are only allowed for Bedrock in self-hosted deployments.', error: 'InvalidRequestError' },
+      status: 400,
+      body: { message: 'Default AWS credentials are only allowed for Bedrock in self-hosted deployments.', error: 'InvalidRequestError' },
     });
-    expect(await put({ provider: unique('s'), adapter: 'openai', secretKey: 'sk-1234567890', baseURL: 'file:///etc/passwd' })).toMatchObject({
-      status: 400, body: { message: 'Invalid baseURL: only http and https URLs are allowed', error: 'InvalidRequestError' },
+    expect(
+      await put({ provider: unique('s'), adapter: 'openai', secretKey: 'sk-1234567890', baseURL: 'file:///etc/passwd' }),
+    ).toMatchObject({
+      status: 400,
+      body: { message: 'Invalid baseURL: only http and https URLs are allowed', error: 'InvalidRequestError' },
     });
-    const res = await put({ provider: unique('s'), adapter: 'openai', secretKey: 'sk-1234567890', baseURL: 'https://user:pw@example.com/' });
+    const res = await put({
+      provider: unique('s'),
+      adapter: 'openai',
+      secretKey: 'sk-1234567890',
+      baseURL: 'https://user:pw@example.com/',
+    });
     expect(res).toMatchObject({ status: 400, body: { error: 'InvalidRequestError' } });
     expect(res.body.message).toMatch(/^Invalid baseURL: /);
   });
@@ -203,7 +356,7 @@ describe('LLM connections: list, delete, models, projects', () => {
     expect((await call('/api/public/llm-connections?page=0')).status).toBe(400);
   });
 
-  it('keeps projects apart: another project\'s id is a 404, the same provider is a new connection', async () => {
+  it("keeps projects apart: another project's id is a 404, the same provider is a new connection", async () => {
     const provider = unique('shared');
     const a = await put({ provider, adapter: 'openai', secretKey: secret() });
     const b = await put({ provider, adapter: 'anthropic', secretKey: secret() }, 'projectB');
@@ -211,25 +364,51 @@ describe('LLM connections: list, delete, models, projects', () => {
     expect(b.body.id).not.toBe(a.body.id);
     const listB = await call('/api/public/llm-connections?limit=100', { project: 'projectB' });
     expect(listB.body.data.some((c: { id: string }) => c.id === a.body.id)).toBe(false);
-    expect(await call(`/api/public/llm-connections/${a.body.id}/models`, { project: 'projectB' })).toMatchObject({ status: 404, body: { message: 'LLM connection not found', error: 'LangfuseNotFoundError' } });
-    expect(await call(`/api/public/llm-connections/${a.body.id}`, { method: 'DELETE', project: 'projectB' })).toMatchObject({ status: 404, body: { message: 'LLM connection not found', error: 'LangfuseNotFoundError' } });
-    expect(await call(`/api/public/llm-connections/${a.body.id}`, { method: 'DELETE' })).toMatchObject({ status: 200, body: { message: 'LLM connection successfully deleted' } });
+    expect(await call(`/api/public/llm-connections/${a.body.id}/models`, { project: 'projectB' })).toMatchObject({
+      status: 404,
+      body: { message: 'LLM connection not found', error: 'LangfuseNotFoundError' },
+    });
+    expect(await call(`/api/public/llm-connections/${a.body.id}`, { method: 'DELETE', project: 'projectB' })).toMatchObject({
+      status: 404,
+      body: { message: 'LLM connection not found', error: 'LangfuseNotFoundError' },
+    });
+    expect(await call(`/api/public/llm-connections/${a.body.id}`, { method: 'DELETE' })).toMatchObject({
+      status: 200,
+      body: { message: 'LLM connection successfully deleted' },
+    });
     expect((await call(`/api/public/llm-connections/${a.body.id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await call(`/api/public/llm-connections/${b.body.id}/models`, { project: 'projectB' })).status).toBe(200);
     expect((await call(`/api/public/llm-connections/${a.body.id}?x=1`, { method: 'DELETE' })).status).toBe(400);
   });
 
-  it('offers the adapter\'s default models, then the custom ones', async () => {
-    const withDefaults = await put({ provider: unique('models'), adapter: 'google-ai-studio', secretKey: secret(), customModels: ['my-gemini', 'gemini-2.5-pro'] });
+  it("offers the adapter's default models, then the custom ones", async () => {
+    const withDefaults = await put({
+      provider: unique('models'),
+      adapter: 'google-ai-studio',
+      secretKey: secret(),
+      customModels: ['my-gemini', 'gemini-2.5-pro'],
+    });
     const models = await call(`/api/public/llm-connections/${withDefaults.body.id}/models`);
     expect(models.status).toBe(200);
     const names = models.body.data.map((m: { name: string }) => m.name);
     expect(names).toEqual([...DEFAULT_MODELS['google-ai-studio'], 'my-gemini']);
-    for (const series of ['gemini-2.5', 'gemini-2.0', 'gemini-1.5', 'gemini-1.0']) expect(names.some((n: string) => n.startsWith(series))).toBe(true);
+    for (const series of ['gemini-2.5', 'gemini-2.0', 'gemini-1.5', 'gemini-1.0'])
+      expect(names.some((n: string) => n.startsWith(series))).toBe(true);
     expect(models.body.data.at(-1)).toEqual({ name: 'my-gemini', source: 'custom' });
 
-    const customOnly = await put({ provider: unique('models'), adapter: 'openai', secretKey: secret(), customModels: ['b', 'a'], withDefaultModels: false });
-    expect((await call(`/api/public/llm-connections/${customOnly.body.id}/models`)).body).toEqual({ data: [{ name: 'b', source: 'custom' }, { name: 'a', source: 'custom' }] });
+    const customOnly = await put({
+      provider: unique('models'),
+      adapter: 'openai',
+      secretKey: secret(),
+      customModels: ['b', 'a'],
+      withDefaultModels: false,
+    });
+    expect((await call(`/api/public/llm-connections/${customOnly.body.id}/models`)).body).toEqual({
+      data: [
+        { name: 'b', source: 'custom' },
+        { name: 'a', source: 'custom' },
+      ],
+    });
     expect(DEFAULT_MODELS.openai.some((m) => /^o\d/.test(m))).toBe(true);
     expect(DEFAULT_MODELS.anthropic.length).toBeGreaterThan(0);
   });
@@ -243,7 +422,8 @@ describe.skipIf(!process.env.DATABASE_URL)('LLM connections at rest (PostgreSQL)
     const header = secret('hv');
     const created = await put({ provider: unique('rest'), adapter: 'openai', secretKey: key, extraHeaders: { 'X-Secret': header } });
     const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'unused' });
-    const read = async () => (await sql<any>`select * from llm_connections where id = ${created.body.id}`.execute(db.em().getKysely() as any)).rows[0];
+    const read = async () =>
+      (await sql<any>`select * from llm_connections where id = ${created.body.id}`.execute(db.em().getKysely() as any)).rows[0];
     try {
       const row = await read();
       const text = JSON.stringify(row);
@@ -256,7 +436,12 @@ describe.skipIf(!process.env.DATABASE_URL)('LLM connections at rest (PostgreSQL)
 
       // rotate to a new key and back, with the CLI
       const newKey = 'fedcba9876543210'.repeat(4);
-      const cli = (env: Record<string, string>) => spawnSync(process.execPath, ['server/src/cli.ts', 'connections', 'reencrypt'], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+      const cli = (env: Record<string, string>) =>
+        spawnSync(process.execPath, ['server/src/cli.ts', 'connections', 'reencrypt'], {
+          cwd: ROOT,
+          env: { ...process.env, ...env },
+          encoding: 'utf8',
+        });
       const out = cli({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: TEST_ENCRYPTION_KEY });
       expect(out.status, out.stderr).toBe(0);
       expect(JSON.parse(out.stdout).underPreviousKey).toBeGreaterThanOrEqual(1);

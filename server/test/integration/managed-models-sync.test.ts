@@ -22,18 +22,31 @@ describe('managed model sync', () => {
     expect(Object.isFrozen(shipped[0])).toBe(true);
     const target = shipped.find((d) => d.modelName === 'gpt-4.1')!;
     // an older release: gpt-4.1 counted as gpt-4, at another price, and one extra model since dropped
-    const older: ModelDefinition[] = shipped.map((d) => d.id !== target.id ? d : {
-      ...d, tokenizerConfig: { tokenizerModel: 'gpt-4', tokensPerMessage: 3, tokensPerName: 1 },
-      pricingTiers: d.pricingTiers.map((t) => ({ ...t, prices: { ...t.prices, input: 1 } })),
+    const older: ModelDefinition[] = shipped.map((d) =>
+      d.id !== target.id
+        ? d
+        : {
+            ...d,
+            tokenizerConfig: { tokenizerModel: 'gpt-4', tokensPerMessage: 3, tokensPerName: 1 },
+            pricingTiers: d.pricingTiers.map((t) => ({ ...t, prices: { ...t.prices, input: 1 } })),
+          },
+    );
+    older.push({
+      ...shipped[1]!,
+      id: 'managed_dropped-model',
+      modelName: 'dropped-model',
+      matchPattern: '(?i)^(dropped-model)$',
+      pricingTiers: [],
     });
-    older.push({ ...shipped[1]!, id: 'managed_dropped-model', modelName: 'dropped-model', matchPattern: '(?i)^(dropped-model)$', pricingTiers: [] });
     await syncManagedModels(db.em(), older);
 
     const result = await syncManagedModels(db.em(), shipped);
     expect(result).toEqual({ inserted: 0, updated: 1, deleted: 1, unchanged: shipped.length - 1 });
     const k = db.em().getKysely() as any;
     const { rows } = await sql<any>`select tokenizer_config from models where id = ${target.id}`.execute(k);
-    expect(typeof rows[0].tokenizer_config === 'string' ? JSON.parse(rows[0].tokenizer_config) : rows[0].tokenizer_config).toEqual(target.tokenizerConfig);
+    expect(typeof rows[0].tokenizer_config === 'string' ? JSON.parse(rows[0].tokenizer_config) : rows[0].tokenizer_config).toEqual(
+      target.tokenizerConfig,
+    );
     const tiers = await sql<any>`select count(*) as n from pricing_tiers where model_id = ${target.id}`.execute(k);
     expect(Number(tiers.rows[0].n)).toBe(target.pricingTiers.length);
 

@@ -12,24 +12,64 @@ const TO = at(8, 0);
 
 beforeAll(async () => {
   const batch = [
-    { id: unique('e'), timestamp: at(1), type: 'trace-create', body: { id: `${env}-t1`, name: 'checkout', userId: 'u1', tags: ['a', 'b'], environment: env, timestamp: at(1) } },
-    { id: unique('e'), timestamp: at(3), type: 'trace-create', body: { id: `${env}-t2`, name: 'search', userId: 'u2', tags: ['b'], environment: env, timestamp: at(3) } },
-    ...[[1, 'gpt-x', 0.5, 100], [1, 'gpt-x', 0.25, 300], [3, 'claude-y', 1.25, 50], [4, 'gpt-x', 2, 80]].map(([day, model, cost, ms], i) => ({
-      id: unique('e'), timestamp: at(day as number), type: 'generation-create',
-      body: { id: `${env}-g${i}`, traceId: `${env}-t${i < 2 ? 1 : 2}`, name: 'llm', model, environment: env, startTime: at(day as number),
-        endTime: new Date(Date.parse(at(day as number)) + (ms as number)).toISOString(), usageDetails: { input: 10 * (i + 1), output: i + 1 }, costDetails: { total: cost } },
+    {
+      id: unique('e'),
+      timestamp: at(1),
+      type: 'trace-create',
+      body: { id: `${env}-t1`, name: 'checkout', userId: 'u1', tags: ['a', 'b'], environment: env, timestamp: at(1) },
+    },
+    {
+      id: unique('e'),
+      timestamp: at(3),
+      type: 'trace-create',
+      body: { id: `${env}-t2`, name: 'search', userId: 'u2', tags: ['b'], environment: env, timestamp: at(3) },
+    },
+    ...[
+      [1, 'gpt-x', 0.5, 100],
+      [1, 'gpt-x', 0.25, 300],
+      [3, 'claude-y', 1.25, 50],
+      [4, 'gpt-x', 2, 80],
+    ].map(([day, model, cost, ms], i) => ({
+      id: unique('e'),
+      timestamp: at(day as number),
+      type: 'generation-create',
+      body: {
+        id: `${env}-g${i}`,
+        traceId: `${env}-t${i < 2 ? 1 : 2}`,
+        name: 'llm',
+        model,
+        environment: env,
+        startTime: at(day as number),
+        endTime: new Date(Date.parse(at(day as number)) + (ms as number)).toISOString(),
+        usageDetails: { input: 10 * (i + 1), output: i + 1 },
+        costDetails: { total: cost },
+      },
     })),
   ];
-  const res = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ batch }) });
+  const res = await raw('/api/public/ingestion', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ batch }),
+  });
   expect(res.body.errors).toEqual([]);
 });
 
 const envFilter = [{ column: 'environment', operator: '=', value: env, type: 'string' }];
 
 describe('metrics API', () => {
-  it('answers the generated SDK and Langfuse\'s client with the same rows', async () => {
-    const query = { view: 'observations', dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }, { measure: 'latency', aggregation: 'p50' }],
-      filters: envFilter, timeDimension: { granularity: 'day' }, fromTimestamp: FROM, toTimestamp: TO };
+  it("answers the generated SDK and Langfuse's client with the same rows", async () => {
+    const query = {
+      view: 'observations',
+      dimensions: [{ field: 'providedModelName' }],
+      metrics: [
+        { measure: 'totalCost', aggregation: 'sum' },
+        { measure: 'latency', aggregation: 'p50' },
+      ],
+      filters: envFilter,
+      timeDimension: { granularity: 'day' },
+      fromTimestamp: FROM,
+      toTimestamp: TO,
+    };
     const ours = await metricsV2({ client: clientFor('projectA'), query: { query: JSON.stringify(query) } });
     expect(ours.response?.status).toBe(200);
     const { publicKey, secretKey } = inject('projectA');
@@ -45,23 +85,48 @@ describe('metrics API', () => {
       { providedModelName: '', time_dimension: '2003-05-06', sum_totalCost: 0, p50_latency: 0 },
       { providedModelName: '', time_dimension: '2003-05-07', sum_totalCost: 0, p50_latency: 0 },
     ]);
-    const v1Query = { view: 'traces', dimensions: [{ field: 'name' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }], filters: envFilter, fromTimestamp: FROM, toTimestamp: TO };
+    const v1Query = {
+      view: 'traces',
+      dimensions: [{ field: 'name' }],
+      metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
+      filters: envFilter,
+      fromTimestamp: FROM,
+      toTimestamp: TO,
+    };
     const v1 = await metricsV1({ client: clientFor('projectA'), query: { query: JSON.stringify(v1Query) } });
     const v1Theirs = await langfuse.api.legacy.metricsV1.metrics({ query: JSON.stringify(v1Query) });
     expect(v1Theirs.data).toEqual(v1.data!.data);
-    expect(v1.data!.data).toEqual([{ name: 'search', sum_totalCost: 3.25 }, { name: 'checkout', sum_totalCost: 0.75 }]);
+    expect(v1.data!.data).toEqual([
+      { name: 'search', sum_totalCost: 3.25 },
+      { name: 'checkout', sum_totalCost: 0.75 },
+    ]);
   });
 
   it('keeps projects apart', async () => {
-    const query = { view: 'observations', metrics: [{ measure: 'count', aggregation: 'count' }], filters: envFilter, fromTimestamp: FROM, toTimestamp: TO };
+    const query = {
+      view: 'observations',
+      metrics: [{ measure: 'count', aggregation: 'count' }],
+      filters: envFilter,
+      fromTimestamp: FROM,
+      toTimestamp: TO,
+    };
     const b = await metricsV2({ client: clientFor('projectB'), query: { query: JSON.stringify(query) } });
     expect(b.data!.data).toEqual([{ count_count: 0 }]);
   });
 
   it('answers daily metrics newest first, paginated, with the trace filters', async () => {
-    const page1 = await metricsDaily({ client: clientFor('projectA'), query: { environment: env, limit: 1, fromTimestamp: FROM, toTimestamp: TO } });
+    const page1 = await metricsDaily({
+      client: clientFor('projectA'),
+      query: { environment: env, limit: 1, fromTimestamp: FROM, toTimestamp: TO },
+    });
     expect(page1.data!.meta).toEqual({ page: 1, limit: 1, totalItems: 3, totalPages: 3 });
-    expect(page1.data!.data[0]).toMatchObject({ date: '2003-05-04', countTraces: 0, countObservations: 1, totalCost: 2, usage: [{ model: 'gpt-x', countTraces: 1, inputUsage: 40, outputUsage: 4 }] });
+    expect(page1.data!.data[0]).toMatchObject({
+      date: '2003-05-04',
+      countTraces: 0,
+      countObservations: 1,
+      totalCost: 2,
+      usage: [{ model: 'gpt-x', countTraces: 1, inputUsage: 40, outputUsage: 4 }],
+    });
     const tagged = await metricsDaily({ client: clientFor('projectA'), query: { environment: env, tags: ['a', 'b'] } });
     expect(tagged.data!.data.map((d) => d.date)).toEqual(['2003-05-01']);
     expect(tagged.data!.data[0]).toMatchObject({ countTraces: 1, countObservations: 2, totalCost: 0.75 });
@@ -74,11 +139,19 @@ describe('metrics API', () => {
 
   it('answers bad queries with a 400 naming the problem', async () => {
     const get = (q: string) => raw(`/api/public/v2/metrics?query=${encodeURIComponent(q)}`);
-    expect(await get('{"view":')).toMatchObject({ status: 400, body: { message: 'Invalid JSON in query parameter', error: 'InvalidRequestError' } });
-    const tooMany = await get(JSON.stringify({ view: 'observations', metrics: [], fromTimestamp: FROM, toTimestamp: TO, config: { row_limit: 0 } }));
+    expect(await get('{"view":')).toMatchObject({
+      status: 400,
+      body: { message: 'Invalid JSON in query parameter', error: 'InvalidRequestError' },
+    });
+    const tooMany = await get(
+      JSON.stringify({ view: 'observations', metrics: [], fromTimestamp: FROM, toTimestamp: TO, config: { row_limit: 0 } }),
+    );
     expect(tooMany.body.error[0].path).toEqual(['query', 'config', 'row_limit']);
     const missing = await get(JSON.stringify({ view: 'observations', metrics: [] }));
-    expect(missing.body.error.map((i: { path: unknown[] }) => i.path)).toEqual([['query', 'fromTimestamp'], ['query', 'toTimestamp']]);
+    expect(missing.body.error.map((i: { path: unknown[] }) => i.path)).toEqual([
+      ['query', 'fromTimestamp'],
+      ['query', 'toTimestamp'],
+    ]);
     expect((await raw('/api/public/v2/metrics')).status).toBe(400);
   });
 });

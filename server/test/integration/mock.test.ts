@@ -31,7 +31,11 @@ describe('mock server (make mock)', () => {
   });
 
   it('validates requests like the real server', async () => {
-    const res = await fetch(`${url}/api/public/models`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ modelName: 'x' }) });
+    const res = await fetch(`${url}/api/public/models`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ modelName: 'x' }),
+    });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.error.map((i: { path: string[] }) => i.path[0]).sort()).toEqual(['matchPattern', 'unit']);

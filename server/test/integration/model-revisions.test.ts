@@ -23,8 +23,18 @@ describe.skipIf(!url)('model changes across server instances', () => {
     fetch(other.url + path, { ...init, headers: { authorization: basic(inject('projectA')), 'content-type': 'application/json' } });
   const ingest = async (id: string, model: string) => {
     const res = await raw('/api/public/ingestion', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ batch: [{ id: unique('evt'), timestamp: new Date().toISOString(), type: 'generation-create', body: { id, model, usageDetails: { input: 2 } } }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        batch: [
+          {
+            id: unique('evt'),
+            timestamp: new Date().toISOString(),
+            type: 'generation-create',
+            body: { id, model, usageDetails: { input: 2 } },
+          },
+        ],
+      }),
     });
     expect(res.body.errors).toEqual([]);
     return (await raw(`/api/public/observations/${id}`)).body;
@@ -33,7 +43,10 @@ describe.skipIf(!url)('model changes across server instances', () => {
   it('prices with a model created on another instance, and stops once it is deleted there', async () => {
     const name = unique('replica-model');
     expect(await ingest(unique('obs'), name)).toMatchObject({ costStatus: 'unpriced' }); // fills this instance's cache
-    const created = await viaOther('/api/public/models', { method: 'POST', body: JSON.stringify({ modelName: name, matchPattern: `^${name}$`, unit: 'TOKENS', inputPrice: 3 }) });
+    const created = await viaOther('/api/public/models', {
+      method: 'POST',
+      body: JSON.stringify({ modelName: name, matchPattern: `^${name}$`, unit: 'TOKENS', inputPrice: 3 }),
+    });
     expect(created.status).toBe(200);
     const { id } = (await created.json()) as { id: string };
     expect(await ingest(unique('obs'), name)).toMatchObject({ costStatus: 'inferred', modelId: id, costDetails: { input: 6, total: 6 } });

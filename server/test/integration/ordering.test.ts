@@ -14,18 +14,39 @@ describe('ordering of updates across batches', () => {
     const trace = unique('ordered-trace');
     const newer = await post([
       { id: unique('evt'), timestamp: at(10), type: 'trace-create', body: { id: trace, userId: 'user-new', tags: ['new'] } },
-      { id: unique('evt'), timestamp: at(10), type: 'generation-update', body: { id, traceId: trace, endTime: at(10), output: 'final', usageDetails: { input: 10, output: 5 } } },
+      {
+        id: unique('evt'),
+        timestamp: at(10),
+        type: 'generation-update',
+        body: { id, traceId: trace, endTime: at(10), output: 'final', usageDetails: { input: 10, output: 5 } },
+      },
     ]);
     const older = await post([
       { id: unique('evt'), timestamp: at(0), type: 'trace-create', body: { id: trace, userId: 'user-old', tags: ['old'], release: 'r1' } },
-      { id: unique('evt'), timestamp: at(0), type: 'generation-create', body: { id, traceId: trace, name: 'chat', startTime: at(0), model: 'some-model' } },
-      { id: unique('evt'), timestamp: at(5), type: 'generation-update', body: { id, endTime: at(5), output: 'partial', level: 'WARNING', usageDetails: { input: 3 } } },
+      {
+        id: unique('evt'),
+        timestamp: at(0),
+        type: 'generation-create',
+        body: { id, traceId: trace, name: 'chat', startTime: at(0), model: 'some-model' },
+      },
+      {
+        id: unique('evt'),
+        timestamp: at(5),
+        type: 'generation-update',
+        body: { id, endTime: at(5), output: 'partial', level: 'WARNING', usageDetails: { input: 3 } },
+      },
     ]);
     expect([newer.status, newer.body.errors, older.status, older.body.errors]).toEqual([207, [], 207, []]);
     const o = (await raw(`/api/public/observations/${id}`)).body;
     expect(o).toMatchObject({
-      type: 'GENERATION', name: 'chat', model: 'some-model', startTime: at(0), level: 'WARNING',
-      endTime: at(10), output: 'final', usageDetails: { input: 10, output: 5, total: 15 },
+      type: 'GENERATION',
+      name: 'chat',
+      model: 'some-model',
+      startTime: at(0),
+      level: 'WARNING',
+      endTime: at(10),
+      output: 'final',
+      usageDetails: { input: 10, output: 5, total: 15 },
     });
     const t = (await raw(`/api/public/traces/${trace}`)).body;
     expect(t).toMatchObject({ userId: 'user-new', tags: ['new'], release: 'r1' });

@@ -19,8 +19,20 @@ describe.skipIf(!url)('payload compression on PostgreSQL', () => {
 
       const id = unique('lz4-gen');
       const input = [{ role: 'user', content: 'usage tokens cost café 日本語 '.repeat(400) }];
-      const res = await raw('/api/public/ingestion', { method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ batch: [{ id: unique('evt'), timestamp: new Date().toISOString(), type: 'generation-create', body: { id, model: 'gpt-4o-mini', input, usageDetails: { input: 10 } } }] }) });
+      const res = await raw('/api/public/ingestion', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          batch: [
+            {
+              id: unique('evt'),
+              timestamp: new Date().toISOString(),
+              type: 'generation-create',
+              body: { id, model: 'gpt-4o-mini', input, usageDetails: { input: 10 } },
+            },
+          ],
+        }),
+      });
       expect(res.status).toBe(207);
       const stored = await client.query('select pg_column_compression(input) as method from observations where id = $1', [id]);
       expect(stored.rows).toEqual([{ method: 'lz4' }]);

@@ -12,7 +12,12 @@ const now = () => new Date().toISOString();
 
 beforeAll(async () => {
   const batch = [
-    { id: unique('e'), timestamp: now(), type: 'trace-create', body: { id: trace, name: 'scored', userId: 'alice', tags: ['blue', 'red'], sessionId: 'sess-1' } },
+    {
+      id: unique('e'),
+      timestamp: now(),
+      type: 'trace-create',
+      body: { id: trace, name: 'scored', userId: 'alice', tags: ['blue', 'red'], sessionId: 'sess-1' },
+    },
     { id: unique('e'), timestamp: now(), type: 'trace-create', body: { id: otherTrace, name: 'scored', userId: 'bob', tags: ['red'] } },
   ];
   const res = await raw('/api/public/ingestion', { method: 'POST', headers: json, body: JSON.stringify({ batch }) });
@@ -26,8 +31,23 @@ describe('POST /api/public/scores', () => {
     expect(first).toMatchObject({ status: 200, body: { id } });
     const got = await raw(`/api/public/v2/scores/${id}`);
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ id, name, value: 0.5, dataType: 'NUMERIC', stringValue: null, source: 'API', traceId: trace, environment: 'prod', metadata: { a: 1 },
-      sessionId: null, datasetRunId: null, authorUserId: null, queueId: null, executionTraceId: null, trace: { userId: 'alice', tags: ['blue', 'red'], sessionId: 'sess-1' } });
+    expect(got.body).toMatchObject({
+      id,
+      name,
+      value: 0.5,
+      dataType: 'NUMERIC',
+      stringValue: null,
+      source: 'API',
+      traceId: trace,
+      environment: 'prod',
+      metadata: { a: 1 },
+      sessionId: null,
+      datasetRunId: null,
+      authorUserId: null,
+      queueId: null,
+      executionTraceId: null,
+      trace: { userId: 'alice', tags: ['blue', 'red'], sessionId: 'sess-1' },
+    });
     expect((await post({ id, name, value: 0.75, traceId: trace, comment: 'again' })).status).toBe(200);
     const again = await raw(`/api/public/v2/scores/${id}`);
     expect(again.body).toMatchObject({ value: 0.75, comment: 'again', environment: 'default' });
@@ -45,32 +65,72 @@ describe('POST /api/public/scores', () => {
     expect((await post({ id: ids.bool, name, value: 1, dataType: 'BOOLEAN', traceId: trace })).status).toBe(200);
     expect((await post({ id: ids.cat, name, value: 'good', traceId: trace })).status).toBe(200);
     expect((await post({ id: ids.text, name, value: 'Nice answer', dataType: 'TEXT', traceId: trace })).status).toBe(200);
-    expect((await post({ id: ids.corr, name, value: 'fixed output', dataType: 'CORRECTION', traceId: trace, observationId: 'o1' })).status).toBe(200);
+    expect(
+      (await post({ id: ids.corr, name, value: 'fixed output', dataType: 'CORRECTION', traceId: trace, observationId: 'o1' })).status,
+    ).toBe(200);
     expect((await raw(`/api/public/v2/scores/${ids.bool}`)).body).toMatchObject({ dataType: 'BOOLEAN', value: 1, stringValue: 'True' });
     expect((await raw(`/api/public/v2/scores/${ids.cat}`)).body).toMatchObject({ dataType: 'CATEGORICAL', stringValue: 'good' });
     const text = (await raw(`/api/public/v2/scores/${ids.text}`)).body;
     expect(text).toMatchObject({ dataType: 'TEXT', stringValue: 'Nice answer' });
     expect(text).not.toHaveProperty('value');
-    expect((await raw(`/api/public/v2/scores/${ids.corr}`)).body).toMatchObject({ dataType: 'CORRECTION', stringValue: 'fixed output', observationId: 'o1' });
+    expect((await raw(`/api/public/v2/scores/${ids.corr}`)).body).toMatchObject({
+      dataType: 'CORRECTION',
+      stringValue: 'fixed output',
+      observationId: 'o1',
+    });
     // v1 hides CORRECTION scores
     expect((await raw(`/api/public/scores/${ids.corr}`)).body).toEqual({ message: 'Score not found', error: 'LangfuseNotFoundError' });
     expect((await raw(`/api/public/scores/${ids.text}`)).status).toBe(200);
   });
 
   it('refuses bodies Langfuse refuses, with its messages', async () => {
-    const subject = 'Provide exactly one of the following: traceId (with optional observationId), sessionId or datasetRunId. ObservationId requires traceId.';
+    const subject =
+      'Provide exactly one of the following: traceId (with optional observationId), sessionId or datasetRunId. ObservationId requires traceId.';
     const cases: [unknown, { path: unknown[]; message: string }][] = [
-      [{ name, value: 1 }, { path: [], message: subject }],
-      [{ name, value: 1, traceId: trace, sessionId: 's' }, { path: [], message: subject }],
-      [{ name, value: 1, sessionId: 's', observationId: 'o' }, { path: [], message: subject }],
-      [{ name, value: 2, dataType: 'BOOLEAN', traceId: trace }, { path: ['value'], message: 'Value must be a number equal to either 0 or 1 for data type BOOLEAN' }],
-      [{ name, value: 'x', dataType: 'NUMERIC', traceId: trace }, { path: ['value'], message: 'Invalid input: expected number, received string' }],
-      [{ name, value: 3, dataType: 'CATEGORICAL', traceId: trace }, { path: ['value'], message: 'Invalid input: expected string, received number' }],
-      [{ name, value: '', dataType: 'TEXT', traceId: trace }, { path: ['value'], message: 'Too small: expected string to have >=1 characters' }],
-      [{ name, value: 'x'.repeat(501), dataType: 'TEXT', traceId: trace }, { path: ['value'], message: 'Too big: expected string to have <=500 characters' }],
-      [{ name, value: 1, traceId: trace, source: 'ANNOTATION' }, { path: ['configId'], message: 'configId is required when source is ANNOTATION (except for CORRECTION scores).' }],
-      [{ name, value: 'c', dataType: 'CORRECTION', traceId: trace, configId: 'cfg' }, { path: ['configId'], message: 'configId is not allowed for data type CORRECTION' }],
-      [{ name, value: 1, traceId: trace, metadata: null }, { path: ['metadata'], message: 'Invalid input: expected JSON value other than null, received null' }],
+      [
+        { name, value: 1 },
+        { path: [], message: subject },
+      ],
+      [
+        { name, value: 1, traceId: trace, sessionId: 's' },
+        { path: [], message: subject },
+      ],
+      [
+        { name, value: 1, sessionId: 's', observationId: 'o' },
+        { path: [], message: subject },
+      ],
+      [
+        { name, value: 2, dataType: 'BOOLEAN', traceId: trace },
+        { path: ['value'], message: 'Value must be a number equal to either 0 or 1 for data type BOOLEAN' },
+      ],
+      [
+        { name, value: 'x', dataType: 'NUMERIC', traceId: trace },
+        { path: ['value'], message: 'Invalid input: expected number, received string' },
+      ],
+      [
+        { name, value: 3, dataType: 'CATEGORICAL', traceId: trace },
+        { path: ['value'], message: 'Invalid input: expected string, received number' },
+      ],
+      [
+        { name, value: '', dataType: 'TEXT', traceId: trace },
+        { path: ['value'], message: 'Too small: expected string to have >=1 characters' },
+      ],
+      [
+        { name, value: 'x'.repeat(501), dataType: 'TEXT', traceId: trace },
+        { path: ['value'], message: 'Too big: expected string to have <=500 characters' },
+      ],
+      [
+        { name, value: 1, traceId: trace, source: 'ANNOTATION' },
+        { path: ['configId'], message: 'configId is required when source is ANNOTATION (except for CORRECTION scores).' },
+      ],
+      [
+        { name, value: 'c', dataType: 'CORRECTION', traceId: trace, configId: 'cfg' },
+        { path: ['configId'], message: 'configId is not allowed for data type CORRECTION' },
+      ],
+      [
+        { name, value: 1, traceId: trace, metadata: null },
+        { path: ['metadata'], message: 'Invalid input: expected JSON value other than null, received null' },
+      ],
     ];
     for (const [body, issue] of cases) {
       const res = await post(body);
@@ -86,21 +146,29 @@ describe('POST /api/public/scores', () => {
   });
 
   it('needs credentials; a Bearer public key may create a score (in its own project) and do nothing else', async () => {
-    expect(await post({ name, value: 1, traceId: trace }, { project: null })).toMatchObject({ status: 401, body: { message: 'No authorization header' } });
+    expect(await post({ name, value: 1, traceId: trace }, { project: null })).toMatchObject({
+      status: 401,
+      body: { message: 'No authorization header' },
+    });
     const bearerHeaders = { authorization: `Bearer ${inject('projectB').publicKey}` };
     const bearer = await post({ name, value: 1, traceId: trace }, { project: null, headers: bearerHeaders });
     expect(bearer.status, JSON.stringify(bearer.body)).toBe(200);
     // it landed in project B, the public key's project, not A
     expect((await raw(`/api/public/scores/${bearer.body.id}`, { project: 'projectB' })).status).toBe(200);
     expect((await raw(`/api/public/scores/${bearer.body.id}`)).status).toBe(404);
-    expect(await post({ name, value: 1, traceId: trace }, { project: null, headers: { authorization: 'Bearer pk-lf-nobody' } })).toMatchObject({ status: 401, body: { message: "Invalid public key. Confirm that you've configured the correct host." } });
+    expect(
+      await post({ name, value: 1, traceId: trace }, { project: null, headers: { authorization: 'Bearer pk-lf-nobody' } }),
+    ).toMatchObject({ status: 401, body: { message: "Invalid public key. Confirm that you've configured the correct host." } });
     // everywhere else a public key alone is not enough
     expect((await raw('/api/public/scores', { project: null, headers: bearerHeaders })).status).toBe(403);
     expect((await raw('/api/public/models', { project: null, headers: bearerHeaders })).status).toBe(403);
   });
 
   it('answers 405 for an unlisted method', async () => {
-    expect(await raw('/api/public/scores', { method: 'PUT', headers: json, body: '{}' })).toMatchObject({ status: 405, body: { message: 'Method not allowed', error: 'MethodNotAllowedError' } });
+    expect(await raw('/api/public/scores', { method: 'PUT', headers: json, body: '{}' })).toMatchObject({
+      status: 405,
+      body: { message: 'Method not allowed', error: 'MethodNotAllowedError' },
+    });
   });
 });
 
@@ -117,9 +185,20 @@ describe('GET /api/public/scores and /api/public/v2/scores', () => {
       expect((await post({ id, name: fname, ...body })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 5)); // distinct timestamps
     }
-    const res = await raw('/api/public/ingestion', { method: 'POST', headers: json, body: JSON.stringify({ batch: [
-      { id: unique('e'), timestamp: now(), type: 'score-create', body: { id: ids.ing, name: fname, value: 0.5, traceId: otherTrace, source: 'EVAL' } },
-    ] }) });
+    const res = await raw('/api/public/ingestion', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        batch: [
+          {
+            id: unique('e'),
+            timestamp: now(),
+            type: 'score-create',
+            body: { id: ids.ing, name: fname, value: 0.5, traceId: otherTrace, source: 'EVAL' },
+          },
+        ],
+      }),
+    });
     expect(res.body.errors).toEqual([]);
   });
   const v2 = async (q: string) => {
@@ -160,9 +239,15 @@ describe('GET /api/public/scores and /api/public/v2/scores', () => {
     expect(byId[ids.s].trace).toBeNull();
     const scoreOnly = await raw(`/api/public/v2/scores?name=${fname}&fields=score`);
     expect(scoreOnly.body.data[0]).not.toHaveProperty('trace');
-    expect(await raw('/api/public/v2/scores?fields=trace')).toMatchObject({ status: 400, body: { message: 'Scores needs to be selected always.' } });
+    expect(await raw('/api/public/v2/scores?fields=trace')).toMatchObject({
+      status: 400,
+      body: { message: 'Scores needs to be selected always.' },
+    });
     expect((await raw('/api/public/v2/scores?fields=score&userId=alice')).status).toBe(400);
-    expect(await raw('/api/public/v2/scores?filter=%5B')).toMatchObject({ status: 400, body: { message: 'Invalid JSON in filter parameter' } });
+    expect(await raw('/api/public/v2/scores?filter=%5B')).toMatchObject({
+      status: 400,
+      body: { message: 'Invalid JSON in filter parameter' },
+    });
   });
 
   it('v1 lists trace scores only, with the trace fields', async () => {
@@ -173,7 +258,9 @@ describe('GET /api/public/scores and /api/public/v2/scores', () => {
     expect(a.trace).toEqual({ userId: 'alice', tags: ['blue', 'red'], environment: 'default' });
     expect(a).not.toHaveProperty('sessionId');
     expect((await raw(`/api/public/scores/${ids.s}`)).status).toBe(404);
-    expect((await raw(`/api/public/scores?name=${fname}&userId=bob`)).body.data.map((s: { id: string }) => s.id).sort()).toEqual(sorted(ids.b, ids.ing));
+    expect((await raw(`/api/public/scores?name=${fname}&userId=bob`)).body.data.map((s: { id: string }) => s.id).sort()).toEqual(
+      sorted(ids.b, ids.ing),
+    );
   });
 
   it('keeps projects apart', async () => {
@@ -188,14 +275,29 @@ describe('DELETE /api/public/scores/{id} and the metrics views', () => {
     const mname = unique('metric');
     expect((await post({ id, name: mname, value: 4, traceId: trace })).status).toBe(200);
     const day = new Date();
-    const query = encodeURIComponent(JSON.stringify({ view: 'scores-numeric', metrics: [{ measure: 'value', aggregation: 'max' }, { measure: 'count', aggregation: 'count' }],
-      filters: [{ column: 'name', operator: '=', value: mname, type: 'string' }],
-      fromTimestamp: new Date(day.getTime() - 3600_000).toISOString(), toTimestamp: new Date(day.getTime() + 3600_000).toISOString() }));
+    const query = encodeURIComponent(
+      JSON.stringify({
+        view: 'scores-numeric',
+        metrics: [
+          { measure: 'value', aggregation: 'max' },
+          { measure: 'count', aggregation: 'count' },
+        ],
+        filters: [{ column: 'name', operator: '=', value: mname, type: 'string' }],
+        fromTimestamp: new Date(day.getTime() - 3600_000).toISOString(),
+        toTimestamp: new Date(day.getTime() + 3600_000).toISOString(),
+      }),
+    );
     const m = await raw(`/api/public/v2/metrics?query=${query}`);
     expect(m.status, JSON.stringify(m.body)).toBe(200);
     expect(m.body.data).toEqual([{ max_value: 4, count_count: 1 }]);
-    expect(await raw(`/api/public/scores/${id}`, { method: 'DELETE' })).toMatchObject({ status: 202, body: { message: 'Score deletion queued successfully' } });
-    expect(await raw(`/api/public/v2/scores/${id}`)).toMatchObject({ status: 404, body: { message: 'Score not found', error: 'LangfuseNotFoundError' } });
+    expect(await raw(`/api/public/scores/${id}`, { method: 'DELETE' })).toMatchObject({
+      status: 202,
+      body: { message: 'Score deletion queued successfully' },
+    });
+    expect(await raw(`/api/public/v2/scores/${id}`)).toMatchObject({
+      status: 404,
+      body: { message: 'Score not found', error: 'LangfuseNotFoundError' },
+    });
     // no existence check, as in Langfuse
     expect((await raw(`/api/public/scores/${id}`, { method: 'DELETE' })).status).toBe(202);
   });

@@ -17,7 +17,8 @@ import { listOperations, pickExample } from '../../../sdk/mocks/examples.ts';
 const root = new URL('../../../', import.meta.url).pathname;
 const NODE20 = '/usr/bin/node';
 const NODE22 = join(root, '.toolchain', 'node22', 'bin', 'node');
-const majorOf = (node: string) => (existsSync(node) ? execFileSync(node, ['-p', 'process.versions.node.split(".")[0]']).toString().trim() : '');
+const majorOf = (node: string) =>
+  existsSync(node) ? execFileSync(node, ['-p', 'process.versions.node.split(".")[0]']).toString().trim() : '';
 const node20Major = majorOf(NODE20);
 const node22Major = majorOf(NODE22);
 const NODES = [
@@ -60,7 +61,10 @@ let project: string;
 let mswFrom: 'npm' | 'link' = 'npm';
 
 beforeAll(() => {
-  const tarball = execFileSync(process.execPath, [join(root, 'sdk', 'build.ts')], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+  const tarball = execFileSync(process.execPath, [join(root, 'sdk', 'build.ts')], { cwd: root, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!;
   expect(tarball).toMatch(/sdk\/dist\/tally-sdk-\d+\.\d+\.\d+\.tgz$/);
   project = mkdtempSync(join(tmpdir(), 'tally-sdk-user-'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
@@ -91,7 +95,11 @@ afterAll(() => {
 
 function runWith(node: string) {
   const { publicKey, secretKey } = inject('projectA');
-  const out = execFileSync(node, ['main.mjs', inject('baseUrl'), publicKey, secretKey], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(node, ['main.mjs', inject('baseUrl'), publicKey, secretKey], {
+    cwd: project,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return JSON.parse(out.trim().split('\n').pop()!) as {
     node: string;
     firstPage: number;
@@ -122,7 +130,9 @@ describe('the packed SDK in an empty project', () => {
     expect(existsSync(join(dir, 'dist', 'sdk', 'mocks', 'index.d.ts'))).toBe(true);
     const shipped = readFileSync(join(dir, 'dist', 'generated', 'openapi.json'), 'utf8');
     expect(JSON.parse(shipped)).toEqual(JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8')));
-    expect(readFileSync(join(dir, 'dist', 'sdk', 'mocks', 'index.js'), 'utf8')).toMatch(/from '\.\.\/\.\.\/generated\/openapi\.json' with \{ type: 'json' \}/);
+    expect(readFileSync(join(dir, 'dist', 'sdk', 'mocks', 'index.js'), 'utf8')).toMatch(
+      /from '\.\.\/\.\.\/generated\/openapi\.json' with \{ type: 'json' \}/,
+    );
   });
 
   it('bundles for a browser without any Node built-in', async () => {

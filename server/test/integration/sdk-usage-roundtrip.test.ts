@@ -57,47 +57,105 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'OpenAI chat, cached prompt', model: 'gpt-4.1-mini', recorded: openai['chat-gpt-4.1-mini-cached'], helper: usageFromOpenAI, serverMapsRaw: true },
-  { name: 'OpenAI chat, reasoning', model: 'o4-mini', recorded: openai['chat-o4-mini-reasoning'], helper: usageFromOpenAI, serverMapsRaw: true },
-  { name: 'OpenAI Responses, cached + reasoning', model: 'o4-mini', recorded: openai['responses-o4-mini'], helper: usageFromOpenAI, serverMapsRaw: true },
-  { name: 'OpenAI chat via a gateway adding cost', model: 'openai/gpt-4.1-mini', recorded: openai['chat-openrouter-with-cost'], helper: usageFromOpenAI },
-  { name: 'Anthropic, 5m cache write', model: 'claude-sonnet-4-5-20250929', recorded: anthropic['messages-cache-write-5m'], helper: usageFromAnthropic },
-  { name: 'Anthropic, cache read + 1h write', model: 'claude-sonnet-4-5', recorded: anthropic['messages-cache-read-and-1h-write'], helper: usageFromAnthropic },
-  { name: 'Anthropic, no cache_creation split', model: 'claude-3-5-haiku-20241022', recorded: anthropic['messages-legacy-no-split'], helper: usageFromAnthropic },
-  { name: 'Gemini, cached + thinking', model: 'gemini-2.5-flash', recorded: gemini['gemini-2.5-flash-cached-thinking'], helper: usageFromGemini },
+  {
+    name: 'OpenAI chat, cached prompt',
+    model: 'gpt-4.1-mini',
+    recorded: openai['chat-gpt-4.1-mini-cached'],
+    helper: usageFromOpenAI,
+    serverMapsRaw: true,
+  },
+  {
+    name: 'OpenAI chat, reasoning',
+    model: 'o4-mini',
+    recorded: openai['chat-o4-mini-reasoning'],
+    helper: usageFromOpenAI,
+    serverMapsRaw: true,
+  },
+  {
+    name: 'OpenAI Responses, cached + reasoning',
+    model: 'o4-mini',
+    recorded: openai['responses-o4-mini'],
+    helper: usageFromOpenAI,
+    serverMapsRaw: true,
+  },
+  {
+    name: 'OpenAI chat via a gateway adding cost',
+    model: 'openai/gpt-4.1-mini',
+    recorded: openai['chat-openrouter-with-cost'],
+    helper: usageFromOpenAI,
+  },
+  {
+    name: 'Anthropic, 5m cache write',
+    model: 'claude-sonnet-4-5-20250929',
+    recorded: anthropic['messages-cache-write-5m'],
+    helper: usageFromAnthropic,
+  },
+  {
+    name: 'Anthropic, cache read + 1h write',
+    model: 'claude-sonnet-4-5',
+    recorded: anthropic['messages-cache-read-and-1h-write'],
+    helper: usageFromAnthropic,
+  },
+  {
+    name: 'Anthropic, no cache_creation split',
+    model: 'claude-3-5-haiku-20241022',
+    recorded: anthropic['messages-legacy-no-split'],
+    helper: usageFromAnthropic,
+  },
+  {
+    name: 'Gemini, cached + thinking',
+    model: 'gemini-2.5-flash',
+    recorded: gemini['gemini-2.5-flash-cached-thinking'],
+    helper: usageFromGemini,
+  },
   { name: 'Gemini, tool use', model: 'gemini-2.5-flash', recorded: gemini['gemini-2.5-flash-tool-use'], helper: usageFromGemini },
   { name: 'Gemini, audio prompt', model: 'gemini-2.5-flash', recorded: gemini['gemini-2.5-flash-audio'], helper: usageFromGemini },
-  { name: 'Bedrock Claude, cache write', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', recorded: bedrock['converse-claude-cache-write'], helper: usageFromBedrock },
-  { name: 'Bedrock Claude, cache read', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', recorded: bedrock['converse-claude-cache-read'], helper: usageFromBedrock },
+  {
+    name: 'Bedrock Claude, cache write',
+    model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    recorded: bedrock['converse-claude-cache-write'],
+    helper: usageFromBedrock,
+  },
+  {
+    name: 'Bedrock Claude, cache read',
+    model: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    recorded: bedrock['converse-claude-cache-read'],
+    helper: usageFromBedrock,
+  },
   { name: 'Bedrock Nova', model: 'amazon.nova-pro-v1:0', recorded: bedrock['converse-nova-pro'], helper: usageFromBedrock },
 ];
 
 describe('SDK usage helpers round-trip through ingestion', () => {
-  it.each(cases)('$name ($model): stored buckets equal the helper\'s, priced at the managed prices', async ({ model, recorded, helper, serverMapsRaw }) => {
-    const buckets = helper(recorded);
-    const obs = await readBack(await ingestGeneration(model, buckets));
-    expect(obs.usageDetails).toEqual(buckets);
-    expect(obs.modelId, `no model matched ${model}`).toBeTruthy();
+  it.each(cases)(
+    "$name ($model): stored buckets equal the helper's, priced at the managed prices",
+    async ({ model, recorded, helper, serverMapsRaw }) => {
+      const buckets = helper(recorded);
+      const obs = await readBack(await ingestGeneration(model, buckets));
+      expect(obs.usageDetails).toEqual(buckets);
+      expect(obs.modelId, `no model matched ${model}`).toBeTruthy();
 
-    const prices = await tierPrices(obs.modelId!, obs.usagePricingTierId);
-    // every bucket that holds tokens has a price under exactly its key
-    const unpriced = Object.entries(buckets).filter(([k, v]) => v > 0 && k !== 'total' && prices[k] === undefined).map(([k]) => k);
-    expect(unpriced, `unpriced buckets on ${model}`).toEqual([]);
-    const expected = Object.entries(buckets).reduce((s, [k, v]) => s + v * (prices[k] ?? 0), 0);
-    expect(expected).toBeGreaterThan(0);
-    expect(obs.calculatedTotalCost).toBeCloseTo(expected, 12);
-    for (const [k, v] of Object.entries(buckets)) {
-      if (v > 0 && prices[k] !== undefined) expect(obs.costDetails[k], k).toBeCloseTo(v * prices[k]!, 12);
-    }
+      const prices = await tierPrices(obs.modelId!, obs.usagePricingTierId);
+      // every bucket that holds tokens has a price under exactly its key
+      const unpriced = Object.entries(buckets)
+        .filter(([k, v]) => v > 0 && k !== 'total' && prices[k] === undefined)
+        .map(([k]) => k);
+      expect(unpriced, `unpriced buckets on ${model}`).toEqual([]);
+      const expected = Object.entries(buckets).reduce((s, [k, v]) => s + v * (prices[k] ?? 0), 0);
+      expect(expected).toBeGreaterThan(0);
+      expect(obs.calculatedTotalCost).toBeCloseTo(expected, 12);
+      for (const [k, v] of Object.entries(buckets)) {
+        if (v > 0 && prices[k] !== undefined) expect(obs.costDetails[k], k).toBeCloseTo(v * prices[k]!, 12);
+      }
 
-    if (serverMapsRaw) {
-      const rawObs = await readBack(await ingestGeneration(model, recorded));
-      expect(rawObs.usageDetails).toEqual(buckets);
-      expect(rawObs.calculatedTotalCost).toBeCloseTo(obs.calculatedTotalCost, 12);
-    }
-  });
+      if (serverMapsRaw) {
+        const rawObs = await readBack(await ingestGeneration(model, recorded));
+        expect(rawObs.usageDetails).toEqual(buckets);
+        expect(rawObs.calculatedTotalCost).toBeCloseTo(obs.calculatedTotalCost, 12);
+      }
+    },
+  );
 
-  it('a gateway\'s OpenAI object with extra keys is stored unmapped; the helper\'s buckets are what gets priced', async () => {
+  it("a gateway's OpenAI object with extra keys is stored unmapped; the helper's buckets are what gets priced", async () => {
     const recorded = openai['chat-openrouter-with-cost'];
     const rawObs = await readBack(await ingestGeneration('gpt-4.1-mini', recorded));
     expect(rawObs.usageDetails).toMatchObject({ prompt_tokens: 194, completion_tokens: 2, total_tokens: 196 });

@@ -28,24 +28,36 @@ describe.skipIf(!url)('instances that start together on PostgreSQL', () => {
       await c.query(`drop database if exists ${name}`);
       await c.query(`create database ${name}`);
     });
-    const env = { ...keys, DATABASE_URL: url!.replace(/\/[^/]*$/, `/${name}`), ENCRYPTION_KEY: 'cd'.repeat(32), TALLY_EVAL_CONCURRENCY: '0', TALLY_TOKENIZER_THREADS: '1' };
+    const env = {
+      ...keys,
+      DATABASE_URL: url!.replace(/\/[^/]*$/, `/${name}`),
+      ENCRYPTION_KEY: 'cd'.repeat(32),
+      TALLY_EVAL_CONCURRENCY: '0',
+      TALLY_TOKENIZER_THREADS: '1',
+    };
     for (const round of ['empty', 'migrated']) {
       const started = await Promise.allSettled(Array.from({ length: 5 }, () => boot(env)));
       try {
         const failed = started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason));
         expect(failed, round).toEqual([]);
         for (const s of started) {
-          const res = await fetch(`${(s as PromiseFulfilledResult<Awaited<ReturnType<typeof boot>>>).value.url}/api/public/models?limit=1`, { headers: { authorization } });
+          const res = await fetch(
+            `${(s as PromiseFulfilledResult<Awaited<ReturnType<typeof boot>>>).value.url}/api/public/models?limit=1`,
+            { headers: { authorization } },
+          );
           expect(res.status, round).toBe(200);
         }
       } finally {
         await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
       }
     }
-    const counts = await admin(async (c) => ({
-      projects: Number((await c.query('select count(*) from projects')).rows[0].count),
-      migrations: (await c.query('select name, count(*)::int as n from mikro_orm_migrations group by name having count(*) > 1')).rows,
-    }), name);
+    const counts = await admin(
+      async (c) => ({
+        projects: Number((await c.query('select count(*) from projects')).rows[0].count),
+        migrations: (await c.query('select name, count(*)::int as n from mikro_orm_migrations group by name having count(*) > 1')).rows,
+      }),
+      name,
+    );
     expect(counts).toEqual({ projects: 1, migrations: [] });
   });
 });

@@ -35,7 +35,8 @@ export const json = (res: http.ServerResponse, status: number, body: unknown, he
 export const sse = (res: http.ServerResponse, events: (unknown | { event: string; data: unknown })[], opts: { done?: boolean } = {}) => {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const e of events) {
-    if (e && typeof e === 'object' && 'event' in e && 'data' in e) res.write(`event: ${(e as { event: string }).event}\ndata: ${JSON.stringify((e as { data: unknown }).data)}\n\n`);
+    if (e && typeof e === 'object' && 'event' in e && 'data' in e)
+      res.write(`event: ${(e as { event: string }).event}\ndata: ${JSON.stringify((e as { data: unknown }).data)}\n\n`);
     else res.write(`data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`);
   }
   if (opts.done) res.write('data: [DONE]\n\n');

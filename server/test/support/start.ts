@@ -16,7 +16,17 @@ export const TEST_ENCRYPTION_KEY = process.env.ENCRYPTION_KEY || '0123456789abcd
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   // TALLY_LLM_EGRESS=allowlist: whatever a connection in a test says, nothing beyond what the test allows is called
-  const config = loadConfig({ ...process.env, TALLY_LLM_EGRESS: 'allowlist', ...env, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, PORT: '0', TALLY_DATA_DIR: 'unused', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', TALLY_INIT_PUBLIC_KEY: '', TALLY_INIT_SECRET_KEY: '' });
+  const config = loadConfig({
+    ...process.env,
+    TALLY_LLM_EGRESS: 'allowlist',
+    ...env,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    PORT: '0',
+    TALLY_DATA_DIR: 'unused',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    TALLY_INIT_PUBLIC_KEY: '',
+    TALLY_INIT_SECRET_KEY: '',
+  });
   config.dataDir = 'memory://';
   const server = await startServer(config, createLogger(config.logLevel), { validateResponses: true, host: '127.0.0.1' });
   const em = server.db.em();
@@ -25,4 +35,5 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   return { server, projectA, projectB };
 }
 
-export const basic = (k: { publicKey: string; secretKey: string }) => 'Basic ' + Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64');
+export const basic = (k: { publicKey: string; secretKey: string }) =>
+  'Basic ' + Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64');

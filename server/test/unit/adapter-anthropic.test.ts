@@ -11,9 +11,18 @@ const fake = useFakeProvider();
 
 const KEY = 'sk-ant-api03-test0123456789abcdefSECRETKEY';
 const loopback = parseAllowList('127.0.0.1');
-const connection = (origin = fake.url) => ({ baseUrl: origin, secretKey: KEY, extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' }, config: null });
+const connection = (origin = fake.url) => ({
+  baseUrl: origin,
+  secretKey: KEY,
+  extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' },
+  config: null,
+});
 
-const SCHEMA = { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] };
+const SCHEMA = {
+  type: 'object',
+  properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+  required: ['score', 'reasoning'],
+};
 const call: LlmCall = {
   model: 'claude-sonnet-4-6',
   messages: [
@@ -95,7 +104,11 @@ describe('anthropic adapter: request and answer', () => {
 
   it('sends the documented max_tokens default when unset, and nothing else unset', async () => {
     fake.answer = (_r, res) => json(res, 200, { ...ANSWER, content: [{ type: 'text', text: 'plain' }], stop_reason: 'end_turn' });
-    const result = await callAnthropic(connection(), { model: 'claude-opus-4-6', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 }, loopback);
+    const result = await callAnthropic(
+      connection(),
+      { model: 'claude-opus-4-6', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 },
+      loopback,
+    );
     const body = fake.received[0]!.body;
     expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model']);
     expect(body.max_tokens).toBe(ANTHROPIC_DEFAULT_MAX_TOKENS);
@@ -105,7 +118,15 @@ describe('anthropic adapter: request and answer', () => {
 
   it('thinking enabled: wire thinking and max_tokens = max_tokens + budget_tokens (256 + 1024 = 1280)', async () => {
     fake.answer = (_r, res) => json(res, 200, ANSWER);
-    await callAnthropic(connection(), { ...call, toolChoice: undefined, providerOptions: { thinking: { type: 'enabled', budgetTokens: 1024 }, speed: 'fast', disableParallelToolUse: true } }, loopback);
+    await callAnthropic(
+      connection(),
+      {
+        ...call,
+        toolChoice: undefined,
+        providerOptions: { thinking: { type: 'enabled', budgetTokens: 1024 }, speed: 'fast', disableParallelToolUse: true },
+      },
+      loopback,
+    );
     const body = fake.received[0]!.body;
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
     expect(body.max_tokens).toBe(1280);
@@ -118,7 +139,12 @@ describe('anthropic adapter: request and answer', () => {
 
   it('translates the other thinking types and accepts the passthrough options without wire effect', () => {
     const base = { ...call, tools: undefined, toolChoice: undefined };
-    expect(anthropicBody({ ...base, providerOptions: { thinking: { type: 'adaptive', display: 'summarized' }, sendReasoning: true, structuredOutputMode: 'auto' } })).toMatchObject({
+    expect(
+      anthropicBody({
+        ...base,
+        providerOptions: { thinking: { type: 'adaptive', display: 'summarized' }, sendReasoning: true, structuredOutputMode: 'auto' },
+      }),
+    ).toMatchObject({
       thinking: { type: 'adaptive', display: 'summarized' },
       max_tokens: 256,
     });
@@ -129,13 +155,23 @@ describe('anthropic adapter: request and answer', () => {
 
   it('rejects unsupported options as invalid_request without calling the provider', async () => {
     fake.answer = (_r, res) => json(res, 200, ANSWER);
-    const e = await catchLlm(callAnthropic(connection(), { ...call, providerOptions: { reasoning_effort: 'low', anthropic: { topK: 3 } } }, loopback));
+    const e = await catchLlm(
+      callAnthropic(connection(), { ...call, providerOptions: { reasoning_effort: 'low', anthropic: { topK: 3 } } }, loopback),
+    );
     expect(e.kind).toBe('invalid_request');
     expect(e.message).toBe('Unsupported anthropic provider options: reasoning_effort, topK');
-    const e2 = await catchLlm(callAnthropic(connection(), { ...call, providerOptions: { thinking: { type: 'enabled', budget_tokens: 1024, effort: 'x' } } }, loopback));
+    const e2 = await catchLlm(
+      callAnthropic(
+        connection(),
+        { ...call, providerOptions: { thinking: { type: 'enabled', budget_tokens: 1024, effort: 'x' } } },
+        loopback,
+      ),
+    );
     expect(e2.kind).toBe('invalid_request');
     expect(e2.message).toBe('Unsupported anthropic provider options: thinking.effort');
-    expect((await catchLlm(callAnthropic(connection(), { ...call, providerOptions: { thinking: { type: 'enabled' } } }, loopback))).kind).toBe('invalid_request');
+    expect(
+      (await catchLlm(callAnthropic(connection(), { ...call, providerOptions: { thinking: { type: 'enabled' } } }, loopback))).kind,
+    ).toBe('invalid_request');
     expect(fake.received).toHaveLength(0);
   });
 });
@@ -151,11 +187,23 @@ describe('anthropic adapter: streaming', () => {
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Grading' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' now.' } } },
         { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'extract', input: {} } } },
-        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"score": 5, ' } } },
-        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"reasoning": "correct"}' } } },
+        {
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'extract', input: {} } },
+        },
+        {
+          event: 'content_block_delta',
+          data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"score": 5, ' } },
+        },
+        {
+          event: 'content_block_delta',
+          data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"reasoning": "correct"}' } },
+        },
         { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
-        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 57 } } },
+        {
+          event: 'message_delta',
+          data: { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 57 } },
+        },
         { event: 'message_stop', data: { type: 'message_stop' } },
       ]);
     const deltas: string[] = [];
@@ -181,12 +229,20 @@ describeProviderFailures({
   secret: KEY,
   authMessage: 'invalid x-api-key',
   rateLimitMessage: 'Number of request tokens has exceeded your per-minute rate limit',
-  errorBody: (status, message) => ({ type: 'error', error: { type: status === 401 ? 'authentication_error' : 'rate_limit_error', message }, ...(status === 401 ? { request_id: 'req_1' } : {}) }),
+  errorBody: (status, message) => ({
+    type: 'error',
+    error: { type: status === 401 ? 'authentication_error' : 'rate_limit_error', message },
+    ...(status === 401 ? { request_id: 'req_1' } : {}),
+  }),
   okBody: () => ANSWER,
   abortSignal: true,
   more: {
     async rateLimited() {
-      fake.answer = (_r, res) => json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } });
+      fake.answer = (_r, res) =>
+        json(res, 400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' },
+        });
       expect((await catchLlm(callAnthropic(connection(), call, loopback))).kind).toBe('billing_exhausted');
     },
   },

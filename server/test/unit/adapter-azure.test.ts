@@ -27,7 +27,17 @@ const call: LlmCall = {
     { role: 'user', content: 'Grade: 2+2=4' },
   ],
   params: { temperature: 0.2, top_p: 0.9, max_tokens: 256 },
-  tools: [{ name: 'extract', description: 'Extract the score', parameters: { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] } }],
+  tools: [
+    {
+      name: 'extract',
+      description: 'Extract the score',
+      parameters: {
+        type: 'object',
+        properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+        required: ['score', 'reasoning'],
+      },
+    },
+  ],
   toolChoice: { name: 'extract' },
   providerOptions: { serviceTier: 'default', openai: { parallel_tool_calls: false, user: 'judge' } },
   timeoutMs: 5_000,
@@ -88,14 +98,21 @@ describe('azure adapter', () => {
       top_p: 0.9,
       max_tokens: 256,
       stream: false,
-      tools: [{ type: 'function', function: { name: 'extract', description: 'Extract the score', parameters: call.tools![0]!.parameters } }],
+      tools: [
+        { type: 'function', function: { name: 'extract', description: 'Extract the score', parameters: call.tools![0]!.parameters } },
+      ],
       tool_choice: { type: 'function', function: { name: 'extract' } },
       service_tier: 'default',
       parallel_tool_calls: false,
       user: 'judge',
     });
 
-    expect(result).toEqual({ text: null, toolCalls: [{ name: 'extract', arguments: '{"score":5,"reasoning":"correct"}' }], usage: USAGE, model: 'gpt-4o-mini-2024-07-18' });
+    expect(result).toEqual({
+      text: null,
+      toolCalls: [{ name: 'extract', arguments: '{"score":5,"reasoning":"correct"}' }],
+      usage: USAGE,
+      model: 'gpt-4o-mini-2024-07-18',
+    });
   });
 
   it('cuts a stored base URL before its /deployments segment', async () => {
@@ -107,7 +124,9 @@ describe('azure adapter', () => {
   });
 
   it('refuses provider options outside the OpenAI key map, and a missing baseURL, before sending', async () => {
-    const e = await catchLlm(callAzure(connection(), { ...call, providerOptions: { reasoning_effort: 'low', thinkingBudget: 128, openai: { foo: 1 } } }, loopback));
+    const e = await catchLlm(
+      callAzure(connection(), { ...call, providerOptions: { reasoning_effort: 'low', thinkingBudget: 128, openai: { foo: 1 } } }, loopback),
+    );
     expect(e.kind).toBe('invalid_request');
     expect(e.message).toBe('Unsupported azure provider options: thinkingBudget, openai.foo');
     const e2 = await catchLlm(callAzure(connection(null), call, loopback));
@@ -128,7 +147,14 @@ describe('azure adapter', () => {
       sse(
         res,
         [
-          { id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] },
+          {
+            id: '',
+            object: '',
+            created: 0,
+            model: '',
+            choices: [],
+            prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }],
+          },
           chunk({ role: 'assistant', content: '' }),
           chunk({ content: 'Score' }),
           chunk({ content: ': 5' }),
@@ -138,7 +164,11 @@ describe('azure adapter', () => {
         { done: true },
       );
     const deltas: string[] = [];
-    const result = await callAzure(connection(), { ...call, tools: undefined, toolChoice: undefined, onText: (d) => deltas.push(d) }, loopback);
+    const result = await callAzure(
+      connection(),
+      { ...call, tools: undefined, toolChoice: undefined, onText: (d) => deltas.push(d) },
+      loopback,
+    );
     const r = fake.received[0]!;
     expect(r.path).toBe(`/openai/deployments/${DEPLOYMENT}/chat/completions?api-version=2025-02-01-preview`);
     expect(r.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
@@ -146,7 +176,6 @@ describe('azure adapter', () => {
     expect(deltas).toEqual(['Score', ': 5']);
     expect(result).toEqual({ text: 'Score: 5', toolCalls: [], usage: USAGE, model: 'gpt-4o-mini-2024-07-18' });
   });
-
 });
 
 describeProviderFailures({

@@ -36,7 +36,17 @@ const call: LlmCall = {
     { role: 'user', content: 'Grade: 2+2=4' },
   ],
   params: { temperature: 0.2, top_p: 0.9, max_tokens: 256, frequency_penalty: 0.1, presence_penalty: 0.3, n: 1 },
-  tools: [{ name: 'extract', description: 'Extract the score', parameters: { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] } }],
+  tools: [
+    {
+      name: 'extract',
+      description: 'Extract the score',
+      parameters: {
+        type: 'object',
+        properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+        required: ['score', 'reasoning'],
+      },
+    },
+  ],
   toolChoice: { name: 'extract' },
   providerOptions: { top_k: 40, bedrock: { anthropic_beta: ['token-efficient-tools-2025-02-19'], thinking: { type: 'disabled' } } },
   timeoutMs: 5_000,
@@ -61,7 +71,15 @@ const CONVERSE_ANSWER = {
 };
 
 const awsError = (res: http.ServerResponse, status: number, type: string, message: string) =>
-  json(res, status, { message }, { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'a1b2c3d4-0000-4000-8000-000000000000' });
+  json(
+    res,
+    status,
+    { message },
+    {
+      'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': 'a1b2c3d4-0000-4000-8000-000000000000',
+    },
+  );
 
 describe('bedrock adapter: Converse', () => {
   it('signs with SigV4 and sends the path, custom headers and Converse body', async () => {
@@ -72,7 +90,9 @@ describe('bedrock adapter: Converse', () => {
     const r = fake.received[0]!;
     expect(r.method).toBe('POST');
     expect(r.path).toBe(`/model/${encodeURIComponent(MODEL)}/converse`);
-    expect(r.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${ACCESS_KEY_ID}/\\d{8}/eu-central-1/bedrock/aws4_request, SignedHeaders=`));
+    expect(r.headers.authorization).toMatch(
+      new RegExp(`^AWS4-HMAC-SHA256 Credential=${ACCESS_KEY_ID}/\\d{8}/eu-central-1/bedrock/aws4_request, SignedHeaders=`),
+    );
     expect(r.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
     expect(r.headers['x-tenant']).toBe('acme');
     expect(r.headers['x-gateway-token']).toBe('gw-token-value-42');
@@ -97,8 +117,17 @@ describe('bedrock adapter: Converse', () => {
   });
 
   it('sends a Bedrock API key as a bearer token, not SigV4, and only what is set', async () => {
-    fake.answer = (_r, res) => json(res, 200, { ...CONVERSE_ANSWER, output: { message: { role: 'assistant', content: [{ text: 'plain ' }, { text: 'text' }] } }, stopReason: 'end_turn' });
-    const result = await callBedrock(connection(JSON.stringify({ apiKey: API_KEY })), { model: 'amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 }, loopback);
+    fake.answer = (_r, res) =>
+      json(res, 200, {
+        ...CONVERSE_ANSWER,
+        output: { message: { role: 'assistant', content: [{ text: 'plain ' }, { text: 'text' }] } },
+        stopReason: 'end_turn',
+      });
+    const result = await callBedrock(
+      connection(JSON.stringify({ apiKey: API_KEY })),
+      { model: 'amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 },
+      loopback,
+    );
     const r = fake.received[0]!;
     expect(r.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(r.headers['x-amz-date']).toBeUndefined();
@@ -152,13 +181,24 @@ describe('bedrock adapter: ConverseStream', () => {
     expect(r.headers['x-tenant']).toBe('acme');
     expect(r.body.toolConfig.toolChoice).toEqual({ tool: { name: 'extract' } });
     expect(deltas).toEqual(['Grading', ' now.']);
-    expect(result).toEqual({ text: 'Grading now.', toolCalls: [{ name: 'extract', arguments: '{"score":5,"reasoning":"correct"}' }], usage: USAGE, model: MODEL });
+    expect(result).toEqual({
+      text: 'Grading now.',
+      toolCalls: [{ name: 'extract', arguments: '{"score":5,"reasoning":"correct"}' }],
+      usage: USAGE,
+      model: MODEL,
+    });
   });
 });
 
 describe('bedrock adapter: failures', () => {
   it('403 UnrecognizedClientException / AccessDeniedException is auth_invalid, secrets redacted even when echoed', async () => {
-    fake.answer = (_r, res) => awsError(res, 403, 'UnrecognizedClientException', `The security token included in the request is invalid: ${ACCESS_KEY_ID} ${SECRET_ACCESS_KEY} gw-token-value-42`);
+    fake.answer = (_r, res) =>
+      awsError(
+        res,
+        403,
+        'UnrecognizedClientException',
+        `The security token included in the request is invalid: ${ACCESS_KEY_ID} ${SECRET_ACCESS_KEY} gw-token-value-42`,
+      );
     const e = await catchLlm(callBedrock(connection(), call, loopback));
     expect(e.kind).toBe('auth_invalid');
     expect(e.status).toBe(403);
@@ -166,7 +206,8 @@ describe('bedrock adapter: failures', () => {
     for (const s of [ACCESS_KEY_ID, SECRET_ACCESS_KEY, 'gw-token-value-42']) expect(e.message).not.toContain(s);
     expect(fake.received).toHaveLength(1); // maxAttempts 1
 
-    fake.answer = (_r, res) => awsError(res, 403, 'AccessDeniedException', `Authentication failed: Please make sure your API Key is valid. ${API_KEY.slice(-8)}`);
+    fake.answer = (_r, res) =>
+      awsError(res, 403, 'AccessDeniedException', `Authentication failed: Please make sure your API Key is valid. ${API_KEY.slice(-8)}`);
     const e2 = await catchLlm(callBedrock(connection(JSON.stringify({ apiKey: API_KEY })), call, loopback));
     expect(e2.kind).toBe('auth_invalid');
     expect(e2.message).not.toContain(API_KEY.slice(-8));

@@ -12,9 +12,18 @@ const fake = useFakeProvider();
 
 const KEY = 'AIzaSyTEST0123456789abcdefSECRETKEYxx';
 const loopback = parseAllowList('127.0.0.1');
-const connection = (origin = fake.url) => ({ baseUrl: origin, secretKey: KEY, extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' }, config: null });
+const connection = (origin = fake.url) => ({
+  baseUrl: origin,
+  secretKey: KEY,
+  extraHeaders: { 'x-tenant': 'acme', 'x-gateway-token': 'gw-token-value-42' },
+  config: null,
+});
 
-const SCHEMA = { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] };
+const SCHEMA = {
+  type: 'object',
+  properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+  required: ['score', 'reasoning'],
+};
 const call: LlmCall = {
   model: 'gemini-2.5-flash',
   messages: [
@@ -104,8 +113,13 @@ describe('google-ai-studio adapter: request and answer', () => {
 
   it('sends only what is set; the model falls back to the requested one', async () => {
     const { modelVersion: _drop, ...noVersion } = ANSWER;
-    fake.answer = (_r, res) => json(res, 200, { ...noVersion, candidates: [{ content: { parts: [{ text: 'plain' }], role: 'model' }, finishReason: 'STOP' }] });
-    const result = await callGoogleAiStudio(connection(), { model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 }, loopback);
+    fake.answer = (_r, res) =>
+      json(res, 200, { ...noVersion, candidates: [{ content: { parts: [{ text: 'plain' }], role: 'model' }, finishReason: 'STOP' }] });
+    const result = await callGoogleAiStudio(
+      connection(),
+      { model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 },
+      loopback,
+    );
     const r = fake.received[0]!;
     expect(r.path).toBe('/v1beta/models/gemini-3-flash-preview:generateContent');
     // the SDK always writes a generationConfig object; nothing unset goes into it
@@ -127,7 +141,10 @@ describe('geminiThinkingConfig (Google thinking options)', () => {
     expect(geminiThinkingConfig('gemini-2.5-flash', {})).toBeUndefined();
     expect(geminiThinkingConfig('gemini-2.5-flash', { thinkingBudget: 0 })).toEqual({ thinkingBudget: 0, includeThoughts: false });
     expect(geminiThinkingConfig('gemini-2.5-flash', { thinkingBudget: -1 })).toEqual({ thinkingBudget: -1, includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-2.5-flash', { thinkingBudget: 128, thinkingLevel: 'high' })).toEqual({ thinkingBudget: 128, includeThoughts: true });
+    expect(geminiThinkingConfig('gemini-2.5-flash', { thinkingBudget: 128, thinkingLevel: 'high' })).toEqual({
+      thinkingBudget: 128,
+      includeThoughts: true,
+    });
     expect(geminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 0 })).toEqual({ thinkingBudget: 128, includeThoughts: false });
     expect(geminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 127 })).toEqual({ thinkingBudget: 128, includeThoughts: false });
     expect(geminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 2048 })).toEqual({ thinkingBudget: 2048, includeThoughts: true });
@@ -135,19 +152,43 @@ describe('geminiThinkingConfig (Google thinking options)', () => {
   });
 
   it('gemini-3+: needs a level (lower-cased); includeThoughts off for minimal; the pro mappings', () => {
-    expect(geminiThinkingConfig('gemini-3-flash-preview', { thinkingLevel: 'MINIMAL' })).toEqual({ thinkingLevel: 'minimal', includeThoughts: false });
-    expect(geminiThinkingConfig('gemini-3-flash-preview', { thinkingLevel: 'medium', thinkingBudget: 99 })).toEqual({ thinkingLevel: 'medium', includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'minimal' })).toEqual({ thinkingLevel: 'low', includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'medium' })).toEqual({ thinkingLevel: 'high', includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' })).toEqual({ thinkingLevel: 'low', includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'medium' })).toEqual({ thinkingLevel: 'medium', includeThoughts: true });
+    expect(geminiThinkingConfig('gemini-3-flash-preview', { thinkingLevel: 'MINIMAL' })).toEqual({
+      thinkingLevel: 'minimal',
+      includeThoughts: false,
+    });
+    expect(geminiThinkingConfig('gemini-3-flash-preview', { thinkingLevel: 'medium', thinkingBudget: 99 })).toEqual({
+      thinkingLevel: 'medium',
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'minimal' })).toEqual({
+      thinkingLevel: 'low',
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'medium' })).toEqual({
+      thinkingLevel: 'high',
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' })).toEqual({
+      thinkingLevel: 'low',
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'medium' })).toEqual({
+      thinkingLevel: 'medium',
+      includeThoughts: true,
+    });
     expect(() => geminiThinkingConfig('gemini-3-flash-preview', { thinkingBudget: 1024 })).toThrow(/takes thinkingLevel/);
     expect(() => geminiThinkingConfig('gemini-3-flash-preview', { thinkingLevel: 'extreme' })).toThrow(/minimal, low, medium or high/);
   });
 
   it('maxReasoningTokens wins over thinkingBudget for Vertex only; other keys are ignored', () => {
-    expect(geminiThinkingConfig('gemini-2.5-flash', { maxReasoningTokens: 512, thinkingBudget: 64 }, { vertex: true })).toEqual({ thinkingBudget: 512, includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-2.5-flash', { maxReasoningTokens: 512, thinkingBudget: 64 })).toEqual({ thinkingBudget: 64, includeThoughts: true });
+    expect(geminiThinkingConfig('gemini-2.5-flash', { maxReasoningTokens: 512, thinkingBudget: 64 }, { vertex: true })).toEqual({
+      thinkingBudget: 512,
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-2.5-flash', { maxReasoningTokens: 512, thinkingBudget: 64 })).toEqual({
+      thinkingBudget: 64,
+      includeThoughts: true,
+    });
     expect(geminiThinkingConfig('gemini-2.5-flash', { maxReasoningTokens: 512, topK: 3 })).toBeUndefined();
   });
 });
@@ -165,7 +206,10 @@ describe('google-ai-studio adapter: streaming', () => {
         chunk([{ text: 'Thinking about it', thought: true }]),
         chunk([{ text: 'Grading' }]),
         chunk([{ text: ' now.' }]),
-        { ...chunk([{ functionCall: { name: 'extract', args: { score: 5, reasoning: 'correct' } } }], { finishReason: 'STOP' }), usageMetadata: USAGE },
+        {
+          ...chunk([{ functionCall: { name: 'extract', args: { score: 5, reasoning: 'correct' } } }], { finishReason: 'STOP' }),
+          usageMetadata: USAGE,
+        },
       ]);
     const deltas: string[] = [];
     const result = await callGoogleAiStudio(connection(), { ...call, onText: (d) => deltas.push(d) }, loopback);
@@ -200,7 +244,8 @@ describeProviderFailures({
   more: {
     async auth() {
       // AI Studio's usual answer to a bad key
-      fake.answer = (_r, res) => json(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
+      fake.answer = (_r, res) =>
+        json(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
       expect((await catchLlm(callGoogleAiStudio(connection(), call, loopback))).kind).toBe('auth_invalid');
     },
   },

@@ -32,7 +32,14 @@ beforeEach(() => {
 });
 
 const serviceAccount = (tokenUri = `${fake.url}/token`) =>
-  JSON.stringify({ type: 'service_account', project_id: 'proj-1', private_key_id: 'kid', private_key: PEM, client_email: 'judge@proj-1.iam.gserviceaccount.com', token_uri: tokenUri });
+  JSON.stringify({
+    type: 'service_account',
+    project_id: 'proj-1',
+    private_key_id: 'kid',
+    private_key: PEM,
+    client_email: 'judge@proj-1.iam.gserviceaccount.com',
+    token_uri: tokenUri,
+  });
 
 const connection = (over: Partial<LlmConnectionTarget> = {}): LlmConnectionTarget => ({
   baseUrl: fake.url,
@@ -42,7 +49,16 @@ const connection = (over: Partial<LlmConnectionTarget> = {}): LlmConnectionTarge
   ...over,
 });
 
-const TOOL = { name: 'extract', description: 'Extract the score', parameters: { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'], additionalProperties: false } };
+const TOOL = {
+  name: 'extract',
+  description: 'Extract the score',
+  parameters: {
+    type: 'object',
+    properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+    required: ['score', 'reasoning'],
+    additionalProperties: false,
+  },
+};
 
 const gemini: LlmCall = {
   model: 'gemini-2.5-flash',
@@ -65,10 +81,29 @@ const claude: LlmCall = {
   providerOptions: { model: 'claude-other', thinking: { type: 'enabled', budget_tokens: 1024 }, metadata: { user_id: 'u1' } },
 };
 
-const GEMINI_USAGE = { promptTokenCount: 31, candidatesTokenCount: 12, thoughtsTokenCount: 7, totalTokenCount: 50, trafficType: 'ON_DEMAND' };
-const geminiAnswer = (parts: unknown[]) => ({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }], usageMetadata: GEMINI_USAGE, modelVersion: 'gemini-2.5-flash-001' });
+const GEMINI_USAGE = {
+  promptTokenCount: 31,
+  candidatesTokenCount: 12,
+  thoughtsTokenCount: 7,
+  totalTokenCount: 50,
+  trafficType: 'ON_DEMAND',
+};
+const geminiAnswer = (parts: unknown[]) => ({
+  candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }],
+  usageMetadata: GEMINI_USAGE,
+  modelVersion: 'gemini-2.5-flash-001',
+});
 const CLAUDE_USAGE = { input_tokens: 20, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-const claudeAnswer = (content: unknown[]) => ({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: 'end_turn', stop_sequence: null, usage: CLAUDE_USAGE });
+const claudeAnswer = (content: unknown[]) => ({
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5-20250929',
+  content,
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: CLAUDE_USAGE,
+});
 
 const modelRequests = () => fake.received.filter((r) => r.path !== '/token');
 const tokenRequests = () => fake.received.filter((r) => r.path === '/token');
@@ -81,7 +116,11 @@ function checkAssertion(r: Received) {
   const [h, c, s] = form.get('assertion')!.split('.');
   expect(JSON.parse(Buffer.from(h!, 'base64url').toString())).toEqual({ alg: 'RS256', typ: 'JWT' });
   const claims = JSON.parse(Buffer.from(c!, 'base64url').toString());
-  expect(claims).toMatchObject({ iss: 'judge@proj-1.iam.gserviceaccount.com', scope: 'https://www.googleapis.com/auth/cloud-platform', aud: `${fake.url}/token` });
+  expect(claims).toMatchObject({
+    iss: 'judge@proj-1.iam.gserviceaccount.com',
+    scope: 'https://www.googleapis.com/auth/cloud-platform',
+    aud: `${fake.url}/token`,
+  });
   expect(claims.exp - claims.iat).toBe(3600);
   expect(Math.abs(claims.iat - Date.now() / 1000)).toBeLessThan(60);
   expect(verify('RSA-SHA256', Buffer.from(`${h}.${c}`), publicKey, Buffer.from(s!, 'base64url'))).toBe(true);
@@ -89,7 +128,16 @@ function checkAssertion(r: Received) {
 
 describe('Gemini on Vertex', () => {
   it('signs the token request, posts generateContent with the Bearer token, headers and body, and reads the answer', async () => {
-    modelAnswer = (_r, res) => json(res, 200, geminiAnswer([{ text: 'thought summary', thought: true }, { text: 'Score follows.' }, { functionCall: { name: 'extract', args: { score: 5, reasoning: 'right' } } }]));
+    modelAnswer = (_r, res) =>
+      json(
+        res,
+        200,
+        geminiAnswer([
+          { text: 'thought summary', thought: true },
+          { text: 'Score follows.' },
+          { functionCall: { name: 'extract', args: { score: 5, reasoning: 'right' } } },
+        ]),
+      );
     const result = await callGoogleVertexAi(connection(), gemini, loopback);
     expect(tokenRequests()).toHaveLength(1);
     checkAssertion(tokenRequests()[0]!);
@@ -106,16 +154,47 @@ describe('Gemini on Vertex', () => {
         { role: 'model', parts: [{ text: 'Thinking…' }] },
         { role: 'user', parts: [{ text: 'Go on' }] },
       ],
-      generationConfig: { temperature: 0.2, topP: 0.9, maxOutputTokens: 256, frequencyPenalty: 0.1, presencePenalty: 0.3, candidateCount: 1, thinkingConfig: { thinkingBudget: 512, includeThoughts: true } },
-      tools: [{ functionDeclarations: [{ name: 'extract', description: 'Extract the score', parameters: { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] } }] }],
+      generationConfig: {
+        temperature: 0.2,
+        topP: 0.9,
+        maxOutputTokens: 256,
+        frequencyPenalty: 0.1,
+        presencePenalty: 0.3,
+        candidateCount: 1,
+        thinkingConfig: { thinkingBudget: 512, includeThoughts: true },
+      },
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'extract',
+              description: 'Extract the score',
+              parameters: {
+                type: 'object',
+                properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+                required: ['score', 'reasoning'],
+              },
+            },
+          ],
+        },
+      ],
       toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['extract'] } },
     });
-    expect(result).toEqual({ text: 'Score follows.', toolCalls: [{ name: 'extract', arguments: '{"score":5,"reasoning":"right"}' }], usage: GEMINI_USAGE, model: 'gemini-2.5-flash-001' });
+    expect(result).toEqual({
+      text: 'Score follows.',
+      toolCalls: [{ name: 'extract', arguments: '{"score":5,"reasoning":"right"}' }],
+      usage: GEMINI_USAGE,
+      model: 'gemini-2.5-flash-001',
+    });
   });
 
   it('sends unset parameters nowhere, and defaults to us-central1', async () => {
     modelAnswer = (_r, res) => json(res, 200, geminiAnswer([{ text: 'hi' }]));
-    await callGoogleVertexAi(connection({ config: null }), { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 }, loopback);
+    await callGoogleVertexAi(
+      connection({ config: null }),
+      { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 },
+      loopback,
+    );
     const [r] = modelRequests();
     expect(r!.path).toBe('/v1beta1/projects/proj-1/locations/us-central1/publishers/google/models/gemini-2.0-flash:generateContent');
     expect(r!.body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
@@ -133,28 +212,62 @@ describe('Gemini on Vertex', () => {
   it('streams with streamGenerateContent?alt=sse through onText', async () => {
     modelAnswer = (_r, res) =>
       sse(res, [
-        { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] } }], usageMetadata: { promptTokenCount: 3 }, modelVersion: 'gemini-2.5-flash-001' },
+        {
+          candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] } }],
+          usageMetadata: { promptTokenCount: 3 },
+          modelVersion: 'gemini-2.5-flash-001',
+        },
         { candidates: [{ content: { role: 'model', parts: [{ text: 'lo' }] } }] },
-        { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'extract', args: { score: 1 } } }] }, finishReason: 'STOP' }], usageMetadata: GEMINI_USAGE, modelVersion: 'gemini-2.5-flash-001' },
+        {
+          candidates: [
+            { content: { role: 'model', parts: [{ functionCall: { name: 'extract', args: { score: 1 } } }] }, finishReason: 'STOP' },
+          ],
+          usageMetadata: GEMINI_USAGE,
+          modelVersion: 'gemini-2.5-flash-001',
+        },
       ]);
     const deltas: string[] = [];
     const result = await callGoogleVertexAi(connection(), { ...gemini, onText: (d) => deltas.push(d) }, loopback);
-    expect(modelRequests()[0]!.path).toBe('/v1beta1/projects/proj-1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    expect(modelRequests()[0]!.path).toBe(
+      '/v1beta1/projects/proj-1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    );
     expect(deltas).toEqual(['Hel', 'lo']);
-    expect(result).toEqual({ text: 'Hello', toolCalls: [{ name: 'extract', arguments: '{"score":1}' }], usage: GEMINI_USAGE, model: 'gemini-2.5-flash-001' });
+    expect(result).toEqual({
+      text: 'Hello',
+      toolCalls: [{ name: 'extract', arguments: '{"score":1}' }],
+      usage: GEMINI_USAGE,
+      model: 'gemini-2.5-flash-001',
+    });
   });
 
   it('translates thinking options per model family, refusing what a model cannot take before any request', async () => {
-    expect(geminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 0 }, { vertex: true })).toEqual({ thinkingBudget: 128, includeThoughts: false });
-    expect(geminiThinkingConfig('gemini-2.5-flash', { google: { thinkingBudget: 0 } }, { vertex: true })).toEqual({ thinkingBudget: 0, includeThoughts: false });
-    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'MEDIUM' }, { vertex: true })).toEqual({ thinkingLevel: 'high', includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' }, { vertex: true })).toEqual({ thinkingLevel: 'low', includeThoughts: true });
-    expect(geminiThinkingConfig('gemini-3-flash', { thinkingLevel: 'minimal' }, { vertex: true })).toEqual({ thinkingLevel: 'minimal', includeThoughts: false });
+    expect(geminiThinkingConfig('gemini-2.5-pro', { thinkingBudget: 0 }, { vertex: true })).toEqual({
+      thinkingBudget: 128,
+      includeThoughts: false,
+    });
+    expect(geminiThinkingConfig('gemini-2.5-flash', { google: { thinkingBudget: 0 } }, { vertex: true })).toEqual({
+      thinkingBudget: 0,
+      includeThoughts: false,
+    });
+    expect(geminiThinkingConfig('gemini-3-pro-preview', { thinkingLevel: 'MEDIUM' }, { vertex: true })).toEqual({
+      thinkingLevel: 'high',
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' }, { vertex: true })).toEqual({
+      thinkingLevel: 'low',
+      includeThoughts: true,
+    });
+    expect(geminiThinkingConfig('gemini-3-flash', { thinkingLevel: 'minimal' }, { vertex: true })).toEqual({
+      thinkingLevel: 'minimal',
+      includeThoughts: false,
+    });
     expect(geminiThinkingConfig('gemini-3-flash', { other: 1 }, { vertex: true })).toBeUndefined();
     const e = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, providerOptions: { thinkingLevel: 'low' } }, loopback));
     expect(e.kind).toBe('invalid_request');
     expect(e.message).toBe('google-vertex-ai: gemini-2.5-flash takes thinkingBudget, not thinkingLevel');
-    const e2 = await catchLlm(callGoogleVertexAi(connection(), { ...gemini, model: 'gemini-3-flash', providerOptions: { thinkingBudget: 100 } }, loopback));
+    const e2 = await catchLlm(
+      callGoogleVertexAi(connection(), { ...gemini, model: 'gemini-3-flash', providerOptions: { thinkingBudget: 100 } }, loopback),
+    );
     expect(e2.kind).toBe('invalid_request');
     expect(fake.received).toHaveLength(0);
   });
@@ -162,7 +275,16 @@ describe('Gemini on Vertex', () => {
 
 describe('Claude on Vertex', () => {
   it('posts rawPredict with the Anthropic body (anthropic_version, no model) and reads the answer', async () => {
-    modelAnswer = (_r, res) => json(res, 200, claudeAnswer([{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'Score follows.' }, { type: 'tool_use', id: 'tu_1', name: 'extract', input: { score: 4, reasoning: 'ok' } }]));
+    modelAnswer = (_r, res) =>
+      json(
+        res,
+        200,
+        claudeAnswer([
+          { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+          { type: 'text', text: 'Score follows.' },
+          { type: 'tool_use', id: 'tu_1', name: 'extract', input: { score: 4, reasoning: 'ok' } },
+        ]),
+      );
     const result = await callGoogleVertexAi(connection(), claude, loopback);
     expect(tokenRequests()).toHaveLength(1);
     checkAssertion(tokenRequests()[0]!);
@@ -189,12 +311,21 @@ describe('Claude on Vertex', () => {
       metadata: { user_id: 'u1' },
     });
     expect(r!.body).not.toHaveProperty('model');
-    expect(result).toEqual({ text: 'Score follows.', toolCalls: [{ name: 'extract', arguments: '{"score":4,"reasoning":"ok"}' }], usage: CLAUDE_USAGE, model: 'claude-sonnet-4-5-20250929' });
+    expect(result).toEqual({
+      text: 'Score follows.',
+      toolCalls: [{ name: 'extract', arguments: '{"score":4,"reasoning":"ok"}' }],
+      usage: CLAUDE_USAGE,
+      model: 'claude-sonnet-4-5-20250929',
+    });
   });
 
   it('defaults max_tokens to 4096 and uses the global endpoint shape for location global', async () => {
     modelAnswer = (_r, res) => json(res, 200, claudeAnswer([{ type: 'text', text: 'hi' }]));
-    await callGoogleVertexAi(connection({ config: { location: 'global' } }), { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 }, loopback);
+    await callGoogleVertexAi(
+      connection({ config: { location: 'global' } }),
+      { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }], params: {}, timeoutMs: 5_000 },
+      loopback,
+    );
     const [r] = modelRequests();
     expect(r!.path).toBe('/v1/projects/proj-1/locations/global/publishers/anthropic/models/claude-haiku-4-5:rawPredict');
     expect(r!.body).toEqual({ anthropic_version: 'vertex-2023-10-16', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4096 });
@@ -203,18 +334,30 @@ describe('Claude on Vertex', () => {
   it('streams with streamRawPredict through onText', async () => {
     modelAnswer = (_r, res) =>
       sse(res, [
-        { event: 'message_start', data: { type: 'message_start', message: { ...claudeAnswer([]), usage: { input_tokens: 20, output_tokens: 1 } } } },
+        {
+          event: 'message_start',
+          data: { type: 'message_start', message: { ...claudeAnswer([]), usage: { input_tokens: 20, output_tokens: 1 } } },
+        },
         { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } } },
         { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } } },
+        {
+          event: 'message_delta',
+          data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } },
+        },
         { event: 'message_stop', data: { type: 'message_stop' } },
       ]);
     const deltas: string[] = [];
-    const result = await callGoogleVertexAi(connection(), { ...claude, providerOptions: undefined, onText: (d) => deltas.push(d) }, loopback);
+    const result = await callGoogleVertexAi(
+      connection(),
+      { ...claude, providerOptions: undefined, onText: (d) => deltas.push(d) },
+      loopback,
+    );
     const [r] = modelRequests();
-    expect(r!.path).toBe('/v1/projects/proj-1/locations/europe-west4/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict');
+    expect(r!.path).toBe(
+      '/v1/projects/proj-1/locations/europe-west4/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict',
+    );
     expect(r!.body.stream).toBe(true);
     expect(r!.body).not.toHaveProperty('model');
     expect(deltas).toEqual(['Hel', 'lo']);
@@ -224,14 +367,25 @@ describe('Claude on Vertex', () => {
   });
 
   it('refuses unknown provider options before any request', async () => {
-    const e = await catchLlm(callGoogleVertexAi(connection(), { ...claude, providerOptions: { thinking: { type: 'enabled', budget_tokens: 10, foo: 1 }, temperatureX: 1 } }, loopback));
+    const e = await catchLlm(
+      callGoogleVertexAi(
+        connection(),
+        { ...claude, providerOptions: { thinking: { type: 'enabled', budget_tokens: 10, foo: 1 }, temperatureX: 1 } },
+        loopback,
+      ),
+    );
     expect(e.kind).toBe('invalid_request');
     expect(e.message).toBe('Unsupported google-vertex-ai provider options: temperatureX');
-    const e2 = await catchLlm(callGoogleVertexAi(connection(), { ...claude, providerOptions: { anthropic: { model: 'dropped', thinking: { type: 'enabled', budget_tokens: 10, foo: 1 } } } }, loopback));
+    const e2 = await catchLlm(
+      callGoogleVertexAi(
+        connection(),
+        { ...claude, providerOptions: { anthropic: { model: 'dropped', thinking: { type: 'enabled', budget_tokens: 10, foo: 1 } } } },
+        loopback,
+      ),
+    );
     expect(e2.message).toBe('Unsupported google-vertex-ai provider options: thinking.foo');
     expect(fake.received).toHaveLength(0);
   });
-
 });
 
 describe('failures', () => {
@@ -267,7 +421,6 @@ describe('failures', () => {
     }
     expect(fake.received).toHaveLength(0);
   });
-
 });
 
 describeProviderFailures({
@@ -295,7 +448,9 @@ describeProviderFailures({
     async unreachable() {
       // the token endpoint
       clearGoogleTokenCache();
-      const e = await catchLlm(callGoogleVertexAi(connection({ secretKey: serviceAccount(`${await closedPortOrigin()}/token`) }), gemini, loopback));
+      const e = await catchLlm(
+        callGoogleVertexAi(connection({ secretKey: serviceAccount(`${await closedPortOrigin()}/token`) }), gemini, loopback),
+      );
       expect(e.kind).toBe('unreachable');
     },
   },

@@ -25,7 +25,17 @@ const call: LlmCall = {
     { role: 'user', content: 'Grade: 2+2=4' },
   ],
   params: { temperature: 0.2, top_p: 0.9, max_tokens: 256, frequency_penalty: 0.1, presence_penalty: 0.3, n: 1 },
-  tools: [{ name: 'extract', description: 'Extract the score', parameters: { type: 'object', properties: { score: { type: 'number' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'] } }],
+  tools: [
+    {
+      name: 'extract',
+      description: 'Extract the score',
+      parameters: {
+        type: 'object',
+        properties: { score: { type: 'number' }, reasoning: { type: 'string' } },
+        required: ['score', 'reasoning'],
+      },
+    },
+  ],
   toolChoice: { name: 'extract' },
   providerOptions: { reasoning_effort: 'low', service_tier: 'flex', thinkingBudget: 128 },
   timeoutMs: 5_000,
@@ -85,7 +95,9 @@ describe('openai adapter: Chat Completions', () => {
       frequency_penalty: 0.1,
       presence_penalty: 0.3,
       n: 1,
-      tools: [{ type: 'function', function: { name: 'extract', description: 'Extract the score', parameters: call.tools![0]!.parameters } }],
+      tools: [
+        { type: 'function', function: { name: 'extract', description: 'Extract the score', parameters: call.tools![0]!.parameters } },
+      ],
       tool_choice: { type: 'function', function: { name: 'extract' } },
       reasoning_effort: 'low',
       service_tier: 'flex',
@@ -102,8 +114,16 @@ describe('openai adapter: Chat Completions', () => {
   });
 
   it('sends only what is set, and max_completion_tokens for reasoning models', async () => {
-    fake.answer = (_r, res) => json(res, 200, { ...CHAT_ANSWER, choices: [{ index: 0, message: { role: 'assistant', content: 'plain text' }, finish_reason: 'stop' }] });
-    const result = await callOpenAi(connection(), { model: 'o4-mini', messages: [{ role: 'user', content: 'hi' }], params: { max_tokens: 100 }, timeoutMs: 5_000 }, loopback);
+    fake.answer = (_r, res) =>
+      json(res, 200, {
+        ...CHAT_ANSWER,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'plain text' }, finish_reason: 'stop' }],
+      });
+    const result = await callOpenAi(
+      connection(),
+      { model: 'o4-mini', messages: [{ role: 'user', content: 'hi' }], params: { max_tokens: 100 }, timeoutMs: 5_000 },
+      loopback,
+    );
     const body = fake.received[0]!.body;
     expect(Object.keys(body).sort()).toEqual(['max_completion_tokens', 'messages', 'model', 'stream']);
     expect(body.max_completion_tokens).toBe(100);
@@ -114,7 +134,13 @@ describe('openai adapter: Chat Completions', () => {
 
 describe('openai adapter: Responses API', () => {
   it('calls <baseURL>/responses when config.useResponsesApi is set and reads text, tool calls and usage', async () => {
-    const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 29 };
+    const usage = {
+      input_tokens: 20,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 9,
+      output_tokens_details: { reasoning_tokens: 2 },
+      total_tokens: 29,
+    };
     fake.answer = (_r, res) =>
       json(res, 200, {
         id: 'resp_1',
@@ -123,8 +149,21 @@ describe('openai adapter: Responses API', () => {
         status: 'completed',
         model: 'gpt-4o-mini-2024-07-18',
         output: [
-          { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Score follows.', annotations: [] }] },
-          { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'extract', arguments: '{"score":4,"reasoning":"ok"}', status: 'completed' },
+          {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Score follows.', annotations: [] }],
+          },
+          {
+            type: 'function_call',
+            id: 'fc_1',
+            call_id: 'call_1',
+            name: 'extract',
+            arguments: '{"score":4,"reasoning":"ok"}',
+            status: 'completed',
+          },
         ],
         usage,
       });
@@ -146,9 +185,15 @@ describe('openai adapter: Responses API', () => {
       reasoning: { effort: 'low' },
       service_tier: 'flex',
     });
-    for (const absent of ['messages', 'max_tokens', 'n', 'frequency_penalty', 'presence_penalty', 'reasoning_effort']) expect(r.body, absent).not.toHaveProperty(absent);
+    for (const absent of ['messages', 'max_tokens', 'n', 'frequency_penalty', 'presence_penalty', 'reasoning_effort'])
+      expect(r.body, absent).not.toHaveProperty(absent);
 
-    expect(result).toEqual({ text: 'Score follows.', toolCalls: [{ name: 'extract', arguments: '{"score":4,"reasoning":"ok"}' }], usage, model: 'gpt-4o-mini-2024-07-18' });
+    expect(result).toEqual({
+      text: 'Score follows.',
+      toolCalls: [{ name: 'extract', arguments: '{"score":4,"reasoning":"ok"}' }],
+      usage,
+      model: 'gpt-4o-mini-2024-07-18',
+    });
   });
 });
 
@@ -161,11 +206,18 @@ describeProviderFailures({
   secret: KEY,
   authMessage: 'Incorrect API key provided',
   rateLimitMessage: 'Rate limit reached for requests',
-  errorBody: (status, message) => ({ error: { message, type: status === 401 ? 'invalid_request_error' : 'requests', code: status === 401 ? 'invalid_api_key' : 'rate_limit_exceeded' } }),
+  errorBody: (status, message) => ({
+    error: {
+      message,
+      type: status === 401 ? 'invalid_request_error' : 'requests',
+      code: status === 401 ? 'invalid_api_key' : 'rate_limit_exceeded',
+    },
+  }),
   okBody: () => CHAT_ANSWER,
   more: {
     async rateLimited() {
-      fake.answer = (_r, res) => json(res, 429, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } });
+      fake.answer = (_r, res) =>
+        json(res, 429, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } });
       expect((await catchLlm(callOpenAi(connection(), call, loopback))).kind).toBe('billing_exhausted');
     },
   },

@@ -4,20 +4,56 @@ import { ConfigError, defaultTokenizerThreads, loadConfig } from '../../src/conf
 describe('configuration', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, databaseUrl: null, encryptionKey: null, logLevel: 'info', initPublicKey: null, preparedStatements: true, eventIdRetentionDays: 30, requestTimeoutSeconds: 60, pgliteSharedBuffersMb: 32, heapGrowthPercent: 100 });
+    expect(c).toMatchObject({
+      port: 3000,
+      databaseUrl: null,
+      encryptionKey: null,
+      logLevel: 'info',
+      initPublicKey: null,
+      preparedStatements: true,
+      eventIdRetentionDays: 30,
+      requestTimeoutSeconds: 60,
+      pgliteSharedBuffersMb: 32,
+      heapGrowthPercent: 100,
+    });
     expect(c.dataDir.endsWith('/.data')).toBe(true);
   });
 
   it('names every bad variable at once', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ENCRYPTION_KEY: 'abc', LOG_LEVEL: 'loud', TALLY_INIT_PUBLIC_KEY: 'pk-lf-1', TALLY_DB_PREPARED_STATEMENTS: 'maybe', TALLY_TOKENIZER_THREADS: '0', TALLY_EVENT_ID_RETENTION_DAYS: '-1', TALLY_REQUEST_TIMEOUT_SECONDS: '0', TALLY_PGLITE_SHARED_BUFFERS_MB: '1.5', TALLY_HEAP_GROWTH_PERCENT: '-5' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        ENCRYPTION_KEY: 'abc',
+        LOG_LEVEL: 'loud',
+        TALLY_INIT_PUBLIC_KEY: 'pk-lf-1',
+        TALLY_DB_PREPARED_STATEMENTS: 'maybe',
+        TALLY_TOKENIZER_THREADS: '0',
+        TALLY_EVENT_ID_RETENTION_DAYS: '-1',
+        TALLY_REQUEST_TIMEOUT_SECONDS: '0',
+        TALLY_PGLITE_SHARED_BUFFERS_MB: '1.5',
+        TALLY_HEAP_GROWTH_PERCENT: '-5',
+      });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const msg = (error as Error).message;
-    for (const name of ['PORT', 'DATABASE_URL', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'TALLY_INIT_SECRET_KEY', 'TALLY_DB_PREPARED_STATEMENTS', 'TALLY_TOKENIZER_THREADS', 'TALLY_EVENT_ID_RETENTION_DAYS', 'TALLY_REQUEST_TIMEOUT_SECONDS', 'TALLY_PGLITE_SHARED_BUFFERS_MB', 'TALLY_HEAP_GROWTH_PERCENT']) expect(msg).toContain(name);
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'ENCRYPTION_KEY',
+      'LOG_LEVEL',
+      'TALLY_INIT_SECRET_KEY',
+      'TALLY_DB_PREPARED_STATEMENTS',
+      'TALLY_TOKENIZER_THREADS',
+      'TALLY_EVENT_ID_RETENTION_DAYS',
+      'TALLY_REQUEST_TIMEOUT_SECONDS',
+      'TALLY_PGLITE_SHARED_BUFFERS_MB',
+      'TALLY_HEAP_GROWTH_PERCENT',
+    ])
+      expect(msg).toContain(name);
   });
 
   it('accepts a 64-hex encryption key and a postgres URL', () => {

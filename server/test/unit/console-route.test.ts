@@ -11,7 +11,10 @@ import { consoleRouter } from '../../src/http/console.ts';
 
 const built = mkdtempSync(join(tmpdir(), 'tally-console-')) + '/';
 mkdirSync(`${built}assets`);
-writeFileSync(`${built}index.html`, '<!doctype html><title>Tally console</title><script type="module" src="/assets/index-abc.js"></script>');
+writeFileSync(
+  `${built}index.html`,
+  '<!doctype html><title>Tally console</title><script type="module" src="/assets/index-abc.js"></script>',
+);
 writeFileSync(`${built}assets/index-abc.js`, 'console.log(1)');
 const unbuilt = mkdtempSync(join(tmpdir(), 'tally-console-empty-')) + '/';
 
@@ -31,7 +34,9 @@ beforeAll(async () => {
   base = await serve(built);
   baseUnbuilt = await serve(unbuilt);
 });
-afterAll(() => { for (const s of servers) s.close(); });
+afterAll(() => {
+  for (const s of servers) s.close();
+});
 
 describe('the console routes', () => {
   it('serves the built index at / with a same-origin CSP, no framing and no caching', async () => {

@@ -35,7 +35,10 @@ describe('calculateCost, computed (Case B)', () => {
     expect(product.costDetails.input).toBe(0.3);
     const big = calculateCost({ usage: { input: 1_000_000 }, prices: { input: 2.5e-6 } });
     expect(big.costDetails).toEqual({ input: 2.5, total: 2.5 });
-    const cached = calculateCost({ usage: { input: 786, input_cached_tokens: 718398, output: 242 }, prices: { input: 1.1e-6, input_cached_tokens: 2.75e-7, output: 4.4e-6 } });
+    const cached = calculateCost({
+      usage: { input: 786, input_cached_tokens: 718398, output: 242 },
+      prices: { input: 1.1e-6, input_cached_tokens: 2.75e-7, output: 4.4e-6 },
+    });
     expect(cached.costDetails.total).toBe(0.19948885);
   });
 
@@ -76,12 +79,21 @@ describe('calculateCost, computed (Case B)', () => {
 
 describe('calculateCost, provided (Case A)', () => {
   it.each([
-    [{ input: 1, output: 2 }, { input: 1, output: 2, total: 3 }],
+    [
+      { input: 1, output: 2 },
+      { input: 1, output: 2, total: 3 },
+    ],
     [{ total: 2 }, { total: 2 }],
-    [{ output: 2, total: 2 }, { output: 2, total: 2 }],
+    [
+      { output: 2, total: 2 },
+      { output: 2, total: 2 },
+    ],
     [{ input: 1 }, { input: 1, total: 1 }],
     [{ output: 2 }, { output: 2, total: 2 }],
-    [{ input: 1, output: 2, cache_read_input_tokens: 0.5 }, { input: 1, output: 2, cache_read_input_tokens: 0.5 }],
+    [
+      { input: 1, output: 2, cache_read_input_tokens: 0.5 },
+      { input: 1, output: 2, cache_read_input_tokens: 0.5 },
+    ],
   ])('%j → %j', (provided, expected) => {
     const r = calculateCost({ usage: { input: 100, output: 100, total: 200 }, providedCost: provided, prices: PRICES });
     expect(r.costDetails).toEqual(expected);
@@ -93,7 +105,10 @@ describe('calculateCost, provided (Case A)', () => {
     const provided = calculateCost({ usage: {}, providedCost: JSON.parse('{"__proto__": 0.5, "input": 1}'), prices: null });
     expect(Object.keys(provided.costDetails)).toEqual(['__proto__', 'input']);
     expect(Object.getPrototypeOf(provided.costDetails)).toBe(Object.prototype);
-    const priced = calculateCost({ usage: JSON.parse('{"__proto__": 10, "input": 2}'), prices: JSON.parse('{"__proto__": 0.1, "input": 1}') });
+    const priced = calculateCost({
+      usage: JSON.parse('{"__proto__": 10, "input": 2}'),
+      prices: JSON.parse('{"__proto__": 0.1, "input": 1}'),
+    });
     expect(Object.keys(priced.costDetails)).toEqual(['__proto__', 'input', 'total']);
     expect(Object.getOwnPropertyDescriptor(priced.costDetails, '__proto__')?.value).toBe(1);
     expect(priced.costDetails.total).toBe(3);
@@ -114,6 +129,13 @@ describe('aggregates', () => {
   });
 
   it('gives 0 usage, null input/output cost and 0 total cost when absent', () => {
-    expect(aggregates({ foo: 3 }, {})).toEqual({ inputUsage: 0, outputUsage: 0, totalUsage: 0, inputCost: null, outputCost: null, totalCost: 0 });
+    expect(aggregates({ foo: 3 }, {})).toEqual({
+      inputUsage: 0,
+      outputUsage: 0,
+      totalUsage: 0,
+      inputCost: null,
+      outputCost: null,
+      totalCost: 0,
+    });
   });
 });

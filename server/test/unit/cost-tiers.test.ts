@@ -39,7 +39,12 @@ const largeInput = { usageDetailPattern: '(input)', operator: 'gt' as const, val
 const gpt54 = [
   standard({ input: 2.5e-6, output: 1.5e-5 }),
   tier({ name: 'Fast mode', priority: 2, conditions: [serviceTier(['fast', 'priority'])], prices: { input: 5e-6, output: 3e-5 } }),
-  tier({ name: 'Flex · Large context (>272K)', priority: 1, conditions: [serviceTier(['flex']), largeInput], prices: { input: 2.5e-6, output: 1.1e-5 } }),
+  tier({
+    name: 'Flex · Large context (>272K)',
+    priority: 1,
+    conditions: [serviceTier(['flex']), largeInput],
+    prices: { input: 2.5e-6, output: 1.1e-5 },
+  }),
   tier({ name: 'Flex', priority: 3, conditions: [serviceTier(['flex'])], prices: { input: 1.25e-6, output: 7.5e-6 } }),
   tier({ name: 'Large Context (>272K)', priority: 4, conditions: [largeInput], prices: { input: 5e-6, output: 2.25e-5 } }),
 ];
@@ -57,7 +62,9 @@ describe('selectPricingTier', () => {
   it('claude-sonnet-like: cache reads and writes count toward the threshold', () => {
     const r = selectPricingTier(claudeSonnet, { input: 1000, input_cache_read: 150000, input_cache_creation: 60000, output: 10 }, {});
     expect(r.tier?.name).toBe('Large Context (>200K)');
-    expect(r.reason).toBe('tier "Large Context (>200K)" (priority 1): sum of usage keys matching /(input|prompt|cached)/i = 211000 > 200000');
+    expect(r.reason).toBe(
+      'tier "Large Context (>200K)" (priority 1): sum of usage keys matching /(input|prompt|cached)/i = 211000 > 200000',
+    );
   });
 
   it('gemini 2.5 pro: >200K prompt selects Large Context and prices it', () => {
@@ -97,7 +104,12 @@ describe('selectPricingTier', () => {
     const tiers = [
       standard({ input: 1 }),
       tier({ name: 'Batch', conditions: [{ source: 'metadata', key: 'batch', operator: 'in', values: ['true'] }], prices: { input: 0.5 } }),
-      tier({ name: 'N2', priority: 2, conditions: [{ source: 'model_parameters', key: 'n', operator: 'in', values: ['2'] }], prices: { input: 2 } }),
+      tier({
+        name: 'N2',
+        priority: 2,
+        conditions: [{ source: 'model_parameters', key: 'n', operator: 'in', values: ['2'] }],
+        prices: { input: 2 },
+      }),
     ];
     expect(selectPricingTier(tiers, { input: 1 }, { metadata: { batch: true } }).tier?.name).toBe('Batch');
     expect(selectPricingTier(tiers, { input: 1 }, { modelParameters: '{"n": 2}' }).tier?.name).toBe('N2');
@@ -110,7 +122,8 @@ describe('selectPricingTier', () => {
       standard({ input: 1 }),
       tier({ name: 'T', conditions: [{ usageDetailPattern: '^input$', operator, value: 10, caseSensitive }], prices: { input: 2 } }),
     ];
-    const name = (op: Parameters<typeof make>[0], usage: Record<string, number>, cs = false) => selectPricingTier(make(op, cs), usage, {}).tier?.name;
+    const name = (op: Parameters<typeof make>[0], usage: Record<string, number>, cs = false) =>
+      selectPricingTier(make(op, cs), usage, {}).tier?.name;
     expect(name('gte', { INPUT: 10 })).toBe('T');
     expect(name('gte', { INPUT: 10 }, true)).toBe('Standard');
     expect(name('gt', { input: 10 })).toBe('Standard');
@@ -125,7 +138,12 @@ describe('selectPricingTier', () => {
     const tiers = [
       standard({ input: 1 }),
       tier({ name: 'Empty', prices: { input: 0 } }),
-      tier({ name: 'Bad', priority: 2, conditions: [{ usageDetailPattern: '(?<=x)input', operator: 'gte', value: 0, caseSensitive: false }], prices: { input: 0 } }),
+      tier({
+        name: 'Bad',
+        priority: 2,
+        conditions: [{ usageDetailPattern: '(?<=x)input', operator: 'gte', value: 0, caseSensitive: false }],
+        prices: { input: 0 },
+      }),
     ];
     const r = selectPricingTier(tiers, { input: 5 }, {});
     expect(r.tier?.name).toBe('Standard');
@@ -142,7 +160,7 @@ describe('selectPricingTier', () => {
     expect(noDefault.reason).toContain('no default tier');
   });
 
-  it('does not reorder the caller\'s tiers', () => {
+  it("does not reorder the caller's tiers", () => {
     const copy = [...gpt54];
     selectPricingTier(gpt54, { input: 1 }, {});
     expect(gpt54).toEqual(copy);
@@ -151,7 +169,11 @@ describe('selectPricingTier', () => {
 
 describe('stringAttributes', () => {
   it('keeps top-level scalars as strings only', () => {
-    expect(Object.fromEntries(stringAttributes({ a: 'x', b: 1, c: false, d: null, e: [1], f: { g: 1 } }))).toEqual({ a: 'x', b: '1', c: 'false' });
+    expect(Object.fromEntries(stringAttributes({ a: 'x', b: 1, c: false, d: null, e: [1], f: { g: 1 } }))).toEqual({
+      a: 'x',
+      b: '1',
+      c: 'false',
+    });
     expect(stringAttributes([1, 2]).size).toBe(0);
     expect(stringAttributes(undefined).size).toBe(0);
   });

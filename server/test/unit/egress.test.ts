@@ -6,15 +6,38 @@ const none = parseAllowList('');
 
 describe('egress policy', () => {
   it('refuses every non-public address class, IPv4 and IPv6', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.100.100.200', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-      '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.100.100.200',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect(refusedAddress(a, none), a).toMatch(/ is a \w+ address$/);
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(refusedAddress(a, none), a).toBeNull();
   });
 
   it('reads decimal, octal and IPv4-mapped forms of loopback as loopback', () => {
-    for (const raw of ['http://2130706433/v1', 'http://0177.0.0.1/v1', 'http://0x7f.1/', 'http://[::ffff:127.0.0.1]:8080/', 'http://127.1/']) {
+    for (const raw of [
+      'http://2130706433/v1',
+      'http://0177.0.0.1/v1',
+      'http://0x7f.1/',
+      'http://[::ffff:127.0.0.1]:8080/',
+      'http://127.1/',
+    ]) {
       const shape = checkBaseUrlShape(raw);
       expect(shape.ok, raw).toBe(true);
       if (shape.ok) expect(refusedHost(shape.host, [shape.host], none), raw).toMatch(/loopback/);
@@ -59,11 +82,17 @@ describe('egress fetch', () => {
     const { createServer } = await import('node:http');
     const { egressFetch } = await import('../../src/egress/egress-fetch.ts');
     let hits = 0;
-    const server = createServer((_req, res) => { hits++; res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end(); });
+    const server = createServer((_req, res) => {
+      hits++;
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const { port } = server.address() as { port: number };
-      const res = await egressFetch(parseAllowList('127.0.0.1'))(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', body: '{}' });
+      const res = await egressFetch(parseAllowList('127.0.0.1'))(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: 'POST',
+        body: '{}',
+      });
       expect(res.status).toBe(302);
       expect(hits).toBe(1);
       const refused = await egressFetch(none)(`http://127.0.0.1:${port}/`).catch((e: Error) => e);
@@ -107,7 +136,12 @@ describe('IPv6 forms that carry an IPv4 address', () => {
   });
 
   it('refuses them in a baseURL at write time and at call time', async () => {
-    for (const raw of ['http://[::169.254.169.254]/latest', 'http://[::127.0.0.1]:9/v1', 'http://[::10.0.0.1]/v1', 'http://[64:ff9b:1::a9fe:a9fe]/latest']) {
+    for (const raw of [
+      'http://[::169.254.169.254]/latest',
+      'http://[::127.0.0.1]:9/v1',
+      'http://[::10.0.0.1]/v1',
+      'http://[64:ff9b:1::a9fe:a9fe]/latest',
+    ]) {
       expect(await baseUrlRefusal(raw, none), raw).toMatch(/embedding/);
       const shape = checkBaseUrlShape(raw);
       expect(shape.ok && refusedHost(shape.host, [shape.host], none), raw).toMatch(/embedding/);

@@ -8,39 +8,112 @@ import { filterTypeIssues, filterValueProblem } from '../../src/domain/evaluatio
 
 describe('output definition', () => {
   it('trims and keeps the variant fields', () => {
-    expect(parseOutputDefinition({ dataType: 'CATEGORICAL', reasoning: { description: ' r ' }, score: { description: ' s', categories: [' a ', 'b'], shouldAllowMultipleMatches: true, extra: 1 } })).toEqual({
-      issues: [], value: { dataType: 'CATEGORICAL', reasoning: { description: 'r' }, score: { description: 's', categories: ['a', 'b'], shouldAllowMultipleMatches: true } },
+    expect(
+      parseOutputDefinition({
+        dataType: 'CATEGORICAL',
+        reasoning: { description: ' r ' },
+        score: { description: ' s', categories: [' a ', 'b'], shouldAllowMultipleMatches: true, extra: 1 },
+      }),
+    ).toEqual({
+      issues: [],
+      value: {
+        dataType: 'CATEGORICAL',
+        reasoning: { description: 'r' },
+        score: { description: 's', categories: ['a', 'b'], shouldAllowMultipleMatches: true },
+      },
     });
-    expect(parseOutputDefinition({ dataType: 'NUMERIC', reasoning: { description: 'r' }, score: { description: 's', maxValue: 3 } }).value).toEqual({ dataType: 'NUMERIC', reasoning: { description: 'r' }, score: { description: 's', maxValue: 3 } });
+    expect(
+      parseOutputDefinition({ dataType: 'NUMERIC', reasoning: { description: 'r' }, score: { description: 's', maxValue: 3 } }).value,
+    ).toEqual({ dataType: 'NUMERIC', reasoning: { description: 'r' }, score: { description: 's', maxValue: 3 } });
   });
   it('reports bound order, blank texts, too few categories and a missing flag', () => {
-    expect(parseOutputDefinition({ dataType: 'NUMERIC', reasoning: { description: 'r' }, score: { description: 's', minValue: 1, maxValue: 0 } }).issues).toEqual([
+    expect(
+      parseOutputDefinition({ dataType: 'NUMERIC', reasoning: { description: 'r' }, score: { description: 's', minValue: 1, maxValue: 0 } })
+        .issues,
+    ).toEqual([
       { code: 'custom', path: ['outputDefinition', 'score'], message: 'Minimum value must be less than or equal to maximum value' },
     ]);
-    expect(parseOutputDefinition({ dataType: 'CATEGORICAL', reasoning: { description: ' ' }, score: { description: 's', categories: ['a'] } }).issues.map((i) => i.path.join('.'))).toEqual([
-      'outputDefinition.reasoning.description', 'outputDefinition.score.categories', 'outputDefinition.score.shouldAllowMultipleMatches',
+    expect(
+      parseOutputDefinition({
+        dataType: 'CATEGORICAL',
+        reasoning: { description: ' ' },
+        score: { description: 's', categories: ['a'] },
+      }).issues.map((i) => i.path.join('.')),
+    ).toEqual([
+      'outputDefinition.reasoning.description',
+      'outputDefinition.score.categories',
+      'outputDefinition.score.shouldAllowMultipleMatches',
     ]);
     expect(parseOutputDefinition({ dataType: 'TEXT' }).issues).toHaveLength(1);
   });
   it('refuses duplicate categories only at storage', () => {
-    const def = parseOutputDefinition({ dataType: 'CATEGORICAL', reasoning: { description: 'r' }, score: { description: 's', categories: ['a', ' a'], shouldAllowMultipleMatches: false } }).value!;
-    expect(storageOutputDefinitionIssues(def)).toEqual([{ code: 'custom', path: ['outputDefinition', 'score', 'categories'], message: 'Categories must be unique' }]);
+    const def = parseOutputDefinition({
+      dataType: 'CATEGORICAL',
+      reasoning: { description: 'r' },
+      score: { description: 's', categories: ['a', ' a'], shouldAllowMultipleMatches: false },
+    }).value!;
+    expect(storageOutputDefinitionIssues(def)).toEqual([
+      { code: 'custom', path: ['outputDefinition', 'score', 'categories'], message: 'Categories must be unique' },
+    ]);
   });
 });
 
 describe('mapping', () => {
   const vars = ['input', 'output'];
   it('checks source, variable, repetition, then missing, then jsonPath', () => {
-    expect(checkMapping([{ variable: 'input', source: 'expected_output' }], vars, 'observation')).toMatchObject({ code: 'invalid_variable_mapping', message: 'Mapping source "expected_output" is not supported for target "observation"', details: { field: 'mapping[0].source' } });
-    expect(checkMapping([{ variable: 'input', source: 'expected_output' }, { variable: 'output', source: 'output' }], vars, 'experiment')).toBeNull();
+    expect(checkMapping([{ variable: 'input', source: 'expected_output' }], vars, 'observation')).toMatchObject({
+      code: 'invalid_variable_mapping',
+      message: 'Mapping source "expected_output" is not supported for target "observation"',
+      details: { field: 'mapping[0].source' },
+    });
+    expect(
+      checkMapping(
+        [
+          { variable: 'input', source: 'expected_output' },
+          { variable: 'output', source: 'output' },
+        ],
+        vars,
+        'experiment',
+      ),
+    ).toBeNull();
     expect(checkMapping([{ variable: 'x', source: 'input' }], vars, 'observation')?.code).toBe('invalid_variable_mapping');
-    expect(checkMapping([{ variable: 'input', source: 'input' }, { variable: 'input', source: 'input' }], vars, 'observation')?.code).toBe('duplicate_variable_mapping');
-    expect(checkMapping([{ variable: 'input', source: 'input', jsonPath: 'bad' }], vars, 'observation')?.code).toBe('missing_variable_mapping');
-    expect(checkMapping([{ variable: 'input', source: 'input', jsonPath: 'bad' }, { variable: 'output', source: 'output' }], vars, 'observation')?.code).toBe('invalid_json_path');
+    expect(
+      checkMapping(
+        [
+          { variable: 'input', source: 'input' },
+          { variable: 'input', source: 'input' },
+        ],
+        vars,
+        'observation',
+      )?.code,
+    ).toBe('duplicate_variable_mapping');
+    expect(checkMapping([{ variable: 'input', source: 'input', jsonPath: 'bad' }], vars, 'observation')?.code).toBe(
+      'missing_variable_mapping',
+    );
+    expect(
+      checkMapping(
+        [
+          { variable: 'input', source: 'input', jsonPath: 'bad' },
+          { variable: 'output', source: 'output' },
+        ],
+        vars,
+        'observation',
+      )?.code,
+    ).toBe('invalid_json_path');
     expect(checkMapping([], [], 'observation')).toBeNull();
   });
   it('storage checks and helpers', () => {
-    expect(storageMappingProblem([{ variable: 'a', source: 'input' }, { variable: 'a', source: 'input' }, { variable: 'b', source: 'input' }, { variable: 'b', source: 'input' }], ['a', 'b'])).toBe('Duplicate mappings for evaluator variables: a, b');
+    expect(
+      storageMappingProblem(
+        [
+          { variable: 'a', source: 'input' },
+          { variable: 'a', source: 'input' },
+          { variable: 'b', source: 'input' },
+          { variable: 'b', source: 'input' },
+        ],
+        ['a', 'b'],
+      ),
+    ).toBe('Duplicate mappings for evaluator variables: a, b');
     expect(storageMappingProblem([{ variable: 'z', source: 'input' }], ['a'])).toBe('Mappings reference unknown evaluator variables: z');
     expect(storageMappingProblem([], ['a', 'b'])).toBe('Missing mappings for evaluator variables: a, b');
     expect(storageMappingProblem([{ variable: 'a', source: null }], ['a'])).toBe('Evaluator variable mapping is invalid');
@@ -75,26 +148,51 @@ describe('jsonPath', () => {
 
 describe('rule filters', () => {
   it('accepts each column with its type and shape', () => {
-    expect(filterTypeIssues([
-      { column: 'type', type: 'stringOptions', operator: 'any of', value: ['SPAN'] },
-      { column: 'tags', type: 'arrayOptions', operator: 'none of', value: [] },
-      { column: 'metadata', type: 'stringObject', key: 'k', operator: 'ends with', value: 'v' },
-      { column: 'toolCalls', type: 'number', operator: '<', value: 3 },
-      { column: 'parentObservationId', type: 'null', operator: 'is null', value: '' },
-    ], 'observation')).toEqual([]);
+    expect(
+      filterTypeIssues(
+        [
+          { column: 'type', type: 'stringOptions', operator: 'any of', value: ['SPAN'] },
+          { column: 'tags', type: 'arrayOptions', operator: 'none of', value: [] },
+          { column: 'metadata', type: 'stringObject', key: 'k', operator: 'ends with', value: 'v' },
+          { column: 'toolCalls', type: 'number', operator: '<', value: 3 },
+          { column: 'parentObservationId', type: 'null', operator: 'is null', value: '' },
+        ],
+        'observation',
+      ),
+    ).toEqual([]);
   });
   it('refuses unknown columns, mismatched types and bad shapes', () => {
-    expect(filterTypeIssues([{ column: 'datasetId', type: 'stringOptions', operator: 'any of', value: ['d'] }], 'observation')).toHaveLength(1);
+    expect(
+      filterTypeIssues([{ column: 'datasetId', type: 'stringOptions', operator: 'any of', value: ['d'] }], 'observation'),
+    ).toHaveLength(1);
     expect(filterTypeIssues([{ column: 'datasetId', type: 'stringOptions', operator: 'any of', value: ['d'] }], 'experiment')).toEqual([]);
     expect(filterTypeIssues([{ column: 'name', type: 'string', operator: '=', value: 'x' }], 'observation')).toHaveLength(1);
-    expect(filterTypeIssues([{ column: 'tags', type: 'arrayOptions', operator: 'any of', value: [] }], 'observation')[0]?.path).toEqual(['filter', 0, 'value']);
-    expect(filterTypeIssues([{ column: 'isRootObservation', type: 'boolean', operator: '!=', value: true }], 'observation')[0]?.path).toEqual(['filter', 0, 'operator']);
+    expect(filterTypeIssues([{ column: 'tags', type: 'arrayOptions', operator: 'any of', value: [] }], 'observation')[0]?.path).toEqual([
+      'filter',
+      0,
+      'value',
+    ]);
+    expect(
+      filterTypeIssues([{ column: 'isRootObservation', type: 'boolean', operator: '!=', value: true }], 'observation')[0]?.path,
+    ).toEqual(['filter', 0, 'operator']);
   });
   it('checks the fixed values of type and level, and the target columns', () => {
-    expect(filterValueProblem([{ column: 'type', type: 'stringOptions', operator: 'any of', value: ['SPAN', 'LLM'] }], 'observation')).toEqual({
+    expect(
+      filterValueProblem([{ column: 'type', type: 'stringOptions', operator: 'any of', value: ['SPAN', 'LLM'] }], 'observation'),
+    ).toEqual({
       message: 'Filter column "type" contains unsupported value(s): LLM',
-      details: { field: 'filter[0].value', column: 'type', invalidValues: ['LLM'], allowedValues: ['SPAN', 'GENERATION', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'] },
+      details: {
+        field: 'filter[0].value',
+        column: 'type',
+        invalidValues: ['LLM'],
+        allowedValues: ['SPAN', 'GENERATION', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'],
+      },
     });
-    expect(filterValueProblem([{ column: 'datasetId', type: 'stringOptions', operator: 'any of', value: ['d'] }], 'observation')).toMatchObject({ message: 'Filter column "datasetId" is not supported for target "observation"', details: { field: 'filter[0].column' } });
+    expect(
+      filterValueProblem([{ column: 'datasetId', type: 'stringOptions', operator: 'any of', value: ['d'] }], 'observation'),
+    ).toMatchObject({
+      message: 'Filter column "datasetId" is not supported for target "observation"',
+      details: { field: 'filter[0].column' },
+    });
   });
 });

@@ -15,11 +15,27 @@ const batch = [{ id: 'e1', timestamp: '2026-11-22T10:00:00.000Z', type: 'span-cr
 /** the handler's outcome when every transaction it opens fails with `error` */
 async function answerWhenEveryAttemptThrows(error: unknown) {
   let attempts = 0;
-  const em = { transactional: async () => { attempts++; throw error; } } as unknown as SqlEntityManager;
+  const em = {
+    transactional: async () => {
+      attempts++;
+      throw error;
+    },
+  } as unknown as SqlEntityManager;
   const call = ingestionBatch({
-    projectId: 'p', em, body: { batch }, params: {}, query: {}, log: createLogger('silent'), services: {} as Services, mayHoldUnstorableText: false, signal: new AbortController().signal,
+    projectId: 'p',
+    em,
+    body: { batch },
+    params: {},
+    query: {},
+    log: createLogger('silent'),
+    services: {} as Services,
+    mayHoldUnstorableText: false,
+    signal: new AbortController().signal,
   });
-  const outcome = await call.then((r) => r as { status: number; body: unknown; headers?: Record<string, string> }, (e: unknown) => e as { status: number; body: unknown; headers?: undefined });
+  const outcome = await call.then(
+    (r) => r as { status: number; body: unknown; headers?: Record<string, string> },
+    (e: unknown) => e as { status: number; body: unknown; headers?: undefined },
+  );
   return { ...outcome, attempts };
 }
 
@@ -30,7 +46,10 @@ describe('ingestion handler', () => {
     const r = await answerWhenEveryAttemptThrows(new Error('Connection terminated unexpectedly'));
     expect(r.status).toBe(500);
     expect(r.attempts).toBe(1);
-    expect(r.body).toEqual({ message: 'The batch could not be stored', errors: ['The database failed and nothing of the batch was applied; send it again'] });
+    expect(r.body).toEqual({
+      message: 'The batch could not be stored',
+      errors: ['The database failed and nothing of the batch was applied; send it again'],
+    });
     expect(isEnvelopeError(r.body)).toBe(true);
   });
 
@@ -45,14 +64,17 @@ describe('ingestion handler', () => {
     expect(r.attempts).toBeGreaterThan(1);
     expect(r.attempts).toBeLessThanOrEqual(10);
     expect(r.body).toMatchObject({
-      message: 'The batch could not be applied because of concurrent writes to the same observations or traces; nothing of it was stored. Retry after 1 s.',
+      message:
+        'The batch could not be applied because of concurrent writes to the same observations or traces; nothing of it was stored. Retry after 1 s.',
     });
     expect(isEnvelopeError(r.body)).toBe(true);
     expect(contentionCounters.gaveUp).toBe(before + 1);
   });
 
   it('answers a row lock waited for too long with 503 at once (the wait was the retry)', async () => {
-    const r = await answerWhenEveryAttemptThrows(new Error('wrapped', { cause: Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }) }));
+    const r = await answerWhenEveryAttemptThrows(
+      new Error('wrapped', { cause: Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }) }),
+    );
     expect(r.status).toBe(503);
     expect(r.attempts).toBe(1);
     expect(r.headers).toEqual({ 'retry-after': '1' });

@@ -11,18 +11,39 @@ const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (s: number) => new Date(t0.getTime() + s * 1000);
 const now = at(1000);
 
-const ev = (type: string, s: number, body: Record<string, unknown>, usage?: Record<string, number>): ObservationEvent =>
-  ({ eventId: `${type}-${s}`, type, timestamp: at(s), body: { id: 'o', ...body }, providedUsage: usage });
-const applyAll = (events: ObservationEvent[]) => events.reduce<ObservationRecord | undefined>((rec, e) => applyObservationEvent(rec, e, now), undefined)!;
+const ev = (type: string, s: number, body: Record<string, unknown>, usage?: Record<string, number>): ObservationEvent => ({
+  eventId: `${type}-${s}`,
+  type,
+  timestamp: at(s),
+  body: { id: 'o', ...body },
+  providedUsage: usage,
+});
+const applyAll = (events: ObservationEvent[]) =>
+  events.reduce<ObservationRecord | undefined>((rec, e) => applyObservationEvent(rec, e, now), undefined)!;
 /** the record as it would be stored and loaded again between batches */
-const roundTrip = (rec: ObservationRecord): ObservationRecord => ({ ...rec, fieldTimes: observationFieldTimes.decode(JSON.parse(JSON.stringify(observationFieldTimes.encode(rec.fieldTimes)))) });
+const roundTrip = (rec: ObservationRecord): ObservationRecord => ({
+  ...rec,
+  fieldTimes: observationFieldTimes.decode(JSON.parse(JSON.stringify(observationFieldTimes.encode(rec.fieldTimes)))),
+});
 
 function permutations<T>(xs: T[]): T[][] {
   if (xs.length <= 1) return [xs];
   return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
 }
 
-const SENT = ['type', 'traceId', 'name', 'level', 'statusMessage', 'startTime', 'endTime', 'output', 'metadata', 'model', 'providedUsageDetails'] as const;
+const SENT = [
+  'type',
+  'traceId',
+  'name',
+  'level',
+  'statusMessage',
+  'startTime',
+  'endTime',
+  'output',
+  'metadata',
+  'model',
+  'providedUsageDetails',
+] as const;
 const sentFields = (r: ObservationRecord) => Object.fromEntries(SENT.map((k) => [k, r[k]]));
 
 describe('observation fields across batches', () => {
@@ -31,7 +52,13 @@ describe('observation fields across batches', () => {
     const newer = ev('generation-update', 10, { endTime: at(10).toISOString(), output: 'final' }, { input: 10, output: 5 });
     const older = ev('generation-update', 5, { endTime: at(5).toISOString(), output: 'partial', level: 'WARNING' }, { input: 3 });
     const rec = applyAll([create, newer, older]);
-    expect(rec).toMatchObject({ endTime: at(10), output: 'final', providedUsageDetails: { input: 10, output: 5 }, level: 'WARNING', name: 'chat' });
+    expect(rec).toMatchObject({
+      endTime: at(10),
+      output: 'final',
+      providedUsageDetails: { input: 10, output: 5 },
+      level: 'WARNING',
+      name: 'chat',
+    });
   });
 
   it('ends in the same state whatever order four batches arrive in', () => {
@@ -42,7 +69,14 @@ describe('observation fields across batches', () => {
       ev('span-update', 3, { level: 'ERROR', metadata: { step: 3 }, output: 'draft' }),
     ];
     const inOrder = sentFields(applyAll(events.slice().sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())));
-    expect(inOrder).toMatchObject({ name: 'second', statusMessage: 'done', level: 'ERROR', metadata: { step: 3 }, output: 'out', endTime: at(4) });
+    expect(inOrder).toMatchObject({
+      name: 'second',
+      statusMessage: 'done',
+      level: 'ERROR',
+      metadata: { step: 3 },
+      output: 'out',
+      endTime: at(4),
+    });
     for (const order of permutations(events)) {
       const rec = order.reduce<ObservationRecord | undefined>((r, e) => applyObservationEvent(r && roundTrip(r), e, now), undefined)!;
       expect(sentFields(rec)).toEqual(inOrder);
@@ -62,7 +96,11 @@ describe('observation fields across batches', () => {
   });
 
   it('replaces the usage map whole with that of the latest event carrying one', () => {
-    const rec = applyAll([ev('generation-update', 9, {}, { input: 1, output: 2 }), ev('generation-update', 4, {}, { total: 99 }), ev('generation-update', 12, {}, {})]);
+    const rec = applyAll([
+      ev('generation-update', 9, {}, { input: 1, output: 2 }),
+      ev('generation-update', 4, {}, { total: 99 }),
+      ev('generation-update', 12, {}, {}),
+    ]);
     expect(rec.providedUsageDetails).toEqual({ input: 1, output: 2 });
   });
 
@@ -81,8 +119,11 @@ describe('observation fields across batches', () => {
 describe('trace fields across batches', () => {
   it('keeps the fields of the latest trace-create and takes those only an older one sets', () => {
     let t = applyTraceEvent(undefined, { timestamp: at(10), body: { id: 't', userId: 'new', tags: ['b'] } }, now);
-    t = applyTraceEvent({ ...t, fieldTimes: traceFieldTimes.decode(traceFieldTimes.encode(t.fieldTimes)) },
-      { timestamp: at(2), body: { id: 't', userId: 'old', tags: ['a'], release: 'r1' } }, now);
+    t = applyTraceEvent(
+      { ...t, fieldTimes: traceFieldTimes.decode(traceFieldTimes.encode(t.fieldTimes)) },
+      { timestamp: at(2), body: { id: 't', userId: 'old', tags: ['a'], release: 'r1' } },
+      now,
+    );
     expect(t).toMatchObject({ userId: 'new', tags: ['b'], release: 'r1' });
   });
 });
@@ -91,7 +132,11 @@ describe('field times at rest', () => {
   it('stores one bit mask per event order and reads back the same times', () => {
     const times = { type: 1000, traceId: 1000, name: 1000, endTime: 5000.5, output: 5000.5, providedUsageDetails: 7000.5 };
     const stored = observationFieldTimes.encode(times);
-    expect(stored).toEqual([[1000, 0b1011], [5000.5, (1 << 9) | (1 << 14)], [7000.5, 1 << 18]]);
+    expect(stored).toEqual([
+      [1000, 0b1011],
+      [5000.5, (1 << 9) | (1 << 14)],
+      [7000.5, 1 << 18],
+    ]);
     expect(observationFieldTimes.decode(JSON.parse(JSON.stringify(stored)))).toEqual(times);
     expect(observationFieldTimes.encode({ ...times, notAField: 1 })).toEqual(stored);
   });

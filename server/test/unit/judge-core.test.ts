@@ -12,8 +12,14 @@ describe('prompt', () => {
   it('lists declared variables once, in order; compiles {{ x }} with spaces; keeps unknown ones; never substitutes twice', () => {
     const p = 'Q: {{query}} A: {{generation}} again {{query}} {{ spaced }} {{1bad}}';
     expect(promptVariables(p)).toEqual(['query', 'generation']);
-    expect(compilePrompt('{{ query }}|{{generation}}|{{missing}}|{{n}}|{{o}}', { query: 'hi {{generation}}', generation: 'x', n: null, o: { a: 1 } }))
-      .toBe('hi {{generation}}|x|{{missing}}||{"a":1}');
+    expect(
+      compilePrompt('{{ query }}|{{generation}}|{{missing}}|{{n}}|{{o}}', {
+        query: 'hi {{generation}}',
+        generation: 'x',
+        n: null,
+        o: { a: 1 },
+      }),
+    ).toBe('hi {{generation}}|x|{{missing}}||{"a":1}');
   });
 });
 
@@ -38,7 +44,11 @@ describe('ids and sampling', () => {
     for (const id of ['obs-1', 'naïve-☃-日本', 'a'.repeat(300), '']) {
       const h = ref(`langfuse:evaluation-sampling:v1\0${id}`);
       expect(samplingValue(id)).toBe(((h.readUInt32BE(0) >>> 11) * 2 ** 32 + h.readUInt32BE(4)) / 2 ** 53);
-      expect(jobId('rule', 'assign', 'trace', id)).toBe(ref(JSON.stringify(['observation-eval', 'rule', 'assign', 'trace', id])).toString('hex').slice(0, 32));
+      expect(jobId('rule', 'assign', 'trace', id)).toBe(
+        ref(JSON.stringify(['observation-eval', 'rule', 'assign', 'trace', id]))
+          .toString('hex')
+          .slice(0, 32),
+      );
       expect(executionTraceId(id)).toBe(ref(id).toString('hex').slice(0, 32));
     }
   });
@@ -65,39 +75,72 @@ describe('the judge request', () => {
     expect(c.params).toEqual({ ...JUDGE_DEFAULT_PARAMS, temperature: 0.3 });
     expect(c.toolChoice).toEqual({ name: 'extract' });
     expect(c.tools![0]!.parameters).toEqual({
-      $schema: 'http://json-schema.org/draft-07/schema#', type: 'object',
-      properties: { score: { type: 'string' }, reasoning: { type: 'string' } }, required: ['score', 'reasoning'], additionalProperties: false,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { score: { type: 'string' }, reasoning: { type: 'string' } },
+      required: ['score', 'reasoning'],
+      additionalProperties: false,
     });
     expect(c).not.toHaveProperty('providerOptions');
   });
 
-  it('carries the output definition\'s descriptions on the two properties', () => {
+  it("carries the output definition's descriptions on the two properties", () => {
     const def: OutputDefinition = { dataType: 'NUMERIC', score: { description: '1 to 5' }, reasoning: { description: 'why' } };
     const props = (judgeCall({ model: 'm', prompt: 'p', outputDefinition: def }).tools![0]!.parameters as any).properties;
     expect(props).toEqual({ score: { type: 'string', description: '1 to 5' }, reasoning: { type: 'string', description: 'why' } });
   });
 });
 
-describe('reading the judge\'s answer', () => {
+describe("reading the judge's answer", () => {
   const call = (args: unknown) => [{ name: 'extract', arguments: typeof args === 'string' ? args : JSON.stringify(args) }];
-  const numeric: OutputDefinition = { dataType: 'NUMERIC', score: { description: 's', minValue: 0, maxValue: 1 }, reasoning: { description: 'r' } };
+  const numeric: OutputDefinition = {
+    dataType: 'NUMERIC',
+    score: { description: 's', minValue: 0, maxValue: 1 },
+    reasoning: { description: 'r' },
+  };
   const boolean: OutputDefinition = { dataType: 'BOOLEAN', score: { description: 's' }, reasoning: { description: 'r' } };
-  const single: OutputDefinition = { dataType: 'CATEGORICAL', score: { description: 's', categories: ['good', 'bad'], shouldAllowMultipleMatches: false }, reasoning: { description: 'r' } };
+  const single: OutputDefinition = {
+    dataType: 'CATEGORICAL',
+    score: { description: 's', categories: ['good', 'bad'], shouldAllowMultipleMatches: false },
+    reasoning: { description: 'r' },
+  };
   const multi: OutputDefinition = { ...single, score: { ...single.score, shouldAllowMultipleMatches: true } } as OutputDefinition;
 
   it('converts the string score per data type', () => {
-    expect(readJudgeAnswer(call({ score: '0.8', reasoning: 'ok' }), numeric, 'm')).toEqual({ ok: true, scores: [{ dataType: 'NUMERIC', value: 0.8 }], reasoning: 'ok' });
-    expect(readJudgeAnswer(call({ score: '4', reasoning: 'legacy' }), null, 'm')).toEqual({ ok: true, scores: [{ dataType: 'NUMERIC', value: 4 }], reasoning: 'legacy' });
-    expect(readJudgeAnswer(call({ score: 'True', reasoning: 'r' }), boolean, 'm')).toMatchObject({ ok: true, scores: [{ dataType: 'BOOLEAN', value: 1 }] });
+    expect(readJudgeAnswer(call({ score: '0.8', reasoning: 'ok' }), numeric, 'm')).toEqual({
+      ok: true,
+      scores: [{ dataType: 'NUMERIC', value: 0.8 }],
+      reasoning: 'ok',
+    });
+    expect(readJudgeAnswer(call({ score: '4', reasoning: 'legacy' }), null, 'm')).toEqual({
+      ok: true,
+      scores: [{ dataType: 'NUMERIC', value: 4 }],
+      reasoning: 'legacy',
+    });
+    expect(readJudgeAnswer(call({ score: 'True', reasoning: 'r' }), boolean, 'm')).toMatchObject({
+      ok: true,
+      scores: [{ dataType: 'BOOLEAN', value: 1 }],
+    });
     expect(readJudgeAnswer(call({ score: 'no', reasoning: 'r' }), boolean, 'm')).toMatchObject({ ok: true, scores: [{ value: 0 }] });
-    expect(readJudgeAnswer(call({ score: 'GOOD', reasoning: 'r' }), single, 'm')).toMatchObject({ ok: true, scores: [{ dataType: 'CATEGORICAL', value: 'good' }] });
-    expect(readJudgeAnswer(call({ score: '["good","bad"]', reasoning: 'r' }), multi, 'm')).toMatchObject({ ok: true, scores: [{ value: 'good' }, { value: 'bad' }] });
-    expect(readJudgeAnswer(call({ score: 'bad, good', reasoning: 'r' }), multi, 'm')).toMatchObject({ ok: true, scores: [{ value: 'bad' }, { value: 'good' }] });
+    expect(readJudgeAnswer(call({ score: 'GOOD', reasoning: 'r' }), single, 'm')).toMatchObject({
+      ok: true,
+      scores: [{ dataType: 'CATEGORICAL', value: 'good' }],
+    });
+    expect(readJudgeAnswer(call({ score: '["good","bad"]', reasoning: 'r' }), multi, 'm')).toMatchObject({
+      ok: true,
+      scores: [{ value: 'good' }, { value: 'bad' }],
+    });
+    expect(readJudgeAnswer(call({ score: 'bad, good', reasoning: 'r' }), multi, 'm')).toMatchObject({
+      ok: true,
+      scores: [{ value: 'bad' }, { value: 'good' }],
+    });
   });
 
   it('refuses what does not fit, naming the model', () => {
     const msg = (r: ReturnType<typeof readJudgeAnswer>) => (r.ok ? 'ok' : r.message);
-    expect(msg(readJudgeAnswer(call({ score: '1.5', reasoning: 'r' }), numeric, 'gpt-4o'))).toBe('Invalid LLM response format from model gpt-4o. Error: score 1.5 is above the maximum 1');
+    expect(msg(readJudgeAnswer(call({ score: '1.5', reasoning: 'r' }), numeric, 'gpt-4o'))).toBe(
+      'Invalid LLM response format from model gpt-4o. Error: score 1.5 is above the maximum 1',
+    );
     expect(msg(readJudgeAnswer(call({ score: 'high', reasoning: 'r' }), numeric, 'm'))).toMatch(/is not a number/);
     expect(msg(readJudgeAnswer(call({ score: 'maybe', reasoning: 'r' }), boolean, 'm'))).toMatch(/not a boolean/);
     expect(msg(readJudgeAnswer(call({ score: 'ugly', reasoning: 'r' }), single, 'm'))).toMatch(/not one of the categories/);
@@ -111,8 +154,17 @@ describe('reading the judge\'s answer', () => {
 describe('variables from an observation', () => {
   it('parses JSON strings, selects with jsonPath (one match unwrapped, several as an array, none undefined), reads tool calls', () => {
     const obs = {
-      input: JSON.stringify({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'What is 2+2?' }] }),
-      output: { role: 'assistant', content: '4', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calc', arguments: '{"expr":"2+2"}' } }] },
+      input: JSON.stringify({
+        messages: [
+          { role: 'system', content: 'sys' },
+          { role: 'user', content: 'What is 2+2?' },
+        ],
+      }),
+      output: {
+        role: 'assistant',
+        content: '4',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'calc', arguments: '{"expr":"2+2"}' } }],
+      },
       metadata: { lang: 'en' },
     };
     const v = extractVariables(obs, [
@@ -123,33 +175,53 @@ describe('variables from an observation', () => {
       { variable: 'meta', source: 'metadata' },
       { variable: 'tools', source: 'tool_calls', jsonPath: '$[0].arguments.expr' },
     ]);
-    expect(v).toEqual({ query: 'What is 2+2?', roles: ['system', 'user'], none: undefined, generation: '4', meta: { lang: 'en' }, tools: '2+2' });
+    expect(v).toEqual({
+      query: 'What is 2+2?',
+      roles: ['system', 'user'],
+      none: undefined,
+      generation: '4',
+      meta: { lang: 'en' },
+      tools: '2+2',
+    });
   });
 });
 
 describe('rule matching', () => {
   const obs: ObservationForMatching = {
-    id: 'o', type: 'GENERATION', level: 'DEFAULT', name: 'chat', environment: 'production', traceName: 'support-bot', version: 'v2',
-    userId: 'u1', sessionId: null, tags: ['beta', 'eu'], metadata: { tier: 'gold' }, parentObservationId: null,
+    id: 'o',
+    type: 'GENERATION',
+    level: 'DEFAULT',
+    name: 'chat',
+    environment: 'production',
+    traceName: 'support-bot',
+    version: 'v2',
+    userId: 'u1',
+    sessionId: null,
+    tags: ['beta', 'eu'],
+    metadata: { tier: 'gold' },
+    parentObservationId: null,
     output: { tool_calls: [{ function: { name: 'search', arguments: '{}' } }] },
   };
   it('ANDs every filter type', () => {
     expect(ruleMatches(obs, [])).toBe(true);
-    expect(ruleMatches(obs, [
-      { column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION'] },
-      { column: 'traceName', type: 'stringOptions', operator: 'none of', value: ['other'] },
-      { column: 'version', type: 'string', operator: 'starts with', value: 'v' },
-      { column: 'tags', type: 'arrayOptions', operator: 'all of', value: ['beta', 'eu'] },
-      { column: 'metadata', type: 'stringObject', key: 'tier', operator: '=', value: 'gold' },
-      { column: 'isRootObservation', type: 'boolean', operator: '=', value: true },
-      { column: 'sessionId', type: 'null', operator: 'is null', value: '' },
-      { column: 'toolCalls', type: 'number', operator: '>=', value: 1 },
-      { column: 'calledToolNames', type: 'arrayOptions', operator: 'any of', value: ['search'] },
-    ])).toBe(true);
+    expect(
+      ruleMatches(obs, [
+        { column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION'] },
+        { column: 'traceName', type: 'stringOptions', operator: 'none of', value: ['other'] },
+        { column: 'version', type: 'string', operator: 'starts with', value: 'v' },
+        { column: 'tags', type: 'arrayOptions', operator: 'all of', value: ['beta', 'eu'] },
+        { column: 'metadata', type: 'stringObject', key: 'tier', operator: '=', value: 'gold' },
+        { column: 'isRootObservation', type: 'boolean', operator: '=', value: true },
+        { column: 'sessionId', type: 'null', operator: 'is null', value: '' },
+        { column: 'toolCalls', type: 'number', operator: '>=', value: 1 },
+        { column: 'calledToolNames', type: 'arrayOptions', operator: 'any of', value: ['search'] },
+      ]),
+    ).toBe(true);
     expect(ruleMatches(obs, [{ column: 'level', type: 'stringOptions', operator: 'any of', value: ['ERROR'] }])).toBe(false);
     expect(ruleMatches(obs, [{ column: 'tags', type: 'arrayOptions', operator: 'none of', value: ['eu'] }])).toBe(false);
   });
-  it('never matches the judge\'s or the playground\'s own observations', () => {
-    for (const environment of ['langfuse-llm-as-a-judge', 'langfuse', 'llm-as-a-judge', 'tally-playground']) expect(ruleMatches({ ...obs, environment }, []), environment).toBe(false);
+  it("never matches the judge's or the playground's own observations", () => {
+    for (const environment of ['langfuse-llm-as-a-judge', 'langfuse', 'llm-as-a-judge', 'tally-playground'])
+      expect(ruleMatches({ ...obs, environment }, []), environment).toBe(false);
   });
 });

@@ -50,12 +50,21 @@ describe('connection rules', () => {
   });
 
   it('accepts the valid forms of each adapter', () => {
-    expect(validateConnectionInput({ adapter: 'bedrock', secretKey: '{"accessKeyId":"a","secretAccessKey":"b"}', config: { region: 'us-east-1', extra: 'kept' } })).toEqual([]);
-    expect(validateConnectionInput({ adapter: 'bedrock', secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'us-east-1' } })).toEqual([]);
+    expect(
+      validateConnectionInput({
+        adapter: 'bedrock',
+        secretKey: '{"accessKeyId":"a","secretAccessKey":"b"}',
+        config: { region: 'us-east-1', extra: 'kept' },
+      }),
+    ).toEqual([]);
+    expect(
+      validateConnectionInput({ adapter: 'bedrock', secretKey: '__BEDROCK_DEFAULT_CREDENTIALS__', config: { region: 'us-east-1' } }),
+    ).toEqual([]);
     expect(validateConnectionInput({ adapter: 'openai', secretKey: 'k', config: {} })).toEqual([]);
     expect(validateConnectionInput({ adapter: 'openai', secretKey: 'k', config: { useResponsesApi: false } })).toEqual([]);
     expect(validateConnectionInput({ adapter: 'google-vertex-ai', secretKey: '{}', config: { location: 'eu' } })).toEqual([]);
-    for (const adapter of ['anthropic', 'azure', 'google-ai-studio'] as const) expect(validateConnectionInput({ adapter, secretKey: 'k', config: {} })).toEqual([]);
+    for (const adapter of ['anthropic', 'azure', 'google-ai-studio'] as const)
+      expect(validateConnectionInput({ adapter, secretKey: 'k', config: {} })).toEqual([]);
   });
 
   it('checks baseURL as an http(s) URL only', () => {
@@ -66,11 +75,12 @@ describe('connection rules', () => {
     expect(checkBaseUrl('javascript:alert(1)')).toHaveProperty('refused');
   });
 
-  it('has default models for every adapter, the brief\'s families included', () => {
+  it("has default models for every adapter, the brief's families included", () => {
     for (const a of LLM_ADAPTERS) expect(DEFAULT_MODELS[a].length).toBeGreaterThan(0);
     expect(DEFAULT_MODELS.openai.some((m) => /^o\d/.test(m))).toBe(true);
     expect(DEFAULT_MODELS.openai.some((m) => m.endsWith('-mini'))).toBe(true);
-    for (const series of ['2.5', '2.0', '1.5', '1.0']) expect(DEFAULT_MODELS['google-ai-studio'].some((m) => m.startsWith(`gemini-${series}`))).toBe(true);
+    for (const series of ['2.5', '2.0', '1.5', '1.0'])
+      expect(DEFAULT_MODELS['google-ai-studio'].some((m) => m.startsWith(`gemini-${series}`))).toBe(true);
     expect(connectionModels('anthropic', false, ['x', 'x'])).toEqual([{ name: 'x', source: 'custom' }]);
   });
 
@@ -84,9 +94,14 @@ describe('connection rules', () => {
 describe('readableProviderMessage', () => {
   it("takes the provider's words out of a JSON error body, and leaves other text alone", async () => {
     const { readableProviderMessage } = await import('../../src/domain/llm/call.ts');
-    expect(readableProviderMessage('401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"r"}'))
-      .toBe('401 authentication_error: invalid x-api-key');
-    expect(readableProviderMessage('{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}')).toBe('INVALID_ARGUMENT: API key not valid.');
+    expect(
+      readableProviderMessage(
+        '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"r"}',
+      ),
+    ).toBe('401 authentication_error: invalid x-api-key');
+    expect(readableProviderMessage('{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}')).toBe(
+      'INVALID_ARGUMENT: API key not valid.',
+    );
     expect(readableProviderMessage('401 Incorrect API key provided')).toBe('401 Incorrect API key provided');
     expect(readableProviderMessage('500 {not json')).toBe('500 {not json');
     expect(readableProviderMessage('502 {"detail":"bad gateway"}')).toBe('502 {"detail":"bad gateway"}');

@@ -238,14 +238,26 @@ describe('large-context tiers', () => {
     const tiers = model('gemini-2.5-pro').pricingTiers;
     expect(tiers).toHaveLength(2);
     const large = tiers[1]!;
-    expect(large).toMatchObject({ id: 'managed_gemini-2_5-pro_tier_large_context_200k', name: 'Large Context (>200K)', isDefault: false, priority: 1 });
-    expect(large.conditions).toEqual([{ usageDetailPattern: '(input|prompt|cached)', operator: 'gt', value: 200000, caseSensitive: false }]);
+    expect(large).toMatchObject({
+      id: 'managed_gemini-2_5-pro_tier_large_context_200k',
+      name: 'Large Context (>200K)',
+      isDefault: false,
+      priority: 1,
+    });
+    expect(large.conditions).toEqual([
+      { usageDetailPattern: '(input|prompt|cached)', operator: 'gt', value: 200000, caseSensitive: false },
+    ]);
     expect(large.prices).toMatchObject({ input: 0.0000025, input_cached_tokens: 2.5e-7, output: 0.000015, thoughtsTokenCount: 0.000015 });
   });
 
   it('tiers Claude Sonnet 4.5 above 200K input tokens, including cache writes', () => {
     const large = model('claude-sonnet-4-5').pricingTiers.find((t) => !t.isDefault)!;
-    expect(large.prices).toMatchObject({ input: 0.000006, output: 0.0000225, input_cache_creation: 0.0000075, input_cache_creation_1h: 0.000012 });
+    expect(large.prices).toMatchObject({
+      input: 0.000006,
+      output: 0.0000225,
+      input_cache_creation: 0.0000075,
+      input_cache_creation_1h: 0.000012,
+    });
   });
 
   it('counts every input-side key and no output-side key toward the threshold', () => {

@@ -4,8 +4,16 @@ import { createModelCatalog } from '../../src/caches/model-catalog.ts';
 import type { StoredModel } from '../../src/domain/models/types.ts';
 
 const model = (name: string): StoredModel => ({
-  id: name, projectId: 'p', modelName: name, matchPattern: `^${name}$`, startDate: null, unit: 'TOKENS',
-  tokenizerId: null, tokenizerConfig: null, createdAt: new Date(0), pricingTiers: [],
+  id: name,
+  projectId: 'p',
+  modelName: name,
+  matchPattern: `^${name}$`,
+  startDate: null,
+  unit: 'TOKENS',
+  tokenizerId: null,
+  tokenizerConfig: null,
+  createdAt: new Date(0),
+  pricingTiers: [],
 });
 const em = {} as SqlEntityManager;
 

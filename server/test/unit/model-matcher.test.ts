@@ -60,7 +60,8 @@ describe('createModelMatcher', () => {
     const early = model(pattern, { projectId: P, startDate: new Date('2021-01-01T00:00:00Z') });
     const late = model(pattern, { projectId: P, startDate: new Date('2021-01-01T10:00:00Z') });
     expect(createModelMatcher([none, early, late], P).match('gpt-3.5-turbo')).toBe(late);
-    const a = model('x'), b = model('x');
+    const a = model('x'),
+      b = model('x');
     expect(createModelMatcher([a, b], P).match('x')).toBe(a);
     expect(createModelMatcher([b, a], P).match('x')).toBe(b);
   });
@@ -95,7 +96,11 @@ describe('createModelMatcher', () => {
   });
 
   it('agrees with per-pattern matching on the whole managed list', () => {
-    const managed: StoredModel[] = buildManagedModels(new Date('2026-11-22T12:00:00Z')).map((d) => ({ ...d, projectId: null, createdAt: new Date(0) }));
+    const managed: StoredModel[] = buildManagedModels(new Date('2026-11-22T12:00:00Z')).map((d) => ({
+      ...d,
+      projectId: null,
+      createdAt: new Date(0),
+    }));
     const m = createModelMatcher(managed, P);
     const compiled = managed.map((d) => ({ d, re: compileRe2(d.matchPattern) as { test(s: string): boolean } }));
     const probes = [...managedModelProbes(new Date('2026-11-22T12:00:00Z')).values()].flat();

@@ -6,10 +6,16 @@ import { keepOneGenerationPerCall, RecentGenerations } from '../../src/ingestion
 const T = 'a'.repeat(32);
 const usage = { input: 1000, input_cached_tokens: 200, input_cache_creation: 100, output: 300 };
 const gen = (spanId: string, parent: string | null, usageDetails: Record<string, number> = usage): MappedSpan => ({
-  traceId: T, spanId,
+  traceId: T,
+  spanId,
   events: [
     { id: `otel-trace-${T}-${spanId}-x`, timestamp: 't', type: 'trace-create', body: { id: T } },
-    { id: `otel-generation-${T}-${spanId}-h`, timestamp: 't', type: 'generation-create', body: { id: spanId, traceId: T, parentObservationId: parent, usageDetails, model: 'm', metadata: { a: 1 } } },
+    {
+      id: `otel-generation-${T}-${spanId}-h`,
+      timestamp: 't',
+      type: 'generation-create',
+      body: { id: spanId, traceId: T, parentObservationId: parent, usageDetails, model: 'm', metadata: { a: 1 } },
+    },
   ],
 });
 const types = (spans: MappedSpan[]) => spans.map((s) => ('events' in s ? s.events[1]!.type : 'rejected'));
@@ -26,13 +32,24 @@ describe('one generation per call', () => {
     expect(body.body.metadata).toEqual({ a: 1, duplicateGenerationOf: 'inner' });
     expect(body.id).toBe(`otel-span-${T}-outer-h`);
     // in one export, parent after child or child after parent
-    expect(types(keepOneGenerationPerCall([gen('c2', 'p2'), gen('p2', null)], new RecentGenerations(), 'p'))).toEqual(['generation-create', 'span-create']);
-    expect(types(keepOneGenerationPerCall([gen('p3', null), gen('c3', 'p3')], new RecentGenerations(), 'p'))).toEqual(['generation-create', 'span-create']);
+    expect(types(keepOneGenerationPerCall([gen('c2', 'p2'), gen('p2', null)], new RecentGenerations(), 'p'))).toEqual([
+      'generation-create',
+      'span-create',
+    ]);
+    expect(types(keepOneGenerationPerCall([gen('p3', null), gen('c3', 'p3')], new RecentGenerations(), 'p'))).toEqual([
+      'generation-create',
+      'span-create',
+    ]);
   });
 
   it('keeps both when the usage differs, they are not parent and child, or they belong to two projects', () => {
-    expect(types(keepOneGenerationPerCall([gen('p', null), gen('c', 'p', { input: 5, output: 1 })], new RecentGenerations(), 'p'))).toEqual(['generation-create', 'generation-create']);
-    expect(types(keepOneGenerationPerCall([gen('x', 'r'), gen('y', 'r')], new RecentGenerations(), 'p'))).toEqual(['generation-create', 'generation-create']);
+    expect(types(keepOneGenerationPerCall([gen('p', null), gen('c', 'p', { input: 5, output: 1 })], new RecentGenerations(), 'p'))).toEqual(
+      ['generation-create', 'generation-create'],
+    );
+    expect(types(keepOneGenerationPerCall([gen('x', 'r'), gen('y', 'r')], new RecentGenerations(), 'p'))).toEqual([
+      'generation-create',
+      'generation-create',
+    ]);
     const recent = new RecentGenerations();
     keepOneGenerationPerCall([gen('c', 'p')], recent, 'project-1');
     expect(types(keepOneGenerationPerCall([gen('p', null)], recent, 'project-2'))).toEqual(['generation-create']);

@@ -10,7 +10,8 @@ import { decodeUtf8, INVALID_UTF8_MARK, invalidJsonAt, pruneDeepJson } from '../
 import { findTooDeep } from '../../src/http/json-depth.ts';
 import { findUnstorableText } from '../../src/http/unstorable-text.ts';
 
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+const bytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
 
 /** a small deterministic generator, so a failure can be replayed */
 function rng(seed: number) {
@@ -25,9 +26,24 @@ function rng(seed: number) {
 describe('bytes that are not UTF-8', () => {
   it('are marked where a decoder would put U+FFFD, and nowhere else', () => {
     const random = rng(7);
-    const pieces: number[][] = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0xf0, 0x9f, 0x98], [0x80], [0xef, 0xbf, 0xbd], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0x41], [0xc3, 0xa9]];
+    const pieces: number[][] = [
+      [0xff],
+      [0xc0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xe2, 0x82],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xf0, 0x9f, 0x98],
+      [0x80],
+      [0xef, 0xbf, 0xbd],
+      [0xe2, 0x82, 0xac],
+      [0xf0, 0x9f, 0x98, 0x80],
+      [0x41],
+      [0xc3, 0xa9],
+    ];
     for (let n = 0; n < 2000; n++) {
-      const raw = Buffer.from(Array.from({ length: 1 + Math.floor(random() * 8) }, () => pieces[Math.floor(random() * pieces.length)]!).flat());
+      const raw = Buffer.from(
+        Array.from({ length: 1 + Math.floor(random() * 8) }, () => pieces[Math.floor(random() * pieces.length)]!).flat(),
+      );
       const { text, invalid } = decodeUtf8(raw);
       expect(text.replaceAll(INVALID_UTF8_MARK, '\ufffd'), raw.toString('hex')).toBe(new TextDecoder().decode(raw));
       expect(invalid).toBe(!isUtf8(raw));
@@ -41,10 +57,19 @@ describe('bytes that are not UTF-8', () => {
     expect(invalid).toBe(true);
     const parsed = JSON.parse(text);
     expect(parsed.ok).toBe('\ufffd');
-    expect(findUnstorableText(parsed)).toEqual({ code: 'invalid_string', path: ['model'], message: 'Text contains bytes that are not valid UTF-8' });
-    expect(findUnstorableText(JSON.parse(decodeUtf8(bytes('{"k', [0xc0], '":1}')).text))).toMatchObject({ code: 'invalid_key', message: 'Key contains bytes that are not valid UTF-8' });
+    expect(findUnstorableText(parsed)).toEqual({
+      code: 'invalid_string',
+      path: ['model'],
+      message: 'Text contains bytes that are not valid UTF-8',
+    });
+    expect(findUnstorableText(JSON.parse(decodeUtf8(bytes('{"k', [0xc0], '":1}')).text))).toMatchObject({
+      code: 'invalid_key',
+      message: 'Key contains bytes that are not valid UTF-8',
+    });
     // an escaped high surrogate just before them pairs with the first mark, not with both
-    expect(findUnstorableText(JSON.parse(decodeUtf8(bytes('{"a":"\\ud800', [0xff], '"}')).text))?.message).toBe('Text contains bytes that are not valid UTF-8');
+    expect(findUnstorableText(JSON.parse(decodeUtf8(bytes('{"a":"\\ud800', [0xff], '"}')).text))?.message).toBe(
+      'Text contains bytes that are not valid UTF-8',
+    );
     // a lone surrogate the client escaped keeps its own message
     expect(findUnstorableText({ a: '\ud800' })?.message).toMatch(/unpaired UTF-16 surrogate/);
   });
@@ -52,12 +77,48 @@ describe('bytes that are not UTF-8', () => {
 
 describe('JSON validity check for pruned parts', () => {
   it('agrees with JSON.parse', () => {
-    const samples = ['[]', '{}', '[1,2.5e-3,-0,"a\\u00e9\\n",true,false,null,{"a":[{}]}]', '{"a":{"b":[[],[{}]]}}', ' [ 1 , { "x" : "y" } ] ',
-      '[1,]', '[,1]', '{"a"}', '{"a":}', '{"a" 1}', '{1:2}', '[01]', '[1.]', '[.5]', '[-]', '[1e]', '["\\x"]', '["\\u12g4"]', '["a\nb"]', '[tru]', '[nul]',
-      '[1 2]', '{"a":1,}', '[[]', '[]]', '[}', '{]', '["unterminated]', '[] []', '[Infinity]', '[NaN]', '[+1]', '[1e+5,2E-5]'];
+    const samples = [
+      '[]',
+      '{}',
+      '[1,2.5e-3,-0,"a\\u00e9\\n",true,false,null,{"a":[{}]}]',
+      '{"a":{"b":[[],[{}]]}}',
+      ' [ 1 , { "x" : "y" } ] ',
+      '[1,]',
+      '[,1]',
+      '{"a"}',
+      '{"a":}',
+      '{"a" 1}',
+      '{1:2}',
+      '[01]',
+      '[1.]',
+      '[.5]',
+      '[-]',
+      '[1e]',
+      '["\\x"]',
+      '["\\u12g4"]',
+      '["a\nb"]',
+      '[tru]',
+      '[nul]',
+      '[1 2]',
+      '{"a":1,}',
+      '[[]',
+      '[]]',
+      '[}',
+      '{]',
+      '["unterminated]',
+      '[] []',
+      '[Infinity]',
+      '[NaN]',
+      '[+1]',
+      '[1e+5,2E-5]',
+    ];
     for (const s of samples) {
       let valid = true;
-      try { JSON.parse(s); } catch { valid = false; }
+      try {
+        JSON.parse(s);
+      } catch {
+        valid = false;
+      }
       expect(invalidJsonAt(Buffer.from(s), 0, Buffer.byteLength(s)) === -1, s).toBe(valid);
     }
   });
@@ -84,7 +145,12 @@ describe('nesting pruned before parsing', () => {
     };
     for (let n = 0; n < 300; n++) {
       nodes = 0;
-      const body = { batch: [{ id: 'a', body: value(Math.floor(random() * 130)) }, { id: 'b', body: value(Math.floor(random() * 130)) }] };
+      const body = {
+        batch: [
+          { id: 'a', body: value(Math.floor(random() * 130)) },
+          { id: 'b', body: value(Math.floor(random() * 130)) },
+        ],
+      };
       const raw = Buffer.from(JSON.stringify(body));
       const pruned = pruneDeepJson(raw, 103);
       expect(Buffer.isBuffer(pruned)).toBe(true);
@@ -106,7 +172,12 @@ describe('nesting pruned before parsing', () => {
   });
 
   it('does not make an invalid body valid', () => {
-    for (const text of [`{"a":${'['.repeat(200)}1,,${']'.repeat(200)}}`, `{"a":${'['.repeat(200)}}`, `{"a":${'['.repeat(200)}"x${']'.repeat(200)}}`, `{"a":${'['.repeat(200)}1}${']'.repeat(199)}}`]) {
+    for (const text of [
+      `{"a":${'['.repeat(200)}1,,${']'.repeat(200)}}`,
+      `{"a":${'['.repeat(200)}}`,
+      `{"a":${'['.repeat(200)}"x${']'.repeat(200)}}`,
+      `{"a":${'['.repeat(200)}1}${']'.repeat(199)}}`,
+    ]) {
       const pruned = pruneDeepJson(Buffer.from(text), 103);
       if (Buffer.isBuffer(pruned)) expect(() => JSON.parse(String(pruned)), text.slice(0, 30)).toThrow();
       else expect(pruned.invalidAt).toBeGreaterThan(0);
@@ -158,9 +229,15 @@ describe('the budget for buffered bodies', () => {
     expect(await post(port, [body], { 'content-length': String(body.length) })).toEqual({ status: 200, length: body.length });
     expect(await post(port, [body.subarray(0, 700_000), body.subarray(700_000)])).toEqual({ status: 200, length: body.length });
     expect(await post(port, [gzipSync(body)], { 'content-encoding': 'gzip' })).toEqual({ status: 200, length: body.length });
-    expect(await post(port, [gzipSync(Buffer.alloc(20_000_000))], { 'content-encoding': 'gzip' })).toMatchObject({ status: 413, type: 'entity.too.large' });
+    expect(await post(port, [gzipSync(Buffer.alloc(20_000_000))], { 'content-encoding': 'gzip' })).toMatchObject({
+      status: 413,
+      type: 'entity.too.large',
+    });
     expect(await post(port, [Buffer.from('x')], { 'content-encoding': 'gzip' })).toMatchObject({ status: 400 });
-    expect(await post(port, [Buffer.from('x')], { 'content-encoding': 'snappy' })).toMatchObject({ status: 415, type: 'encoding.unsupported' });
+    expect(await post(port, [Buffer.from('x')], { 'content-encoding': 'snappy' })).toMatchObject({
+      status: 415,
+      type: 'encoding.unsupported',
+    });
     await new Promise((r) => setTimeout(r, 100));
     expect(budget.used).toBe(0);
   });
@@ -170,8 +247,14 @@ describe('the budget for buffered bodies', () => {
     const port = await serve(budget);
     const big = Buffer.alloc(900_000, 'a');
     // both known in length: the second waits until the first's response is over, holding nothing
-    const both = await Promise.all([post(port, [big], { 'content-length': String(big.length) }), post(port, [big], { 'content-length': String(big.length) })]);
-    expect(both).toEqual([{ status: 200, length: big.length }, { status: 200, length: big.length }]);
+    const both = await Promise.all([
+      post(port, [big], { 'content-length': String(big.length) }),
+      post(port, [big], { 'content-length': String(big.length) }),
+    ]);
+    expect(both).toEqual([
+      { status: 200, length: big.length },
+      { status: 200, length: big.length },
+    ]);
   });
 
   it('answers 503 to the younger of two requests that each wait for the bytes the other holds', async () => {
@@ -211,12 +294,19 @@ describe('the budget for buffered bodies', () => {
       const size = Math.floor(random() * 2_500_000);
       const body = Buffer.alloc(size, 97 + (i % 26));
       const kind = Math.floor(random() * 3);
-      const pieces = (b: Buffer) => { const n = 1 + Math.floor(random() * 4); const at = Array.from({ length: n - 1 }, () => Math.floor(random() * b.length)).sort((x, y) => x - y); return [0, ...at].map((a, k) => b.subarray(a, [...at, b.length][k])); };
+      const pieces = (b: Buffer) => {
+        const n = 1 + Math.floor(random() * 4);
+        const at = Array.from({ length: n - 1 }, () => Math.floor(random() * b.length)).sort((x, y) => x - y);
+        return [0, ...at].map((a, k) => b.subarray(a, [...at, b.length][k]));
+      };
       const gap = Math.floor(random() * 40);
       const expected = size > 1_500_000 ? [413] : [200, 503];
-      const sent = kind === 0 ? post(port, pieces(body), { 'content-length': String(size) }, gap)
-        : kind === 1 ? post(port, pieces(body), {}, gap)
-        : post(port, pieces(gzipSync(body)), { 'content-encoding': 'gzip' }, gap);
+      const sent =
+        kind === 0
+          ? post(port, pieces(body), { 'content-length': String(size) }, gap)
+          : kind === 1
+            ? post(port, pieces(body), {}, gap)
+            : post(port, pieces(gzipSync(body)), { 'content-encoding': 'gzip' }, gap);
       return sent.then((r) => ({ r, expected, size }));
     });
     for (const { r, expected, size } of await Promise.all(runs)) {

@@ -36,7 +36,10 @@ describe('request path', () => {
 describe('usage counts beyond 2^53 - 1', () => {
   it('are found in flat maps, detail maps and the legacy object', () => {
     expect(findInexactCount({ input: 2 ** 53 }, ['usageDetails'])).toEqual({ path: ['usageDetails', 'input'], value: 2 ** 53 });
-    expect(findInexactCount({ prompt_tokens: 1, prompt_tokens_details: { cached_tokens: 1e300 } }, [])?.path).toEqual(['prompt_tokens_details', 'cached_tokens']);
+    expect(findInexactCount({ prompt_tokens: 1, prompt_tokens_details: { cached_tokens: 1e300 } }, [])?.path).toEqual([
+      'prompt_tokens_details',
+      'cached_tokens',
+    ]);
     expect(findInexactCount({ input: Number.MAX_SAFE_INTEGER, output: 1.5 }, [])).toBeNull();
   });
 });
@@ -45,16 +48,31 @@ describe('request timeout', () => {
   it('closes a connection whose body stops short of its Content-Length', async () => {
     let handled = false;
     // like express.json(), the handler waits for the whole body before it answers
-    const server = await listen((req, res) => { req.resume(); req.on('end', () => { handled = true; res.end(); }); }, 0, '127.0.0.1', 1);
+    const server = await listen(
+      (req, res) => {
+        req.resume();
+        req.on('end', () => {
+          handled = true;
+          res.end();
+        });
+      },
+      0,
+      '127.0.0.1',
+      1,
+    );
     try {
       const { port } = server.address() as { port: number };
       const started = Date.now();
       const outcome = await new Promise<{ data: string; ms: number }>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => {
-          socket.write('POST /api/public/ingestion HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"batch":');
+          socket.write(
+            'POST /api/public/ingestion HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"batch":',
+          );
         });
         let data = '';
-        socket.on('data', (d) => { data += d; });
+        socket.on('data', (d) => {
+          data += d;
+        });
         socket.on('close', () => resolve({ data, ms: Date.now() - started }));
         socket.on('error', reject);
         setTimeout(() => reject(new Error('connection still open after 10 s')), 10_000);

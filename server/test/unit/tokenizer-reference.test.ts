@@ -20,14 +20,46 @@ function realText(): string[] {
   for (const dir of readdirSync(root).sort().slice(0, 150)) {
     try {
       texts.push(readFileSync(join(root, dir, 'README.md'), 'utf8'));
-    } catch { /* no README */ }
+    } catch {
+      /* no README */
+    }
   }
   return texts;
 }
 
 function stressText(seed: number): string {
-  const parts = [' ', '  ', '\n', '\r\n', '\t', ' \n ', "'s", "'LL", 'don\'t', '123456', '3.14', 'Straße', 'naïve', '日本語', 'Ελληνικά', '😀',
-    'x̄', 'ABCdef', 'camelCase', '<|endoftext|>', '<|endofprompt|>', '<|im_start|>', '<|endof', '{"a":[1,2]}', '$$', '\u00a0', '   \n\n  ', '-->', '\\\\', '\ud83d'];
+  const parts = [
+    ' ',
+    '  ',
+    '\n',
+    '\r\n',
+    '\t',
+    ' \n ',
+    "'s",
+    "'LL",
+    "don't",
+    '123456',
+    '3.14',
+    'Straße',
+    'naïve',
+    '日本語',
+    'Ελληνικά',
+    '😀',
+    'x̄',
+    'ABCdef',
+    'camelCase',
+    '<|endoftext|>',
+    '<|endofprompt|>',
+    '<|im_start|>',
+    '<|endof',
+    '{"a":[1,2]}',
+    '$$',
+    '\u00a0',
+    '   \n\n  ',
+    '-->',
+    '\\\\',
+    '\ud83d',
+  ];
   let s = '';
   for (let i = 0; i < 400; i++) {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -39,7 +71,10 @@ function stressText(seed: number): string {
 const CORPUS_CHARS = 10_500_000;
 
 describe.each(['o200k_base', 'cl100k_base'] as const)('OpenAI counts identical to js-tiktoken (%s)', (encoding) => {
-  const ranks = require(`js-tiktoken/ranks/${encoding}`) as ConstructorParameters<typeof Tiktoken>[0] & { pat_str: string; special_tokens: Record<string, number> };
+  const ranks = require(`js-tiktoken/ranks/${encoding}`) as ConstructorParameters<typeof Tiktoken>[0] & {
+    pat_str: string;
+    special_tokens: Record<string, number>;
+  };
   const plain = new Tiktoken(ranks);
   const exact = (text: string) => plain.encode(text, 'all').length;
 
@@ -71,7 +106,8 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('OpenAI counts identical t
     const text = corpus(CORPUS_CHARS, encoding === 'o200k_base' ? 11 : 12);
     expect(Buffer.byteLength(text)).toBeGreaterThan(10_000_000);
     const enc = encoder(encoding);
-    let mismatches = 0, tokens = 0;
+    let mismatches = 0,
+      tokens = 0;
     const first: string[] = [];
     for (const piece of pieces(text)) {
       const want = exact(piece);
@@ -110,7 +146,8 @@ describe('Claude counts identical to @anthropic-ai/tokenizer', () => {
     const enc = encoder('claude');
     let mismatches = 0;
     const first: string[] = [];
-    for (const piece of pieces(text)) if (enc.count(piece) !== exact(piece) && ++mismatches <= 3) first.push(JSON.stringify(piece.slice(0, 300)));
+    for (const piece of pieces(text))
+      if (enc.count(piece) !== exact(piece) && ++mismatches <= 3) first.push(JSON.stringify(piece.slice(0, 300)));
     expect({ mismatches, first }).toEqual({ mismatches: 0, first: [] });
   }, 300_000);
 });

@@ -24,8 +24,10 @@ describe('countTokens: openai', () => {
   });
 
   it('picks the vocabulary by model family (tokenizer-vocabulary.test.ts has the full table)', () => {
-    for (const m of ['gpt-4o-mini', 'gpt-4o-2024-08-06', 'chatgpt-4o-latest', 'gpt-4.1', 'gpt-5', 'o1']) expect(countTokens(openai(m), JAPANESE), m).toBe(6);
-    for (const m of ['gpt-4', 'gpt-4-turbo', 'gpt-3.5-turbo', 'text-embedding-ada-002']) expect(countTokens(openai(m), JAPANESE), m).toBe(8);
+    for (const m of ['gpt-4o-mini', 'gpt-4o-2024-08-06', 'chatgpt-4o-latest', 'gpt-4.1', 'gpt-5', 'o1'])
+      expect(countTokens(openai(m), JAPANESE), m).toBe(6);
+    for (const m of ['gpt-4', 'gpt-4-turbo', 'gpt-3.5-turbo', 'text-embedding-ada-002'])
+      expect(countTokens(openai(m), JAPANESE), m).toBe(8);
   });
 
   it('counts special tokens as one token instead of throwing', () => {
@@ -64,7 +66,13 @@ describe('countTokens: openai', () => {
 
   it('stringifies multimodal messages instead of using the chat formula', () => {
     const messages = [
-      { role: 'user', content: [{ type: 'text', text: 'Describe this image' }, { type: 'image_url', image_url: { url: 'https://x.y/z.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Describe this image' },
+          { type: 'image_url', image_url: { url: 'https://x.y/z.png' } },
+        ],
+      },
     ];
     expect(countTokens(gpt4o, JSON.stringify(messages))).toBe(38);
     expect(countTokens(gpt4, messages)).toBe(37);
@@ -145,17 +153,57 @@ describe('parseJsonPrioritised', () => {
   });
 
   it('skips JSON.parse only for text JSON.parse would refuse (generated text and JSON)', () => {
-    const pieces = fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2028', 'true', 'false', 'null', 'the', 'nul', 'tru', 'x', '{', '}', '[', ']', '"', ':', ',', '-', '0', '7', '.', 'e', 'é', '日');
-    const text = fc.oneof(fc.array(pieces, { maxLength: 8 }).map((p) => p.join('')), fc.json(), fc.string());
-    let skipped = 0, parsed = 0;
-    fc.assert(fc.property(text, (t: string) => {
-      let parses = true;
-      try { JSON.parse(t); } catch { parses = false; }
-      if (cannotBeJson(t)) {
-        skipped++;
-        expect(parses, JSON.stringify(t)).toBe(false);
-      } else if (parses) parsed++;
-    }), { numRuns: 30_000, seed: 5 });
+    const pieces = fc.constantFrom(
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u2028',
+      'true',
+      'false',
+      'null',
+      'the',
+      'nul',
+      'tru',
+      'x',
+      '{',
+      '}',
+      '[',
+      ']',
+      '"',
+      ':',
+      ',',
+      '-',
+      '0',
+      '7',
+      '.',
+      'e',
+      'é',
+      '日',
+    );
+    const text = fc.oneof(
+      fc.array(pieces, { maxLength: 8 }).map((p) => p.join('')),
+      fc.json(),
+      fc.string(),
+    );
+    let skipped = 0,
+      parsed = 0;
+    fc.assert(
+      fc.property(text, (t: string) => {
+        let parses = true;
+        try {
+          JSON.parse(t);
+        } catch {
+          parses = false;
+        }
+        if (cannotBeJson(t)) {
+          skipped++;
+          expect(parses, JSON.stringify(t)).toBe(false);
+        } else if (parses) parsed++;
+      }),
+      { numRuns: 30_000, seed: 5 },
+    );
     expect(skipped).toBeGreaterThan(1_000);
     expect(parsed).toBeGreaterThan(1_000);
   });

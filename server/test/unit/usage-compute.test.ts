@@ -41,7 +41,14 @@ describe('computeUsageAndCost', () => {
     expect(r.costDetails).toEqual({ input: 0.00019425, output: 0.0000108, total: 0.00020505 });
     expect(r.tier).toEqual({ id: 'gpt-4o-mini_tier_default', name: 'Standard' });
     expect(r.costStatus).toBe('inferred');
-    expect(r.aggregates).toEqual({ inputUsage: 1295, outputUsage: 18, totalUsage: 1313, inputCost: 0.00019425, outputCost: 0.0000108, totalCost: 0.00020505 });
+    expect(r.aggregates).toEqual({
+      inputUsage: 1295,
+      outputUsage: 18,
+      totalUsage: 1313,
+      inputCost: 0.00019425,
+      outputCost: 0.0000108,
+      totalCost: 0.00020505,
+    });
     expect(r.usageInferred).toBe(false);
   });
 
@@ -59,7 +66,13 @@ describe('computeUsageAndCost', () => {
 
   it('stores the same object with `cost` flat, with no bucket priced (partial), and a warning', () => {
     const r = computeUsageAndCost({
-      usageDetails: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, prompt_tokens_details: { cached_tokens: 800 }, cost: 0.0002 },
+      usageDetails: {
+        prompt_tokens: 1000,
+        completion_tokens: 100,
+        total_tokens: 1100,
+        prompt_tokens_details: { cached_tokens: 800 },
+        cost: 0.0002,
+      },
       model: gpt4oMini,
     });
     expect(r.usageDetails).toEqual({ prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, total: 2200 });
@@ -70,7 +83,11 @@ describe('computeUsageAndCost', () => {
   });
 
   it('keeps provided cost and ignores model prices, but still records the tier', () => {
-    const r = computeUsageAndCost({ legacyUsage: { input: 10, output: 20, inputCost: 0.1 }, costDetails: { output: 0.2 }, model: gpt4oMini });
+    const r = computeUsageAndCost({
+      legacyUsage: { input: 10, output: 20, inputCost: 0.1 },
+      costDetails: { output: 0.2 },
+      model: gpt4oMini,
+    });
     expect(r.usageDetails).toEqual({ input: 10, output: 20, total: 30 });
     expect(r.costDetails).toEqual({ input: 0.1, output: 0.2, total: 0.3 });
     expect(r.costStatus).toBe('ingested');
@@ -80,7 +97,10 @@ describe('computeUsageAndCost', () => {
 
   it('writes the normalised provided usage back (input 4, output -7, total -3)', () => {
     const legacy = parseLegacyUsage({ input: 4, output: -7, total: -3 }).value;
-    const r = computeUsageAndCost({ legacyUsage: legacy, model: { ...gpt4oMini, pricingTiers: [{ ...standard, prices: { input: 1.5e-7 } }] } });
+    const r = computeUsageAndCost({
+      legacyUsage: legacy,
+      model: { ...gpt4oMini, pricingTiers: [{ ...standard, prices: { input: 1.5e-7 } }] },
+    });
     expect(r.providedUsageDetails).toEqual({ input: 4 });
     expect(r.usageDetails).toEqual({ input: 4, total: 4 });
     expect(r.costDetails).toEqual({ input: 6e-7, total: 6e-7 });
@@ -105,7 +125,13 @@ describe('computeUsageAndCost', () => {
 
   it('keeps usage without a model but computes no cost', () => {
     const r = computeUsageAndCost({ usageDetails: { input: 7, output: 3 }, model: null });
-    expect(r).toMatchObject({ usageDetails: { input: 7, output: 3, total: 10 }, costDetails: {}, costStatus: 'unpriced', tier: null, tierReason: 'no model matched' });
+    expect(r).toMatchObject({
+      usageDetails: { input: 7, output: 3, total: 10 },
+      costDetails: {},
+      costStatus: 'unpriced',
+      tier: null,
+      tierReason: 'no model matched',
+    });
   });
 
   it('merged path: partial cost from a later event (usage {1,2,3}, cost {output:1})', () => {

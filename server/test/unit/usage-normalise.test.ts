@@ -127,20 +127,27 @@ describe('parseLegacyUsage', () => {
     expect(parseLegacyUsage(null)).toEqual({});
   });
 
-  it.each([
-    [{ input: '12' }],
-    [{ unit: 'WORDS' }],
-    [{ inputCost: 'cheap' }],
-    ['tokens'],
-  ])('fails validation on %j', (raw) => {
+  it.each([[{ input: '12' }], [{ unit: 'WORDS' }], [{ inputCost: 'cheap' }], ['tokens']])('fails validation on %j', (raw) => {
     expect(parseLegacyUsage(raw).error).toBeTypeOf('string');
   });
 
   it('drops negative and fractional counts and names them, keeping the rest of the event', () => {
     // negatives stay for finaliseUsage to drop (see the finaliseUsage vector below); fractions go at once
-    expect(parseLegacyUsage({ input: 4, output: -7, total: -3 })).toEqual({ value: { input: 4, output: -7, total: -3 }, dropped: [['output', -7], ['total', -3]] });
-    expect(parseLegacyUsage({ input: 1.5, output: 2, unit: 'TOKENS' })).toEqual({ value: { output: 2, unit: 'TOKENS' }, dropped: [['input', 1.5]] });
-    expect(parseLegacyUsage({ promptTokens: 2.5, completionTokens: 3 })).toEqual({ value: { output: 3, unit: 'TOKENS' }, dropped: [['promptTokens', 2.5]] });
+    expect(parseLegacyUsage({ input: 4, output: -7, total: -3 })).toEqual({
+      value: { input: 4, output: -7, total: -3 },
+      dropped: [
+        ['output', -7],
+        ['total', -3],
+      ],
+    });
+    expect(parseLegacyUsage({ input: 1.5, output: 2, unit: 'TOKENS' })).toEqual({
+      value: { output: 2, unit: 'TOKENS' },
+      dropped: [['input', 1.5]],
+    });
+    expect(parseLegacyUsage({ promptTokens: 2.5, completionTokens: 3 })).toEqual({
+      value: { output: 3, unit: 'TOKENS' },
+      dropped: [['promptTokens', 2.5]],
+    });
   });
 });
 
@@ -184,23 +191,56 @@ describe('finaliseUsage', () => {
 
 describe('matchesStrictShape', () => {
   it('agrees with strictShapeMismatch(...) === null on generated usage objects, both shapes', () => {
-    const keys = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details',
-      'input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details', 'input', 'cost', '__proto__'];
-    const chat = keys.slice(0, 5), responses = keys.slice(2, 9);
-    const count = fc.oneof({ weight: 8, arbitrary: fc.nat(10_000) }, fc.constant(-1), fc.constant(1.5), fc.constant('7'), fc.constant(null));
-    const details = fc.oneof(fc.constant(null), fc.constant('x'), fc.constant([1]), fc.dictionary(fc.constantFrom('cached_tokens', 'reasoning_tokens', 'audio_tokens'), count));
+    const keys = [
+      'prompt_tokens',
+      'completion_tokens',
+      'total_tokens',
+      'prompt_tokens_details',
+      'completion_tokens_details',
+      'input_tokens',
+      'output_tokens',
+      'input_tokens_details',
+      'output_tokens_details',
+      'input',
+      'cost',
+      '__proto__',
+    ];
+    const chat = keys.slice(0, 5),
+      responses = keys.slice(2, 9);
+    const count = fc.oneof(
+      { weight: 8, arbitrary: fc.nat(10_000) },
+      fc.constant(-1),
+      fc.constant(1.5),
+      fc.constant('7'),
+      fc.constant(null),
+    );
+    const details = fc.oneof(
+      fc.constant(null),
+      fc.constant('x'),
+      fc.constant([1]),
+      fc.dictionary(fc.constantFrom('cached_tokens', 'reasoning_tokens', 'audio_tokens'), count),
+    );
     const keySet = fc.oneof(
-      fc.subarray(chat, { minLength: 3 }), fc.subarray(responses, { minLength: 3 }), fc.uniqueArray(fc.constantFrom(...keys), { maxLength: 7 }));
+      fc.subarray(chat, { minLength: 3 }),
+      fc.subarray(responses, { minLength: 3 }),
+      fc.uniqueArray(fc.constantFrom(...keys), { maxLength: 7 }),
+    );
     const usage = keySet.chain((ks) =>
-      fc.tuple(...ks.map((k) => (k.endsWith('_details') ? details : count))).map((vs) => JSON.parse(JSON.stringify(Object.fromEntries(ks.map((k, i) => [k, vs[i]]))))));
+      fc
+        .tuple(...ks.map((k) => (k.endsWith('_details') ? details : count)))
+        .map((vs) => JSON.parse(JSON.stringify(Object.fromEntries(ks.map((k, i) => [k, vs[i]]))))),
+    );
     let strict = 0;
-    fc.assert(fc.property(usage, (raw: Record<string, unknown>) => {
-      for (const shape of [CHAT_SHAPE, RESPONSES_SHAPE]) {
-        const expected = strictShapeMismatch(raw, shape) === null;
-        if (expected) strict++;
-        expect(matchesStrictShape(raw, shape)).toBe(expected);
-      }
-    }), { numRuns: 20_000, seed: 23 });
+    fc.assert(
+      fc.property(usage, (raw: Record<string, unknown>) => {
+        for (const shape of [CHAT_SHAPE, RESPONSES_SHAPE]) {
+          const expected = strictShapeMismatch(raw, shape) === null;
+          if (expected) strict++;
+          expect(matchesStrictShape(raw, shape)).toBe(expected);
+        }
+      }),
+      { numRuns: 20_000, seed: 23 },
+    );
     // the generator reaches the strict shapes too, not only mismatches
     expect(strict).toBeGreaterThan(20);
   });

@@ -14,7 +14,9 @@ function warn(raw: unknown): string[] {
 describe('usageWarnings', () => {
   it('is silent for clean disjoint buckets and for the mapped OpenAI shape', () => {
     expect(warn({ input: 86, input_cached_tokens: 17817, output: 50 })).toEqual([]);
-    expect(warn({ prompt_tokens: 17903, completion_tokens: 50, total_tokens: 17953, prompt_tokens_details: { cached_tokens: 17817 } })).toEqual([]);
+    expect(
+      warn({ prompt_tokens: 17903, completion_tokens: 50, total_tokens: 17953, prompt_tokens_details: { cached_tokens: 17817 } }),
+    ).toEqual([]);
     expect(warn(undefined)).toEqual([]);
   });
 
@@ -58,7 +60,14 @@ describe('usageWarnings', () => {
   });
 
   it('explains an unmapped chat-completions object and names the keys to remove', () => {
-    const w = warn({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 2 }, cost: 0.001, provider: 'x' });
+    const w = warn({
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+      prompt_tokens_details: { cached_tokens: 2 },
+      cost: 0.001,
+      provider: 'x',
+    });
     expect(w).toHaveLength(1);
     expect(w[0]).toContain('OpenAI Chat Completions');
     expect(w[0]).toContain('stored unmapped');
@@ -100,7 +109,10 @@ describe('values that are not stored', () => {
   });
 
   it('says nothing about a clean map, a mapped OpenAI object or digit strings Langfuse reads as counts', () => {
-    for (const raw of [{ input: 5, output: '7' }, { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }]) {
+    for (const raw of [
+      { input: 5, output: '7' },
+      { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    ]) {
       expect(droppedValueWarnings(raw, parseUsageDetails(raw), { input: 0.1 })).toEqual([]);
     }
   });

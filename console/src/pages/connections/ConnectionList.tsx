@@ -7,7 +7,11 @@ import { ADAPTERS } from './form-state.ts';
 
 const adapterLabel = (a: string) => ADAPTERS.find((x) => x.value === a)?.label ?? a;
 
-export function ConnectionList({ connections, onEdit, onDeleted }: {
+export function ConnectionList({
+  connections,
+  onEdit,
+  onDeleted,
+}: {
   connections: LlmConnection[];
   onEdit: (c: LlmConnection) => void;
   onDeleted: (c: LlmConnection) => void;
@@ -17,38 +21,91 @@ export function ConnectionList({ connections, onEdit, onDeleted }: {
       <table aria-label="LLM connections">
         <thead>
           <tr>
-            <th scope="col">Provider</th><th scope="col">Adapter</th><th scope="col">Key</th><th scope="col">Base URL</th>
-            <th scope="col">Custom models</th><th scope="col">Headers</th><th scope="col">Actions</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Adapter</th>
+            <th scope="col">Key</th>
+            <th scope="col">Base URL</th>
+            <th scope="col">Custom models</th>
+            <th scope="col">Headers</th>
+            <th scope="col">Actions</th>
           </tr>
         </thead>
         <tbody>
           {/* keyed on updatedAt too: a probe result of the connection as it was before a save is stale */}
-          {connections.map((c) => <ConnectionRow key={`${c.id}@${c.updatedAt}`} c={c} onEdit={onEdit} onDeleted={onDeleted} />)}
+          {connections.map((c) => (
+            <ConnectionRow key={`${c.id}@${c.updatedAt}`} c={c} onEdit={onEdit} onDeleted={onDeleted} />
+          ))}
         </tbody>
       </table>
     </div>
   );
 }
 
-function ConnectionRow({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: LlmConnection) => void; onDeleted: (c: LlmConnection) => void }) {
-  const config = c.config && Object.keys(c.config).length ? Object.entries(c.config).map(([k, v]) => `${k}: ${String(v)}`).join(', ') : null;
+function ConnectionRow({
+  c,
+  onEdit,
+  onDeleted,
+}: {
+  c: LlmConnection;
+  onEdit: (c: LlmConnection) => void;
+  onDeleted: (c: LlmConnection) => void;
+}) {
+  const config =
+    c.config && Object.keys(c.config).length
+      ? Object.entries(c.config)
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join(', ')
+      : null;
   return (
-      <tr>
-        <th scope="row">{c.provider}</th>
-        <td>{adapterLabel(c.adapter)}{config ? <div className="muted">{config}</div> : null}</td>
-        <td><code aria-label={`Masked key of ${c.provider}`}>{c.displaySecretKey}</code></td>
-        <td className="break">{c.baseURL ?? <span className="muted">provider default</span>}</td>
-        <td>
-          {c.customModels.length ? c.customModels.map((m) => <code key={m} className="chip">{m}</code>) : <span className="muted">none</span>}
-          <div className="muted">{c.withDefaultModels ? '+ default models' : 'no default models'}</div>
-        </td>
-        <td>{c.extraHeaderKeys.length ? c.extraHeaderKeys.map((h) => <code key={h} className="chip">{h}</code>) : <span className="muted">none</span>}</td>
-        <td><RowActions c={c} onEdit={onEdit} onDeleted={onDeleted} /></td>
-      </tr>
+    <tr>
+      <th scope="row">{c.provider}</th>
+      <td>
+        {adapterLabel(c.adapter)}
+        {config ? <div className="muted">{config}</div> : null}
+      </td>
+      <td>
+        <code aria-label={`Masked key of ${c.provider}`}>{c.displaySecretKey}</code>
+      </td>
+      <td className="break">{c.baseURL ?? <span className="muted">provider default</span>}</td>
+      <td>
+        {c.customModels.length ? (
+          c.customModels.map((m) => (
+            <code key={m} className="chip">
+              {m}
+            </code>
+          ))
+        ) : (
+          <span className="muted">none</span>
+        )}
+        <div className="muted">{c.withDefaultModels ? '+ default models' : 'no default models'}</div>
+      </td>
+      <td>
+        {c.extraHeaderKeys.length ? (
+          c.extraHeaderKeys.map((h) => (
+            <code key={h} className="chip">
+              {h}
+            </code>
+          ))
+        ) : (
+          <span className="muted">none</span>
+        )}
+      </td>
+      <td>
+        <RowActions c={c} onEdit={onEdit} onDeleted={onDeleted} />
+      </td>
+    </tr>
   );
 }
 
-function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: LlmConnection) => void; onDeleted: (c: LlmConnection) => void }) {
+function RowActions({
+  c,
+  onEdit,
+  onDeleted,
+}: {
+  c: LlmConnection;
+  onEdit: (c: LlmConnection) => void;
+  onDeleted: (c: LlmConnection) => void;
+}) {
   const tally = useTally();
   const [testing, setTesting] = useState(false);
   const [result, setResult] = useState<LlmConnectionTestResult>();
@@ -60,13 +117,25 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
   // where focus goes once the confirmation opens or closes: the Delete button is disabled while it
   // is open, so it can only take focus back after the re-render that enables it
   const [focusBack, setFocusBack] = useState(false);
-  useEffect(() => { if (confirming) confirmRef.current?.focus(); }, [confirming]);
-  useEffect(() => { if (!confirming && focusBack) { deleteRef.current?.focus(); setFocusBack(false); } }, [confirming, focusBack]);
-  const cancel = () => { setConfirming(false); setFocusBack(true); };
+  useEffect(() => {
+    if (confirming) confirmRef.current?.focus();
+  }, [confirming]);
+  useEffect(() => {
+    if (!confirming && focusBack) {
+      deleteRef.current?.focus();
+      setFocusBack(false);
+    }
+  }, [confirming, focusBack]);
+  const cancel = () => {
+    setConfirming(false);
+    setFocusBack(true);
+  };
 
   async function test() {
     if (testing) return;
-    setTesting(true); setResult(undefined); setProblem(undefined);
+    setTesting(true);
+    setResult(undefined);
+    setProblem(undefined);
     try {
       // probe a model the user named, when there is one: it is the one they mean to use
       const model = c.customModels[0];
@@ -81,7 +150,8 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
 
   async function remove() {
     if (deleting) return;
-    setDeleting(true); setProblem(undefined);
+    setDeleting(true);
+    setProblem(undefined);
     try {
       await tally.llmConnections.delete({ path: { id: c.id } });
       onDeleted(c);
@@ -95,19 +165,46 @@ function RowActions({ c, onEdit, onDeleted }: { c: LlmConnection; onEdit: (c: Ll
   return (
     <div className="row-actions">
       <div className="buttons">
-        <button type="button" className="secondary" aria-label={`Test ${c.provider}`} onClick={test} aria-disabled={testing || undefined}>{testing ? 'Testing…' : 'Test'}</button>
-        <button type="button" className="secondary" aria-label={`Edit ${c.provider}`} onClick={() => onEdit(c)}>Edit</button>
-        <button type="button" className="danger" ref={deleteRef} aria-label={`Delete ${c.provider}`} onClick={() => setConfirming(true)} disabled={confirming}>Delete</button>
+        <button type="button" className="secondary" aria-label={`Test ${c.provider}`} onClick={test} aria-disabled={testing || undefined}>
+          {testing ? 'Testing…' : 'Test'}
+        </button>
+        <button type="button" className="secondary" aria-label={`Edit ${c.provider}`} onClick={() => onEdit(c)}>
+          Edit
+        </button>
+        <button
+          type="button"
+          className="danger"
+          ref={deleteRef}
+          aria-label={`Delete ${c.provider}`}
+          onClick={() => setConfirming(true)}
+          disabled={confirming}
+        >
+          Delete
+        </button>
       </div>
       {confirming ? (
-        <div className="confirm" role="group" aria-label={`Confirm deleting ${c.provider}`}
-          onKeyDown={(e) => { if (e.key === 'Escape') cancel(); }}>
-          <p>Delete <strong>{c.provider}</strong> and its stored key? Evaluators using it pause until a connection of that name exists again.</p>
-          <button type="button" className="danger" ref={confirmRef} onClick={remove} aria-disabled={deleting || undefined}>{deleting ? 'Deleting…' : 'Yes, delete'}</button>{' '}
-          <button type="button" className="secondary" onClick={cancel}>Keep it</button>
+        <div
+          className="confirm"
+          role="group"
+          aria-label={`Confirm deleting ${c.provider}`}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') cancel();
+          }}
+        >
+          <p>
+            Delete <strong>{c.provider}</strong> and its stored key? Evaluators using it pause until a connection of that name exists again.
+          </p>
+          <button type="button" className="danger" ref={confirmRef} onClick={remove} aria-disabled={deleting || undefined}>
+            {deleting ? 'Deleting…' : 'Yes, delete'}
+          </button>{' '}
+          <button type="button" className="secondary" onClick={cancel}>
+            Keep it
+          </button>
         </div>
       ) : null}
-      <div role="status" aria-label={`Test result of ${c.provider}`}>{result ? <TestOutcome r={result} /> : null}</div>
+      <div role="status" aria-label={`Test result of ${c.provider}`}>
+        {result ? <TestOutcome r={result} /> : null}
+      </div>
       <ErrorBanner problem={problem} />
     </div>
   );
@@ -117,14 +214,21 @@ function TestOutcome({ r }: { r: LlmConnectionTestResult }) {
   if (r.ok) {
     return (
       <div className="ok-banner">
-        <span className="badge ok">ok</span> {r.model} answered in {r.latencyMs} ms{r.responseModel ? <> (response model <code>{r.responseModel}</code>)</> : null}
+        <span className="badge ok">ok</span> {r.model} answered in {r.latencyMs} ms
+        {r.responseModel ? (
+          <>
+            {' '}
+            (response model <code>{r.responseModel}</code>)
+          </>
+        ) : null}
       </div>
     );
   }
   return (
     <div className="error-banner">
       <span className="badge bad">{r.error?.kind ?? 'failed'}</span> {r.model}
-      {r.error?.providerStatus !== undefined ? ` (provider status ${r.error.providerStatus})` : ''}: {r.error?.message ?? 'the provider did not answer as expected'}
+      {r.error?.providerStatus !== undefined ? ` (provider status ${r.error.providerStatus})` : ''}:{' '}
+      {r.error?.message ?? 'the provider did not answer as expected'}
       <span className="muted"> after {r.latencyMs} ms</span>
     </div>
   );

@@ -3,7 +3,12 @@
 import { Field } from '../../components/Field.tsx';
 import type { HeaderRow } from './form-state.ts';
 
-export function HeaderRows({ rows, editing, onChange, errorOf }: {
+export function HeaderRows({
+  rows,
+  editing,
+  onChange,
+  errorOf,
+}: {
   rows: HeaderRow[];
   editing: boolean;
   onChange: (rows: HeaderRow[]) => void;
@@ -23,12 +28,29 @@ export function HeaderRows({ rows, editing, onChange, errorOf }: {
             {(ids) => <input {...ids} value={r.name} onChange={(e) => put(i, { ...r, name: e.target.value })} autoComplete="off" />}
           </Field>
           <Field label={`Header value ${i + 1}`} hint={editing && !r.value ? 'Stored value hidden' : undefined}>
-            {(ids) => <input {...ids} type="password" value={r.value} onChange={(e) => put(i, { ...r, value: e.target.value })} autoComplete="new-password" />}
+            {(ids) => (
+              <input
+                {...ids}
+                type="password"
+                value={r.value}
+                onChange={(e) => put(i, { ...r, value: e.target.value })}
+                autoComplete="new-password"
+              />
+            )}
           </Field>
-          <button type="button" className="danger" aria-label={`Remove header ${i + 1}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>Remove</button>
+          <button
+            type="button"
+            className="danger"
+            aria-label={`Remove header ${i + 1}`}
+            onClick={() => onChange(rows.filter((_, j) => j !== i))}
+          >
+            Remove
+          </button>
         </div>
       ))}
-      <button type="button" className="secondary" onClick={() => onChange([...rows, { name: '', value: '' }])}>Add header</button>
+      <button type="button" className="secondary" onClick={() => onChange([...rows, { name: '', value: '' }])}>
+        Add header
+      </button>
     </fieldset>
   );
 }

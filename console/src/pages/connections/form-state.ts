@@ -17,7 +17,10 @@ export const BEDROCK_DEFAULT_CREDENTIALS = '__BEDROCK_DEFAULT_CREDENTIALS__';
 
 export type BedrockAuth = 'accessKeys' | 'apiKey' | 'default';
 
-export interface HeaderRow { name: string; value: string }
+export interface HeaderRow {
+  name: string;
+  value: string;
+}
 
 export interface FormState {
   provider: string;
@@ -39,8 +42,20 @@ export interface FormState {
 
 export function emptyForm(): FormState {
   return {
-    provider: '', adapter: 'openai', secretKey: '', bedrockAuth: 'accessKeys', accessKeyId: '', secretAccessKey: '', bedrockApiKey: '',
-    region: '', useResponsesApi: false, location: '', baseURL: '', customModels: [], withDefaultModels: true, headers: [],
+    provider: '',
+    adapter: 'openai',
+    secretKey: '',
+    bedrockAuth: 'accessKeys',
+    accessKeyId: '',
+    secretAccessKey: '',
+    bedrockApiKey: '',
+    region: '',
+    useResponsesApi: false,
+    location: '',
+    baseURL: '',
+    customModels: [],
+    withDefaultModels: true,
+    headers: [],
   };
 }
 
@@ -72,10 +87,14 @@ function secretOf(s: FormState): string {
 
 function configOf(s: FormState): Record<string, string | boolean> | undefined {
   switch (s.adapter) {
-    case 'bedrock': return { region: s.region.trim() };
-    case 'openai': return { useResponsesApi: s.useResponsesApi };
-    case 'google-vertex-ai': return s.location.trim() ? { location: s.location.trim() } : {};
-    default: return undefined;
+    case 'bedrock':
+      return { region: s.region.trim() };
+    case 'openai':
+      return { useResponsesApi: s.useResponsesApi };
+    case 'google-vertex-ai':
+      return s.location.trim() ? { location: s.location.trim() } : {};
+    default:
+      return undefined;
   }
 }
 
@@ -93,18 +112,23 @@ export function buildBody(s: FormState, storedAdapter: LlmAdapter | null): { bod
   const keyNeeded = storedAdapter && storedAdapter !== s.adapter ? ` The stored key belongs to the ${storedAdapter} adapter.` : '';
   if (s.adapter === 'bedrock') {
     // one of the pair typed is not a key to keep: both are needed
-    if (s.bedrockAuth === 'accessKeys' && !keepKey && (!s.accessKeyId || !s.secretAccessKey)) errors.secretKey = 'Enter both the access key id and the secret access key.' + keyNeeded;
+    if (s.bedrockAuth === 'accessKeys' && !keepKey && (!s.accessKeyId || !s.secretAccessKey))
+      errors.secretKey = 'Enter both the access key id and the secret access key.' + keyNeeded;
     if (s.bedrockAuth === 'apiKey' && !keepKey && !s.bedrockApiKey) errors.secretKey = 'Enter the Bedrock API key.' + keyNeeded;
     if (!s.region.trim()) errors.config = 'Enter the AWS region, e.g. us-east-1.';
   } else if (!secretKey && !keepKey) {
     errors.secretKey = 'Enter the key.' + keyNeeded;
   }
-  if (s.adapter === 'azure' && !s.baseURL.trim()) errors.baseURL = 'Azure needs the resource URL, e.g. https://<resource>.openai.azure.com/openai.';
+  if (s.adapter === 'azure' && !s.baseURL.trim())
+    errors.baseURL = 'Azure needs the resource URL, e.g. https://<resource>.openai.azure.com/openai.';
   const extraHeaders: Record<string, string> = {};
   s.headers.forEach((h, i) => {
     const name = h.name.trim();
     if (!name) errors[`headers.${i}`] = 'Name the header or remove the row.';
-    else if (!h.value) errors[`headers.${i}`] = storedAdapter ? 'Enter the value again (stored values are never shown), or remove the row.' : 'Enter the header value.';
+    else if (!h.value)
+      errors[`headers.${i}`] = storedAdapter
+        ? 'Enter the value again (stored values are never shown), or remove the row.'
+        : 'Enter the header value.';
     else extraHeaders[name] = h.value;
   });
   if (Object.keys(errors).length) return { errors };

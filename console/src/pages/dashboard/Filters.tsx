@@ -3,7 +3,15 @@
 import { Field } from '../../components/Field.tsx';
 import { PRESETS, type Preset, type RangeChoice } from './queries.ts';
 
-export function Filters({ choice, onChoice, environment, onEnvironment, environments, customError, onRefresh }: {
+export function Filters({
+  choice,
+  onChoice,
+  environment,
+  onEnvironment,
+  environments,
+  customError,
+  onRefresh,
+}: {
   choice: RangeChoice;
   onChoice: (c: RangeChoice) => void;
   environment: string;
@@ -22,14 +30,27 @@ export function Filters({ choice, onChoice, environment, onEnvironment, environm
     <div className="card row dashboard-filters">
       <Field label="Range">
         {(ids) => (
-          <select {...ids} value={choice.kind === 'preset' ? choice.preset : 'custom'}
+          <select
+            {...ids}
+            value={choice.kind === 'preset' ? choice.preset : 'custom'}
             onChange={(e) => {
               const v = e.target.value;
-              onChoice(v === 'custom'
-                ? { kind: 'custom', from: choice.kind === 'custom' ? choice.from : weekAgo, to: choice.kind === 'custom' ? choice.to : today }
-                : { kind: 'preset', preset: v as Preset });
-            }}>
-            {(Object.keys(PRESETS) as Preset[]).map((p) => <option key={p} value={p}>{PRESETS[p].label}</option>)}
+              onChoice(
+                v === 'custom'
+                  ? {
+                      kind: 'custom',
+                      from: choice.kind === 'custom' ? choice.from : weekAgo,
+                      to: choice.kind === 'custom' ? choice.to : today,
+                    }
+                  : { kind: 'preset', preset: v as Preset },
+              );
+            }}
+          >
+            {(Object.keys(PRESETS) as Preset[]).map((p) => (
+              <option key={p} value={p}>
+                {PRESETS[p].label}
+              </option>
+            ))}
             <option value="custom">Custom dates</option>
           </select>
         )}
@@ -37,10 +58,26 @@ export function Filters({ choice, onChoice, environment, onEnvironment, environm
       {choice.kind === 'custom' ? (
         <>
           <Field label="From date" hint="UTC, from 00:00" error={fromMissing ? customError : undefined}>
-            {(ids) => <input {...ids} type="date" value={choice.from} max={choice.to || undefined} onChange={(e) => onChoice({ ...choice, from: e.target.value })} />}
+            {(ids) => (
+              <input
+                {...ids}
+                type="date"
+                value={choice.from}
+                max={choice.to || undefined}
+                onChange={(e) => onChoice({ ...choice, from: e.target.value })}
+              />
+            )}
           </Field>
           <Field label="To date" hint="UTC, through 23:59" error={fromMissing ? undefined : customError}>
-            {(ids) => <input {...ids} type="date" value={choice.to} min={choice.from || undefined} onChange={(e) => onChoice({ ...choice, to: e.target.value })} />}
+            {(ids) => (
+              <input
+                {...ids}
+                type="date"
+                value={choice.to}
+                min={choice.from || undefined}
+                onChange={(e) => onChoice({ ...choice, to: e.target.value })}
+              />
+            )}
           </Field>
         </>
       ) : null}
@@ -48,12 +85,18 @@ export function Filters({ choice, onChoice, environment, onEnvironment, environm
         {(ids) => (
           <select {...ids} value={environment} onChange={(e) => onEnvironment(e.target.value)}>
             <option value="">All environments</option>
-            {envs.map((e) => <option key={e} value={e}>{e}</option>)}
+            {envs.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
           </select>
         )}
       </Field>
       <div className="field">
-        <button type="button" className="secondary" onClick={onRefresh}>Refresh</button>
+        <button type="button" className="secondary" onClick={onRefresh}>
+          Refresh
+        </button>
       </div>
     </div>
   );

@@ -6,7 +6,14 @@ import type { Loaded } from '../../hooks.ts';
 import { formatCount, formatUsd } from '../../format.ts';
 import type { Row } from './queries.ts';
 
-export function TopTable({ title, field, column, noneLabel, loaded, emptyHint }: {
+export function TopTable({
+  title,
+  field,
+  column,
+  noneLabel,
+  loaded,
+  emptyHint,
+}: {
   title: string;
   field: string;
   column: string;
@@ -24,7 +31,17 @@ export function TopTable({ title, field, column, noneLabel, loaded, emptyHint }:
       {rows.length ? (
         <div className="table-wrap">
           <table aria-label={title}>
-            <thead><tr><th scope="col">{column}</th><th scope="col" className="num">Cost</th><th scope="col" className="num">Observations</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{column}</th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col" className="num">
+                  Observations
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {rows.map((r, i) => {
                 const name = r[field] === null || r[field] === undefined || r[field] === '' ? noneLabel : String(r[field]);

@@ -12,7 +12,10 @@ export const PRESETS: Record<Preset, { label: string; ms: number }> = {
   '30d': { label: 'Last 30 days', ms: 30 * 86_400_000 },
 };
 
-export interface TimeWindow { from: Date; to: Date }
+export interface TimeWindow {
+  from: Date;
+  to: Date;
+}
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -55,38 +58,66 @@ function base(w: TimeWindow, environment: string | null): Pick<MetricsQuery, 'vi
 const perDay = { timeDimension: { granularity: 'day' as const }, config: { row_limit: 1000 } };
 
 export function costByModelQuery(w: TimeWindow, environment: string | null): MetricsQuery {
-  return { ...base(w, environment), dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }], ...perDay };
+  return {
+    ...base(w, environment),
+    dimensions: [{ field: 'providedModelName' }],
+    metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
+    ...perDay,
+  };
 }
 
 /** usageByType walks each observation's usage map, one row per usage key (input, output, cached…) and day */
 export function tokensByTypeQuery(w: TimeWindow, environment: string | null): MetricsQuery {
-  return { ...base(w, environment), dimensions: [{ field: 'usageType' }], metrics: [{ measure: 'usageByType', aggregation: 'sum' }], ...perDay };
+  return {
+    ...base(w, environment),
+    dimensions: [{ field: 'usageType' }],
+    metrics: [{ measure: 'usageByType', aggregation: 'sum' }],
+    ...perDay,
+  };
 }
 
 /** userId is high-cardinality: the server wants a row limit and a desc order on a measure */
 export function topByCostQuery(w: TimeWindow, environment: string | null, field: 'userId' | 'name', limit = 10): MetricsQuery {
   return {
-    ...base(w, environment), dimensions: [{ field }],
-    metrics: [{ measure: 'totalCost', aggregation: 'sum' }, { measure: 'count', aggregation: 'count' }],
-    orderBy: [{ field: 'sum_totalCost', direction: 'desc' }], config: { row_limit: limit },
+    ...base(w, environment),
+    dimensions: [{ field }],
+    metrics: [
+      { measure: 'totalCost', aggregation: 'sum' },
+      { measure: 'count', aggregation: 'count' },
+    ],
+    orderBy: [{ field: 'sum_totalCost', direction: 'desc' }],
+    config: { row_limit: limit },
   };
 }
 
 export function summaryQuery(w: TimeWindow, environment: string | null): MetricsQuery {
   return {
-    ...base(w, environment), dimensions: [],
-    metrics: [{ measure: 'totalCost', aggregation: 'sum' }, { measure: 'count', aggregation: 'count' }, { measure: 'totalTokens', aggregation: 'sum' }],
+    ...base(w, environment),
+    dimensions: [],
+    metrics: [
+      { measure: 'totalCost', aggregation: 'sum' },
+      { measure: 'count', aggregation: 'count' },
+      { measure: 'totalTokens', aggregation: 'sum' },
+    ],
   };
 }
 
 /** the environments that have observations in the window, for the picker */
 export function environmentsQuery(w: TimeWindow): MetricsQuery {
-  return { ...base(w, null), dimensions: [{ field: 'environment' }], metrics: [{ measure: 'count', aggregation: 'count' }], config: { row_limit: 100 } };
+  return {
+    ...base(w, null),
+    dimensions: [{ field: 'environment' }],
+    metrics: [{ measure: 'count', aggregation: 'count' }],
+    config: { row_limit: 100 },
+  };
 }
 
 export type Row = MetricsResponse['data'][number];
 
-export interface ChartData { labels: string[]; series: { label: string; values: number[] }[] }
+export interface ChartData {
+  labels: string[];
+  series: { label: string; values: number[] }[];
+}
 
 export const OTHER = 'other';
 
@@ -96,9 +127,17 @@ export const OTHER = 'other';
  * total zero (the server's gap-filling rows) dropped, and `skip` values (usage key `total`,
  * which would count tokens twice in a stack) left out.
  */
-export function toDailySeries(rows: Row[], opts: {
-  dimension: string; metric: string; days: string[]; topN?: number; noneLabel: string; skip?: string[];
-}): ChartData {
+export function toDailySeries(
+  rows: Row[],
+  opts: {
+    dimension: string;
+    metric: string;
+    days: string[];
+    topN?: number;
+    noneLabel: string;
+    skip?: string[];
+  },
+): ChartData {
   const { dimension, metric, topN = 8, noneLabel, skip = [] } = opts;
   const labels = [...new Set([...opts.days, ...rows.map((r) => String(r.time_dimension ?? '')).filter(Boolean)])].sort();
   const byKey = new Map<string, Map<string, number>>();
@@ -121,7 +160,10 @@ export function toDailySeries(rows: Row[], opts: {
   const folded = ranked.slice(kept.length);
   const series = kept.map((k) => ({ label: k, values: labels.map((d) => byKey.get(k)!.get(d) ?? 0) }));
   if (folded.length) {
-    series.push({ label: kept.includes(OTHER) ? `${OTHER} (${folded.length} more)` : OTHER, values: labels.map((d) => folded.reduce((s, k) => s + (byKey.get(k)!.get(d) ?? 0), 0)) });
+    series.push({
+      label: kept.includes(OTHER) ? `${OTHER} (${folded.length} more)` : OTHER,
+      values: labels.map((d) => folded.reduce((s, k) => s + (byKey.get(k)!.get(d) ?? 0), 0)),
+    });
   }
   return { labels, series };
 }

@@ -16,7 +16,9 @@ export function EvalScores() {
     <section className="card" aria-labelledby="ev-scores">
       <div className="rule-head">
         <h2 id="ev-scores">Scores written by evaluators</h2>
-        <button type="button" className="secondary" onClick={loaded.reload}>Refresh scores</button>
+        <button type="button" className="secondary" onClick={loaded.reload}>
+          Refresh scores
+        </button>
       </div>
       <ErrorBanner problem={loaded.error} title="Scores" />
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
@@ -27,11 +29,22 @@ export function EvalScores() {
       ) : null}
       {scores.length ? (
         <>
-          {loaded.data!.meta.totalItems > scores.length ? <p className="muted">The newest {scores.length} of {loaded.data!.meta.totalItems}.</p> : null}
+          {loaded.data!.meta.totalItems > scores.length ? (
+            <p className="muted">
+              The newest {scores.length} of {loaded.data!.meta.totalItems}.
+            </p>
+          ) : null}
           <div className="table-wrap">
             <table aria-label="Scores written by evaluators">
               <thead>
-                <tr><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Comment</th><th scope="col">Trace</th><th scope="col">Observation</th><th scope="col">Time</th></tr>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Value</th>
+                  <th scope="col">Comment</th>
+                  <th scope="col">Trace</th>
+                  <th scope="col">Observation</th>
+                  <th scope="col">Time</th>
+                </tr>
               </thead>
               <tbody>
                 {scores.map((s) => (

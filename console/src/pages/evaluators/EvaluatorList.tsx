@@ -11,7 +11,11 @@ export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
     <section className="card" aria-labelledby="ev-evaluators">
       <h2 id="ev-evaluators">Evaluators</h2>
       <ErrorBanner problem={loaded.error} title="Evaluators" />
-      {loaded.error ? <button type="button" className="secondary" onClick={loaded.reload}>Reload evaluators</button> : null}
+      {loaded.error ? (
+        <button type="button" className="secondary" onClick={loaded.reload}>
+          Reload evaluators
+        </button>
+      ) : null}
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && list.length === 0 ? (
         <EmptyState title="No evaluators yet">
@@ -22,7 +26,19 @@ export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
         <div className="table-wrap">
           <table aria-label="Evaluators">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col" className="num">Version</th><th scope="col">Output</th><th scope="col">Model</th><th scope="col">Variables</th><th scope="col" className="num">Rules</th><th scope="col">Updated</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="num">
+                  Version
+                </th>
+                <th scope="col">Output</th>
+                <th scope="col">Model</th>
+                <th scope="col">Variables</th>
+                <th scope="col" className="num">
+                  Rules
+                </th>
+                <th scope="col">Updated</th>
+              </tr>
             </thead>
             <tbody>
               {list.map((ev) => (

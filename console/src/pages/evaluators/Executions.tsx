@@ -6,7 +6,14 @@ import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { useLoad } from '../../hooks.ts';
 import { formatTime, scoreValue } from './format.ts';
 
-const STATUS_CLASS: Record<string, string> = { COMPLETED: 'badge ok', ERROR: 'badge bad', CANCELLED: 'badge', PENDING: 'badge managed', RUNNING: 'badge managed', DELAYED: 'badge bad' };
+const STATUS_CLASS: Record<string, string> = {
+  COMPLETED: 'badge ok',
+  ERROR: 'badge bad',
+  CANCELLED: 'badge',
+  PENDING: 'badge managed',
+  RUNNING: 'badge managed',
+  DELAYED: 'badge bad',
+};
 
 export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; evaluatorNames: Map<string, string> }) {
   const tally = useTally();
@@ -26,7 +33,9 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
     <section className="card" aria-labelledby="ev-executions">
       <div className="rule-head">
         <h2 id="ev-executions">Recent executions of {rule.name}</h2>
-        <button type="button" className="secondary" onClick={loaded.reload}>Refresh executions</button>
+        <button type="button" className="secondary" onClick={loaded.reload}>
+          Refresh executions
+        </button>
       </div>
       <ErrorBanner problem={loaded.error} title="Executions" />
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
@@ -39,22 +48,56 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
       ) : null}
       {jobs.length ? (
         <>
-          <p className="muted">{jobs.length < loaded.data!.total ? `The newest ${jobs.length} of ${loaded.data!.total}.` : `${jobs.length} execution${jobs.length === 1 ? '' : 's'}.`}</p>
+          <p className="muted">
+            {jobs.length < loaded.data!.total
+              ? `The newest ${jobs.length} of ${loaded.data!.total}.`
+              : `${jobs.length} execution${jobs.length === 1 ? '' : 's'}.`}
+          </p>
           <div className="table-wrap">
             <table aria-label={`Executions of ${rule.name}`}>
               <thead>
-                <tr><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Score</th><th scope="col">Evaluator</th><th scope="col">Observation / trace</th><th scope="col" className="num">Attempts</th><th scope="col">Created</th><th scope="col">Updated</th><th scope="col">Next try</th></tr>
+                <tr>
+                  <th scope="col">Status</th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Score</th>
+                  <th scope="col">Evaluator</th>
+                  <th scope="col">Observation / trace</th>
+                  <th scope="col" className="num">
+                    Attempts
+                  </th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Next try</th>
+                </tr>
               </thead>
               <tbody>
                 {jobs.map((j) => {
                   const score = j.scoreId ? loaded.data!.scores.get(j.scoreId) : undefined;
                   return (
                     <tr key={j.id}>
-                      <td><span className={STATUS_CLASS[j.status] ?? 'badge'}>{j.status}</span></td>
+                      <td>
+                        <span className={STATUS_CLASS[j.status] ?? 'badge'}>{j.status}</span>
+                      </td>
                       <td className={j.error ? 'job-error' : undefined}>{j.error ?? '—'}</td>
-                      <td>{score ? <>{score.name}: <strong>{scoreValue(score)}</strong></> : j.scoreId ? <code>{j.scoreId}</code> : '—'}</td>
+                      <td>
+                        {score ? (
+                          <>
+                            {score.name}: <strong>{scoreValue(score)}</strong>
+                          </>
+                        ) : j.scoreId ? (
+                          <code>{j.scoreId}</code>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
                       <td>{evaluatorNames.get(j.evaluatorId) ?? <code>{j.evaluatorId}</code>}</td>
-                      <td><code>{j.observationId}</code><br /><span className="muted">trace <code>{j.traceId}</code></span></td>
+                      <td>
+                        <code>{j.observationId}</code>
+                        <br />
+                        <span className="muted">
+                          trace <code>{j.traceId}</code>
+                        </span>
+                      </td>
                       <td className="num">{j.attempts}</td>
                       <td>{formatTime(j.createdAt)}</td>
                       <td>{formatTime(j.updatedAt)}</td>

@@ -13,8 +13,16 @@ function StatusBadge({ rule }: { rule: EvaluationRule }) {
   return <span className={cls}>{rule.status}</span>;
 }
 
-function RuleCard({ rule, selected, onSelect, onChanged }: {
-  rule: EvaluationRule; selected: boolean; onSelect: () => void; onChanged: (r: EvaluationRule) => void;
+function RuleCard({
+  rule,
+  selected,
+  onSelect,
+  onChanged,
+}: {
+  rule: EvaluationRule;
+  selected: boolean;
+  onSelect: () => void;
+  onChanged: (r: EvaluationRule) => void;
 }) {
   const tally = useTally();
   const [busy, setBusy] = useState(false);
@@ -44,18 +52,41 @@ function RuleCard({ rule, selected, onSelect, onChanged }: {
           <strong>Paused: {rule.pausedReason ?? 'unknown reason'}</strong>
           {rule.pausedReason && PAUSED_REASONS[rule.pausedReason] ? <> — {PAUSED_REASONS[rule.pausedReason]}</> : null}
           {rule.pausedMessage ? <div>{rule.pausedMessage}</div> : null}
-          <div className="hint">It resumes when you save an LLM connection for the evaluator’s provider (LLM connections) or POST a new version of the evaluator.</div>
+          <div className="hint">
+            It resumes when you save an LLM connection for the evaluator’s provider (LLM connections) or POST a new version of the
+            evaluator.
+          </div>
         </div>
       ) : null}
       <dl className="rule-facts">
-        <div><dt>Evaluators</dt><dd>{rule.evaluators.length ? rule.evaluators.map((a) => a.evaluator.name).join(', ') : <span className="muted">none (the rule cannot run)</span>}</dd></div>
-        <div><dt>Target</dt><dd>{rule.target}</dd></div>
-        <div><dt>Sampling</dt><dd>{samplingText(rule.sampling)}</dd></div>
-        <div><dt>Filters</dt><dd>{filterSummary(rule)}</dd></div>
+        <div>
+          <dt>Evaluators</dt>
+          <dd>
+            {rule.evaluators.length ? (
+              rule.evaluators.map((a) => a.evaluator.name).join(', ')
+            ) : (
+              <span className="muted">none (the rule cannot run)</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Target</dt>
+          <dd>{rule.target}</dd>
+        </div>
+        <div>
+          <dt>Sampling</dt>
+          <dd>{samplingText(rule.sampling)}</dd>
+        </div>
+        <div>
+          <dt>Filters</dt>
+          <dd>{filterSummary(rule)}</dd>
+        </div>
       </dl>
       <ErrorBanner problem={problem} title={`${action} ${rule.name}`} />
       <div className="row">
-        <button type="button" className="secondary" aria-pressed={selected} onClick={onSelect}>Executions of {rule.name}</button>
+        <button type="button" className="secondary" aria-pressed={selected} onClick={onSelect}>
+          Executions of {rule.name}
+        </button>
         <button type="button" className={rule.enabled ? 'danger' : ''} aria-disabled={busy || undefined} onClick={toggle}>
           {busy ? `${action}…` : `${action} ${rule.name}`}
         </button>
@@ -64,15 +95,27 @@ function RuleCard({ rule, selected, onSelect, onChanged }: {
   );
 }
 
-export function RuleList({ loaded, selectedId, onSelect, onChanged }: {
-  loaded: Loaded<EvaluationRule[]>; selectedId: string | undefined; onSelect: (id: string) => void; onChanged: (r: EvaluationRule) => void;
+export function RuleList({
+  loaded,
+  selectedId,
+  onSelect,
+  onChanged,
+}: {
+  loaded: Loaded<EvaluationRule[]>;
+  selectedId: string | undefined;
+  onSelect: (id: string) => void;
+  onChanged: (r: EvaluationRule) => void;
 }) {
   const rules = loaded.data ?? [];
   return (
     <section className="card" aria-labelledby="ev-rules">
       <h2 id="ev-rules">Evaluation rules</h2>
       <ErrorBanner problem={loaded.error} title="Evaluation rules" />
-      {loaded.error ? <button type="button" className="secondary" onClick={loaded.reload}>Reload rules</button> : null}
+      {loaded.error ? (
+        <button type="button" className="secondary" onClick={loaded.reload}>
+          Reload rules
+        </button>
+      ) : null}
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && rules.length === 0 ? (
         <EmptyState title="No evaluation rules yet">
@@ -81,7 +124,9 @@ export function RuleList({ loaded, selectedId, onSelect, onChanged }: {
       ) : null}
       {rules.length ? (
         <ul className="rules" aria-label="Evaluation rules">
-          {rules.map((r) => <RuleCard key={r.id} rule={r} selected={r.id === selectedId} onSelect={() => onSelect(r.id)} onChanged={onChanged} />)}
+          {rules.map((r) => (
+            <RuleCard key={r.id} rule={r} selected={r.id === selectedId} onSelect={() => onSelect(r.id)} onChanged={onChanged} />
+          ))}
         </ul>
       ) : null}
     </section>

@@ -20,7 +20,8 @@ export function outputSummary(ev: Evaluator): string {
     const { minValue, maxValue } = o.score;
     return minValue !== undefined || maxValue !== undefined ? `NUMERIC ${minValue ?? '−∞'} to ${maxValue ?? '∞'}` : 'NUMERIC';
   }
-  if (o.dataType === 'CATEGORICAL') return `CATEGORICAL: ${o.score.categories.join(', ')}${o.score.shouldAllowMultipleMatches ? ' (several allowed)' : ''}`;
+  if (o.dataType === 'CATEGORICAL')
+    return `CATEGORICAL: ${o.score.categories.join(', ')}${o.score.shouldAllowMultipleMatches ? ' (several allowed)' : ''}`;
   return 'BOOLEAN';
 }
 
@@ -45,7 +46,15 @@ export function scoreValue(s: Pick<Score, 'dataType' | 'value' | 'stringValue'>)
   return s.stringValue ?? (s.value === undefined ? '—' : String(s.value));
 }
 
-export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : '—');
+export const formatTime = (iso: string | null | undefined) =>
+  iso
+    ? new Date(iso)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, ' UTC')
+    : '—';
 
-export const CREATE_HINT = 'POST /api/public/unstable/evaluators with {name, prompt, outputDefinition, modelConfig: {provider, model}} (the provider of one of your LLM connections)';
-export const RULE_HINT = 'POST /api/public/unstable/evaluation-rules with {name, enabled: true, target: "observation", sampling, filter, evaluators: [{evaluator: {name}}]}';
+export const CREATE_HINT =
+  'POST /api/public/unstable/evaluators with {name, prompt, outputDefinition, modelConfig: {provider, model}} (the provider of one of your LLM connections)';
+export const RULE_HINT =
+  'POST /api/public/unstable/evaluation-rules with {name, enabled: true, target: "observation", sampling, filter, evaluators: [{evaluator: {name}}]}';

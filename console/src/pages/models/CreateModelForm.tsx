@@ -18,7 +18,9 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
   const formRef = useRef<HTMLFormElement>(null);
   // after a refused create, the first field with a message gets focus (Enter on it resubmits)
   const [focusInvalid, setFocusInvalid] = useState(0);
-  useEffect(() => { if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(); }, [focusInvalid]);
+  useEffect(() => {
+    if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [focusInvalid]);
 
   const update = (change: (d: ModelDraft) => ModelDraft) => setDraft(change);
   const set = <K extends keyof ModelDraft>(key: K, value: ModelDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -30,7 +32,10 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
     setProblem(undefined);
     const { body, errors } = toRequest(draft);
     setLocal(errors);
-    if (!body) { setFocusInvalid((n) => n + 1); return; }
+    if (!body) {
+      setFocusInvalid((n) => n + 1);
+      return;
+    }
     setBusy(true);
     try {
       const { data } = await tally.models.create({ body });
@@ -55,18 +60,36 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
   return (
     <form ref={formRef} onSubmit={submit} aria-label="Create a model" noValidate className="create-model">
       <div className="row">
-        <Field label="Model name" error={errorOf('modelName')} hint="e.g. gpt-4o-mini; a project model overrides a managed one of the same name">
+        <Field
+          label="Model name"
+          error={errorOf('modelName')}
+          hint="e.g. gpt-4o-mini; a project model overrides a managed one of the same name"
+        >
           {(ids) => <input {...ids} required value={draft.modelName} onChange={(e) => set('modelName', e.target.value)} />}
         </Field>
-        <Field label="Match pattern" error={errorOf('matchPattern')} hint={<>Regex on the generation's model, e.g. <code>(?i)^(gpt-4o-mini)$</code></>}>
-          {(ids) => <input {...ids} required className="mono" value={draft.matchPattern} onChange={(e) => set('matchPattern', e.target.value)} />}
+        <Field
+          label="Match pattern"
+          error={errorOf('matchPattern')}
+          hint={
+            <>
+              Regex on the generation's model, e.g. <code>(?i)^(gpt-4o-mini)$</code>
+            </>
+          }
+        >
+          {(ids) => (
+            <input {...ids} required className="mono" value={draft.matchPattern} onChange={(e) => set('matchPattern', e.target.value)} />
+          )}
         </Field>
       </div>
       <div className="row">
         <Field label="Unit" error={errorOf('unit')}>
           {(ids) => (
             <select {...ids} value={draft.unit} onChange={(e) => set('unit', e.target.value as ModelUsageUnit)}>
-              {UNITS.map((u) => <option key={u} value={u}>{u}</option>)}
+              {UNITS.map((u) => (
+                <option key={u} value={u}>
+                  {u}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -83,9 +106,24 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
           )}
         </Field>
       </div>
-      <Field label="Tokenizer config (JSON, optional)" error={errorOf('tokenizerConfig')}
-        hint={<>e.g. <code>{'{"tokenizerModel": "gpt-4o", "tokensPerMessage": 3, "tokensPerName": 1}'}</code></>}>
-        {(ids) => <textarea {...ids} className="mono" rows={2} value={draft.tokenizerConfig} onChange={(e) => set('tokenizerConfig', e.target.value)} />}
+      <Field
+        label="Tokenizer config (JSON, optional)"
+        error={errorOf('tokenizerConfig')}
+        hint={
+          <>
+            e.g. <code>{'{"tokenizerModel": "gpt-4o", "tokensPerMessage": 3, "tokensPerName": 1}'}</code>
+          </>
+        }
+      >
+        {(ids) => (
+          <textarea
+            {...ids}
+            className="mono"
+            rows={2}
+            value={draft.tokenizerConfig}
+            onChange={(e) => set('tokenizerConfig', e.target.value)}
+          />
+        )}
       </Field>
 
       <fieldset className="price-mode">
@@ -99,9 +137,23 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
         {errorOf('') ? <div className="field-error">{errorOf('')}</div> : null}
         {draft.mode === 'flat' ? (
           <div className="row">
-            {([['inputPrice', 'Input price'], ['outputPrice', 'Output price'], ['totalPrice', 'Total price']] as const).map(([key, label]) => (
+            {(
+              [
+                ['inputPrice', 'Input price'],
+                ['outputPrice', 'Output price'],
+                ['totalPrice', 'Total price'],
+              ] as const
+            ).map(([key, label]) => (
               <Field key={key} label={label} hint="USD per unit (per token for TOKENS)" error={errorOf(key)}>
-                {(ids) => <input {...ids} inputMode="decimal" placeholder="0.000001" value={draft[key]} onChange={(e) => set(key, e.target.value)} />}
+                {(ids) => (
+                  <input
+                    {...ids}
+                    inputMode="decimal"
+                    placeholder="0.000001"
+                    value={draft[key]}
+                    onChange={(e) => set(key, e.target.value)}
+                  />
+                )}
               </Field>
             ))}
           </div>
@@ -113,11 +165,21 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
       <ErrorBanner problem={problem} title="The model was not created" />
       {elsewhere.length ? (
         <ul className="field-error" aria-label="Other problems">
-          {elsewhere.map(([path, message]) => <li key={path}>{path ? <code>{path}</code> : null} {message}</li>)}
+          {elsewhere.map(([path, message]) => (
+            <li key={path}>
+              {path ? <code>{path}</code> : null} {message}
+            </li>
+          ))}
         </ul>
       ) : null}
-      {localCount ? <div className="error-banner" role="alert">Fix the {localCount === 1 ? 'field' : `${localCount} fields`} marked below the controls first.</div> : null}
-      <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Creating…' : 'Create model'}</button>
+      {localCount ? (
+        <div className="error-banner" role="alert">
+          Fix the {localCount === 1 ? 'field' : `${localCount} fields`} marked below the controls first.
+        </div>
+      ) : null}
+      <button type="submit" aria-disabled={busy || undefined}>
+        {busy ? 'Creating…' : 'Create model'}
+      </button>
     </form>
   );
 }

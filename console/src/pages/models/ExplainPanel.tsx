@@ -17,11 +17,17 @@ function parseUsage(text: string): { usage?: UsageDetails; error?: string } {
   } catch (e) {
     return { error: `Not valid JSON: ${(e as Error).message}` };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'Give a JSON object of usage counts, e.g. {"input": 1200, "output": 300}' };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { error: 'Give a JSON object of usage counts, e.g. {"input": 1200, "output": 300}' };
   return { usage: value as UsageDetails };
 }
 
-export function ExplainPanel({ model, onModelChange, modelNames, usageRef }: {
+export function ExplainPanel({
+  model,
+  onModelChange,
+  modelNames,
+  usageRef,
+}: {
   model: string;
   onModelChange: (name: string) => void;
   modelNames: string[];
@@ -56,20 +62,35 @@ export function ExplainPanel({ model, onModelChange, modelNames, usageRef }: {
   return (
     <div>
       <form onSubmit={submit} aria-label="Explain a cost" noValidate>
-        <Field label="Generation model" hint="the model name a generation would send; pick one from the list or type any" error={problem?.fields.model}>
+        <Field
+          label="Generation model"
+          hint="the model name a generation would send; pick one from the list or type any"
+          error={problem?.fields.model}
+        >
           {(ids) => (
             <>
               <input {...ids} list="explain-model-names" value={model} onChange={(e) => onModelChange(e.target.value)} />
-              <datalist id="explain-model-names">{modelNames.map((n) => <option key={n} value={n} />)}</datalist>
+              <datalist id="explain-model-names">
+                {modelNames.map((n) => (
+                  <option key={n} value={n} />
+                ))}
+              </datalist>
             </>
           )}
         </Field>
-        <Field label="Usage (JSON)" error={usageError ?? problem?.fields.usageDetails}
-          hint={'usage counts by type, e.g. {"input": 1200, "output": 300}, or an OpenAI usage object'}>
-          {(ids) => <textarea {...ids} ref={usageRef} className="mono" rows={5} value={usageText} onChange={(e) => setUsageText(e.target.value)} />}
+        <Field
+          label="Usage (JSON)"
+          error={usageError ?? problem?.fields.usageDetails}
+          hint={'usage counts by type, e.g. {"input": 1200, "output": 300}, or an OpenAI usage object'}
+        >
+          {(ids) => (
+            <textarea {...ids} ref={usageRef} className="mono" rows={5} value={usageText} onChange={(e) => setUsageText(e.target.value)} />
+          )}
         </Field>
         <ErrorBanner problem={problem} title="Could not explain" />
-        <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Explaining…' : 'Explain cost'}</button>
+        <button type="submit" aria-disabled={busy || undefined}>
+          {busy ? 'Explaining…' : 'Explain cost'}
+        </button>
       </form>
       {result ? <ExplainResult result={result} /> : null}
     </div>
@@ -83,30 +104,59 @@ function ExplainResult({ result }: { result: ExplainCostResponse }) {
         <dt>Matched model</dt>
         <dd>
           {result.model ? (
-            <>{result.model.modelName} <code className="pattern">{result.model.matchPattern}</code>{' '}
-              {result.model.isLangfuseManaged ? <span className="badge managed">Managed</span> : <span className="badge">Project</span>}</>
-          ) : <span className="muted">none: no model's pattern matches this name</span>}
+            <>
+              {result.model.modelName} <code className="pattern">{result.model.matchPattern}</code>{' '}
+              {result.model.isLangfuseManaged ? <span className="badge managed">Managed</span> : <span className="badge">Project</span>}
+            </>
+          ) : (
+            <span className="muted">none: no model's pattern matches this name</span>
+          )}
         </dd>
         <dt>Tier</dt>
-        <dd>{result.tier ? `${result.tier.name} (priority ${result.tier.priority}${result.tier.isDefault ? ', default' : ''})` : <span className="muted">none</span>}</dd>
+        <dd>
+          {result.tier ? (
+            `${result.tier.name} (priority ${result.tier.priority}${result.tier.isDefault ? ', default' : ''})`
+          ) : (
+            <span className="muted">none</span>
+          )}
+        </dd>
         <dt>Why this tier</dt>
         <dd>{result.tierReason ?? '—'}</dd>
         <dt>Usage read as</dt>
         <dd>{result.usageShape}</dd>
         <dt>Cost status</dt>
-        <dd><span className={result.costStatus === 'unpriced' ? 'badge bad' : 'badge ok'}>{result.costStatus}</span></dd>
+        <dd>
+          <span className={result.costStatus === 'unpriced' ? 'badge bad' : 'badge ok'}>{result.costStatus}</span>
+        </dd>
         <dt>Total cost</dt>
         <dd>{formatCost(result.totalCost)}</dd>
         <dt>Unpriced usage keys</dt>
         <dd>{result.unpricedUsageKeys.length ? result.unpricedUsageKeys.join(', ') : 'none'}</dd>
         <dt>Priced under another key</dt>
-        <dd>{Object.keys(result.usagePricedAs).length ? Object.entries(result.usagePricedAs).map(([k, p]) => `${k} at the ${p} rate`).join(', ') : 'none'}</dd>
+        <dd>
+          {Object.keys(result.usagePricedAs).length
+            ? Object.entries(result.usagePricedAs)
+                .map(([k, p]) => `${k} at the ${p} rate`)
+                .join(', ')
+            : 'none'}
+        </dd>
       </dl>
       {result.lines.length ? (
         <div className="table-wrap">
           <table aria-label="Cost lines">
             <thead>
-              <tr><th scope="col">Usage type</th><th scope="col" className="num">Units</th><th scope="col" className="num">Price (USD per unit)</th><th scope="col" className="num">Cost (USD)</th></tr>
+              <tr>
+                <th scope="col">Usage type</th>
+                <th scope="col" className="num">
+                  Units
+                </th>
+                <th scope="col" className="num">
+                  Price (USD per unit)
+                </th>
+                <th scope="col" className="num">
+                  Cost (USD)
+                </th>
+              </tr>
             </thead>
             <tbody>
               {result.lines.map((l) => (
@@ -119,13 +169,27 @@ function ExplainResult({ result }: { result: ExplainCostResponse }) {
               ))}
             </tbody>
             <tfoot>
-              <tr><th scope="row" colSpan={3}>Total</th><td className="num">{formatCost(result.totalCost)}</td></tr>
+              <tr>
+                <th scope="row" colSpan={3}>
+                  Total
+                </th>
+                <td className="num">{formatCost(result.totalCost)}</td>
+              </tr>
             </tfoot>
           </table>
         </div>
-      ) : <p className="muted">No priced usage lines.</p>}
+      ) : (
+        <p className="muted">No priced usage lines.</p>
+      )}
       {result.warnings.length ? (
-        <div className="warnings"><strong>Warnings</strong><ul>{result.warnings.map((w) => <li key={w}>{w}</li>)}</ul></div>
+        <div className="warnings">
+          <strong>Warnings</strong>
+          <ul>
+            {result.warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </div>
       ) : null}
     </section>
   );

@@ -13,7 +13,12 @@ export function matches(model: Model, search: string): boolean {
   return !q || model.modelName.toLowerCase().includes(q) || model.matchPattern.toLowerCase().includes(q);
 }
 
-export function ModelTable({ models, search, onDeleted, onExplain }: {
+export function ModelTable({
+  models,
+  search,
+  onDeleted,
+  onExplain,
+}: {
   models: Model[];
   search: string;
   onDeleted: (model: Model) => void;
@@ -21,10 +26,16 @@ export function ModelTable({ models, search, onDeleted, onExplain }: {
 }) {
   const shown = models.filter((m) => matches(m, search));
   if (models.length === 0) {
-    return <EmptyState title="No models yet">Create one with the form below; generations whose model matches its pattern get priced by it.</EmptyState>;
+    return (
+      <EmptyState title="No models yet">
+        Create one with the form below; generations whose model matches its pattern get priced by it.
+      </EmptyState>
+    );
   }
   if (shown.length === 0) {
-    return <EmptyState title={`No model matches “${search.trim()}”`}>Search by model name or match pattern, or clear the search box.</EmptyState>;
+    return (
+      <EmptyState title={`No model matches “${search.trim()}”`}>Search by model name or match pattern, or clear the search box.</EmptyState>
+    );
   }
   return (
     <div className="table-wrap">
@@ -42,7 +53,9 @@ export function ModelTable({ models, search, onDeleted, onExplain }: {
           </tr>
         </thead>
         <tbody>
-          {shown.map((m) => <ModelRow key={m.id} model={m} onDeleted={onDeleted} onExplain={onExplain} />)}
+          {shown.map((m) => (
+            <ModelRow key={m.id} model={m} onDeleted={onDeleted} onExplain={onExplain} />
+          ))}
         </tbody>
       </table>
     </div>
@@ -54,10 +67,14 @@ function ModelRow({ model, onDeleted, onExplain }: { model: Model; onDeleted: (m
   return (
     <tr>
       <th scope="row">{model.modelName}</th>
-      <td><code className="pattern">{model.matchPattern}</code></td>
+      <td>
+        <code className="pattern">{model.matchPattern}</code>
+      </td>
       <td>
         <div className="muted small">per {model.unit === 'TOKENS' ? 'token' : (model.unit ?? 'unit (no unit set)')}</div>
-        {prices.length === 0 ? <span className="muted">none</span> : (
+        {prices.length === 0 ? (
+          <span className="muted">none</span>
+        ) : (
           <ul className="plain">
             {prices.map(([type, p]) => (
               <li key={type}>
@@ -72,7 +89,11 @@ function ModelRow({ model, onDeleted, onExplain }: { model: Model; onDeleted: (m
         <ul className="plain tiers">
           {model.pricingTiers.map((t) => (
             <li key={t.id}>
-              <strong>{t.name}</strong> <span className="muted">(priority {t.priority}{t.isDefault ? ', default' : ''})</span>
+              <strong>{t.name}</strong>{' '}
+              <span className="muted">
+                (priority {t.priority}
+                {t.isDefault ? ', default' : ''})
+              </span>
               <div className="small">{conditionsSummary(t)}</div>
               <div className="small">{pricesText(t.prices)}</div>
             </li>
@@ -86,10 +107,24 @@ function ModelRow({ model, onDeleted, onExplain }: { model: Model; onDeleted: (m
       <td>{model.isLangfuseManaged ? <span className="badge managed">Managed</span> : <span className="badge">Project</span>}</td>
       <td>{formatDate(model.startDate)}</td>
       <td className="actions">
-        <button type="button" className="link" onClick={() => onExplain(model.modelName)} aria-label={`Explain a cost with ${model.modelName}`}>Explain</button>
-        {model.isLangfuseManaged
-          ? <span className="muted small" title="Managed models are shared by every project; override one by creating a project model with the same name.">read-only</span>
-          : <DeleteButton model={model} onDeleted={onDeleted} />}
+        <button
+          type="button"
+          className="link"
+          onClick={() => onExplain(model.modelName)}
+          aria-label={`Explain a cost with ${model.modelName}`}
+        >
+          Explain
+        </button>
+        {model.isLangfuseManaged ? (
+          <span
+            className="muted small"
+            title="Managed models are shared by every project; override one by creating a project model with the same name."
+          >
+            read-only
+          </span>
+        ) : (
+          <DeleteButton model={model} onDeleted={onDeleted} />
+        )}
       </td>
     </tr>
   );
@@ -117,13 +152,26 @@ function DeleteButton({ model, onDeleted }: { model: Model; onDeleted: (m: Model
   }
 
   return (
-    <div className="delete" onKeyDown={(e) => { if (e.key === 'Escape') setConfirming(false); }}>
-      <button type="button" className="danger" aria-disabled={busy || undefined}
+    <div
+      className="delete"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') setConfirming(false);
+      }}
+    >
+      <button
+        type="button"
+        className="danger"
+        aria-disabled={busy || undefined}
         aria-label={`${confirming ? 'Confirm delete' : 'Delete'} ${model.modelName}`}
-        onClick={() => (busy ? undefined : confirming ? void remove() : setConfirming(true))}>
+        onClick={() => (busy ? undefined : confirming ? void remove() : setConfirming(true))}
+      >
         {busy ? 'Deleting…' : confirming ? 'Confirm delete' : 'Delete'}
       </button>
-      {confirming && !busy ? <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button> : null}
+      {confirming && !busy ? (
+        <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+          Cancel
+        </button>
+      ) : null}
       <ErrorBanner problem={problem} title="Not deleted" />
     </div>
   );

@@ -15,8 +15,17 @@ export const OPERATORS: Array<{ value: PricingTierOperator; text: string }> = [
   { value: 'neq', text: 'neq (not equal to)' },
 ];
 
-export interface UsageTypeDraft { key: number; name: string }
-export interface ConditionDraft { key: number; pattern: string; operator: PricingTierOperator; value: string; caseSensitive: boolean }
+export interface UsageTypeDraft {
+  key: number;
+  name: string;
+}
+export interface ConditionDraft {
+  key: number;
+  pattern: string;
+  operator: PricingTierOperator;
+  value: string;
+  caseSensitive: boolean;
+}
 export interface TierDraft {
   key: number;
   name: string;
@@ -58,10 +67,22 @@ export function newTier(priority: number, name = '', withCondition = true): Tier
 export function emptyDraft(): ModelDraft {
   const standard = newTier(0, 'Standard', false);
   return {
-    modelName: '', matchPattern: '', unit: 'TOKENS', startDate: '', tokenizerId: '', tokenizerConfig: '',
-    mode: 'flat', inputPrice: '', outputPrice: '', totalPrice: '',
-    usageTypes: [{ key: newKey(), name: 'input' }, { key: newKey(), name: 'output' }],
-    tiers: [standard], defaultTier: standard.key,
+    modelName: '',
+    matchPattern: '',
+    unit: 'TOKENS',
+    startDate: '',
+    tokenizerId: '',
+    tokenizerConfig: '',
+    mode: 'flat',
+    inputPrice: '',
+    outputPrice: '',
+    totalPrice: '',
+    usageTypes: [
+      { key: newKey(), name: 'input' },
+      { key: newKey(), name: 'output' },
+    ],
+    tiers: [standard],
+    defaultTier: standard.key,
   };
 }
 
@@ -69,7 +90,10 @@ function parseNumber(text: string, path: string, errors: FieldErrors): number | 
   const t = text.trim();
   if (t === '') return undefined;
   const n = Number(t);
-  if (!Number.isFinite(n)) { errors[path] = `"${t}" is not a number`; return undefined; }
+  if (!Number.isFinite(n)) {
+    errors[path] = `"${t}" is not a number`;
+    return undefined;
+  }
   return n;
 }
 
@@ -97,7 +121,8 @@ export function toRequest(d: ModelDraft): { body?: CreateModelRequest; errors: F
   } else {
     d.usageTypes.forEach((u, j) => {
       if (!u.name.trim()) errors[`usageTypes.${j}`] = 'Name the usage type (e.g. input, output, cached_input) or remove it';
-      else if (d.usageTypes.findIndex((o) => o.name.trim() === u.name.trim()) !== j) errors[`usageTypes.${j}`] = `"${u.name.trim()}" is listed twice`;
+      else if (d.usageTypes.findIndex((o) => o.name.trim() === u.name.trim()) !== j)
+        errors[`usageTypes.${j}`] = `"${u.name.trim()}" is listed twice`;
     });
     body.pricingTiers = d.tiers.map((t, i): PricingTierInput => {
       const prices: Record<string, number> = {};

@@ -4,7 +4,6 @@ import type { PlaygroundCompletion } from '../../../../sdk/index.ts';
 import { formatCost } from '../../format.ts';
 import type { CallFailure } from './run.ts';
 
-
 const STATUS_HINT: Record<string, string> = {
   inferred: 'every usage bucket was priced from the matched model',
   partial: 'some usage buckets have no price in the models list',
@@ -28,42 +27,94 @@ export function CompletionDetails({ c }: { c: PlaygroundCompletion }) {
   return (
     <div className="completion-details">
       <p className="muted">
-        {c.responseModel ? <>Answered by <code>{c.responseModel}</code> · </> : null}
+        {c.responseModel ? (
+          <>
+            Answered by <code>{c.responseModel}</code> ·{' '}
+          </>
+        ) : null}
         {c.latencyMs} ms · trace <code>{c.traceId}</code>
       </p>
       {c.toolCalls.length ? (
         <>
           <h3>Tool calls</h3>
-          {c.toolCalls.map((t, i) => <pre key={i}>{t.name}({t.arguments})</pre>)}
+          {c.toolCalls.map((t, i) => (
+            <pre key={i}>
+              {t.name}({t.arguments})
+            </pre>
+          ))}
         </>
       ) : null}
       <div className="grid-2">
         <div className="table-wrap">
           <table aria-label="Usage">
             <caption>Usage</caption>
-            <thead><tr><th scope="col">Usage key</th><th scope="col" className="num">Units</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Usage key</th>
+                <th scope="col" className="num">
+                  Units
+                </th>
+              </tr>
+            </thead>
             <tbody>
-              {usage.length ? usage.map(([k, v]) => <tr key={k}><th scope="row">{k}</th><td className="num">{v.toLocaleString('en-US')}</td></tr>)
-                : <tr><td colSpan={2} className="muted">The provider reported no usage.</td></tr>}
+              {usage.length ? (
+                usage.map(([k, v]) => (
+                  <tr key={k}>
+                    <th scope="row">{k}</th>
+                    <td className="num">{v.toLocaleString('en-US')}</td>
+                  </tr>
+                ))
+              ) : (
+                <tr>
+                  <td colSpan={2} className="muted">
+                    The provider reported no usage.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         </div>
         <div className="table-wrap">
           <table aria-label="Cost">
             <caption>Cost (USD)</caption>
-            <thead><tr><th scope="col">Usage key</th><th scope="col" className="num">Cost</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Usage key</th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+              </tr>
+            </thead>
             <tbody>
-              {cost.map(([k, v]) => <tr key={k}><th scope="row">{k}</th><td className="num">{formatCost(v)}</td></tr>)}
-              <tr className="total"><th scope="row">Total cost</th><td className="num">{c.totalCost === null ? 'not priced' : formatCost(c.totalCost)}</td></tr>
+              {cost.map(([k, v]) => (
+                <tr key={k}>
+                  <th scope="row">{k}</th>
+                  <td className="num">{formatCost(v)}</td>
+                </tr>
+              ))}
+              <tr className="total">
+                <th scope="row">Total cost</th>
+                <td className="num">{c.totalCost === null ? 'not priced' : formatCost(c.totalCost)}</td>
+              </tr>
             </tbody>
           </table>
         </div>
       </div>
       <p>
-        <span className={`badge ${c.costStatus === 'inferred' || c.costStatus === 'ingested' ? 'ok' : c.costStatus === 'none' ? '' : 'bad'}`}>Cost status: {c.costStatus}</span>{' '}
+        <span
+          className={`badge ${c.costStatus === 'inferred' || c.costStatus === 'ingested' ? 'ok' : c.costStatus === 'none' ? '' : 'bad'}`}
+        >
+          Cost status: {c.costStatus}
+        </span>{' '}
         <span className="muted">{STATUS_HINT[c.costStatus] ?? ''}</span>
       </p>
-      {c.warnings.length ? <ul className="warnings" aria-label="Warnings">{c.warnings.map((w) => <li key={w}>{w}</li>)}</ul> : null}
+      {c.warnings.length ? (
+        <ul className="warnings" aria-label="Warnings">
+          {c.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }

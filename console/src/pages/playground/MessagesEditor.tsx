@@ -5,7 +5,11 @@ import type { LlmMessage } from '../../../../sdk/index.ts';
 
 const ROLES: LlmMessage['role'][] = ['system', 'user', 'assistant'];
 
-export function MessagesEditor({ messages, onChange, fields }: {
+export function MessagesEditor({
+  messages,
+  onChange,
+  fields,
+}: {
   messages: LlmMessage[];
   onChange: (m: LlmMessage[]) => void;
   fields: FieldErrors;
@@ -16,23 +20,40 @@ export function MessagesEditor({ messages, onChange, fields }: {
   return (
     <fieldset className="messages">
       <legend>Messages</legend>
-      {fields.messages ? <div className="field-error" role="alert">{fields.messages}</div> : null}
+      {fields.messages ? (
+        <div className="field-error" role="alert">
+          {fields.messages}
+        </div>
+      ) : null}
       {messages.map((m, i) => (
         <div className="message-row" key={i}>
           <Field label={`Role of message ${i + 1}`} error={fields[`messages.${i}.role`]}>
             {(ids) => (
               <select {...ids} value={m.role} onChange={(e) => put(i, { ...m, role: e.target.value as LlmMessage['role'] })}>
-                {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
           <Field label={`Content of message ${i + 1}`} error={fields[`messages.${i}.content`] ?? fields[`messages.${i}`]}>
             {(ids) => <textarea {...ids} value={m.content} onChange={(e) => put(i, { ...m, content: e.target.value })} />}
           </Field>
-          <button type="button" className="danger" aria-label={`Remove message ${i + 1}`} onClick={() => onChange(messages.filter((_, j) => j !== i))}>Remove</button>
+          <button
+            type="button"
+            className="danger"
+            aria-label={`Remove message ${i + 1}`}
+            onClick={() => onChange(messages.filter((_, j) => j !== i))}
+          >
+            Remove
+          </button>
         </div>
       ))}
-      <button type="button" className="secondary" onClick={() => onChange([...messages, { role: nextRole(), content: '' }])}>Add message</button>
+      <button type="button" className="secondary" onClick={() => onChange([...messages, { role: nextRole(), content: '' }])}>
+        Add message
+      </button>
     </fieldset>
   );
 }

@@ -30,7 +30,9 @@ export function buildRequest(f: PlaygroundForm): { body: PlaygroundCompletionReq
   if (f.messages.length === 0) errors.messages = 'Add at least one message.';
   const body: PlaygroundCompletionRequest = { provider: f.provider, model: f.model, messages: f.messages };
   const params: [keyof PlaygroundForm, 'temperature' | 'top_p' | 'max_tokens', number, number, boolean][] = [
-    ['temperature', 'temperature', 0, 2, false], ['topP', 'top_p', 0, 1, false], ['maxTokens', 'max_tokens', 1, 1_000_000, true],
+    ['temperature', 'temperature', 0, 2, false],
+    ['topP', 'top_p', 0, 1, false],
+    ['maxTokens', 'max_tokens', 1, 1_000_000, true],
   ];
   for (const [from, to, min, max, integer] of params) {
     const v = numberIn(f[from] as string, min, max, integer);
@@ -40,7 +42,8 @@ export function buildRequest(f: PlaygroundForm): { body: PlaygroundCompletionReq
   if (f.providerOptions.trim()) {
     try {
       const parsed: unknown = JSON.parse(f.providerOptions);
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) errors.providerOptions = 'Provider options must be a JSON object, e.g. {"reasoning_effort": "low"}.';
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        errors.providerOptions = 'Provider options must be a JSON object, e.g. {"reasoning_effort": "low"}.';
       else body.providerOptions = parsed as Record<string, unknown>;
     } catch (e) {
       errors.providerOptions = `Not valid JSON: ${(e as Error).message}`;

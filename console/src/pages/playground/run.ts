@@ -44,12 +44,16 @@ function failureOfEvent(data: string): CallFailure {
   }
 }
 
-export async function runCompletion(tally: Tally, body: PlaygroundCompletionRequest, opts: {
-  stream: boolean;
-  signal: AbortSignal;
-  /** each piece of streamed text, as it arrives */
-  onDelta?: (text: string) => void;
-}): Promise<RunOutcome> {
+export async function runCompletion(
+  tally: Tally,
+  body: PlaygroundCompletionRequest,
+  opts: {
+    stream: boolean;
+    signal: AbortSignal;
+    /** each piece of streamed text, as it arrives */
+    onDelta?: (text: string) => void;
+  },
+): Promise<RunOutcome> {
   try {
     if (!opts.stream) {
       const { data } = await tally.playground.completions({ body: { ...body, stream: false }, signal: opts.signal });
@@ -66,7 +70,9 @@ export async function runCompletion(tally: Tally, body: PlaygroundCompletionRequ
         try {
           const d = JSON.parse(ev.data) as { text?: unknown };
           if (typeof d.text === 'string') opts.onDelta?.(d.text);
-        } catch { /* a malformed piece is skipped; the completion carries the whole text */ }
+        } catch {
+          /* a malformed piece is skipped; the completion carries the whole text */
+        }
       } else if (ev.event === 'completion') {
         try {
           result = { outcome: 'completion', completion: JSON.parse(ev.data) as PlaygroundCompletion };

@@ -60,7 +60,10 @@ export class SseParser {
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'event') this.eventName = value;
-    else if (field === 'data') { this.data.push(value); this.sawData = true; }
+    else if (field === 'data') {
+      this.data.push(value);
+      this.sawData = true;
+    }
     return null;
   }
 

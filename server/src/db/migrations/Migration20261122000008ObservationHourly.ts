@@ -29,7 +29,9 @@ export class Migration20261122000008ObservationHourly extends Migration {
     )`);
     // name, environment and model are free text of any length, so the key holds their md5: an
     // index entry must fit 2,704 bytes. (A collision could only merge two groups of one project.)
-    this.addSql(`create unique index observation_hourly_key on observation_hourly (project_id, hour, type, md5(name), md5(environment), md5(model)) nulls not distinct`);
+    this.addSql(
+      `create unique index observation_hourly_key on observation_hourly (project_id, hour, type, md5(name), md5(environment), md5(model)) nulls not distinct`,
+    );
     this.addSql(`insert into observation_hourly
       select project_id, date_trunc('hour', start_time, 'UTC'), type, name, environment, model, count(*),
         coalesce(sum(extract(epoch from (end_time - start_time)) * 1000), 0), count(end_time),

@@ -7,8 +7,12 @@ import { Migration } from '@mikro-orm/migrations';
 // machine's cores with the database. Only new values use it; old ones stay readable as they are.
 // A server built without lz4 (the embedded PGlite is one) keeps pglz: the statement is skipped.
 const COLUMNS: Array<[table: string, column: string]> = [
-  ['observations', 'input'], ['observations', 'output'], ['observations', 'metadata'],
-  ['traces', 'input'], ['traces', 'output'], ['traces', 'metadata'],
+  ['observations', 'input'],
+  ['observations', 'output'],
+  ['observations', 'metadata'],
+  ['traces', 'input'],
+  ['traces', 'output'],
+  ['traces', 'metadata'],
 ];
 
 export class Migration20261122000014Lz4Payloads extends Migration {

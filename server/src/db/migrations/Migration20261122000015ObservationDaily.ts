@@ -10,7 +10,9 @@ export class Migration20261122000015ObservationDaily extends Migration {
   override up(): void {
     this.addSql(`create table observation_daily (like observation_hourly including defaults)`);
     this.addSql(`alter table observation_daily rename column hour to day`);
-    this.addSql(`create unique index observation_daily_key on observation_daily (project_id, day, type, md5(name), md5(environment), md5(model)) nulls not distinct`);
+    this.addSql(
+      `create unique index observation_daily_key on observation_daily (project_id, day, type, md5(name), md5(environment), md5(model)) nulls not distinct`,
+    );
     this.addSql(`insert into observation_daily
       select project_id, date_trunc('day', hour, 'UTC'), type, name, environment, model, sum(count), sum(latency_ms), sum(latency_count),
         sum(input_usage), sum(output_usage), sum(total_usage), sum(input_cost), sum(input_cost_count),

@@ -52,13 +52,20 @@ const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '==', neq: '!=' } as c
 
 function compare(op: string, a: number, b: number): boolean {
   switch (op) {
-    case 'gt': return a > b;
-    case 'gte': return a >= b;
-    case 'lt': return a < b;
-    case 'lte': return a <= b;
-    case 'eq': return a === b;
-    case 'neq': return a !== b;
-    default: return false;
+    case 'gt':
+      return a > b;
+    case 'gte':
+      return a >= b;
+    case 'lt':
+      return a < b;
+    case 'lte':
+      return a <= b;
+    case 'eq':
+      return a === b;
+    case 'neq':
+      return a !== b;
+    default:
+      return false;
   }
 }
 
@@ -96,7 +103,10 @@ function usageVerdict(c: UsageCondition, usage: Record<string, number>): Verdict
   let sum = 0;
   for (const k in usage) if (keyMatches(p as CompiledPattern & { re: RE2 }, k)) sum += usage[k] || 0;
   const ok = compare(c.operator, sum, c.value);
-  return { ok, text: () => `sum of usage keys matching ${shown()} = ${sum} ${ok ? '' : 'is not '}${OPS[c.operator] ?? c.operator} ${c.value}` };
+  return {
+    ok,
+    text: () => `sum of usage keys matching ${shown()} = ${sum} ${ok ? '' : 'is not '}${OPS[c.operator] ?? c.operator} ${c.value}`,
+  };
 }
 
 function attributeVerdict(c: AttributeCondition, attrs: { model_parameters: Map<string, string>; metadata: Map<string, string> }): Verdict {
@@ -121,7 +131,12 @@ const label = (t: PricingTierDef) => `tier ${JSON.stringify(t.name)} (priority $
 /** the reason text is assembled only if someone reads it (explain does; ingestion does not) */
 function selection(tier: PricingTierDef | null, reason: () => string): TierSelection {
   let text: string | undefined;
-  return { tier, get reason() { return (text ??= reason()); } };
+  return {
+    tier,
+    get reason() {
+      return (text ??= reason());
+    },
+  };
 }
 
 const NO_ATTRIBUTES = { model_parameters: new Map<string, string>(), metadata: new Map<string, string>() };
@@ -130,13 +145,18 @@ export function selectPricingTier(tiers: PricingTierDef[], usage: Record<string,
   if (!tiers.length) return { tier: null, reason: 'the model has no pricing tiers' };
   // Langfuse skips matching entirely for an empty usage map, so no tier and no computed cost.
   let empty = true;
-  for (const _ in usage) { empty = false; break; }
+  for (const _ in usage) {
+    empty = false;
+    break;
+  }
   if (empty) return { tier: null, reason: 'no usage details: tier matching skipped' };
 
   const misses: (() => string)[] = [];
   const conditional = tiers.filter((t) => !t.isDefault).sort((a, b) => a.priority - b.priority);
   // most models have only a default tier: the attribute maps are built only for conditions to read
-  const attrs = conditional.length ? { model_parameters: stringAttributes(attributes.modelParameters), metadata: stringAttributes(attributes.metadata) } : NO_ATTRIBUTES;
+  const attrs = conditional.length
+    ? { model_parameters: stringAttributes(attributes.modelParameters), metadata: stringAttributes(attributes.metadata) }
+    : NO_ATTRIBUTES;
   for (const tier of conditional) {
     if (!tier.conditions.length) {
       misses.push(() => `${tier.name}: has no conditions`);
@@ -157,7 +177,8 @@ export function selectPricingTier(tiers: PricingTierDef[], usage: Record<string,
   }
 
   const fallback = tiers.find((t) => t.isDefault) ?? null;
-  const why = () => (misses.length ? `no conditional tier matched (${misses.map((m) => m()).join('; ')})` : 'the model has no conditional tiers');
+  const why = () =>
+    misses.length ? `no conditional tier matched (${misses.map((m) => m()).join('; ')})` : 'the model has no conditional tiers';
   if (!fallback) return selection(null, () => `${why()} and the model has no default tier`);
   return selection(fallback, () => `default tier ${JSON.stringify(fallback.name)}: ${why()}`);
 }

@@ -17,7 +17,9 @@ export function samplingValue(observationId: string): number {
 export const sampled = (sampling: number, observationId: string) => sampling >= 1 || samplingValue(observationId) < sampling;
 
 export const jobId = (ruleId: string, assignmentId: string, traceId: string, observationId: string) =>
-  sha256(JSON.stringify(['observation-eval', ruleId, assignmentId, traceId, observationId])).toString('hex').slice(0, 32);
+  sha256(JSON.stringify(['observation-eval', ruleId, assignmentId, traceId, observationId]))
+    .toString('hex')
+    .slice(0, 32);
 
 export const executionTraceId = (job: string) => sha256(job).toString('hex').slice(0, 32);
 
@@ -33,4 +35,5 @@ export function uuidV5(name: string, namespace: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-export const scoreId = (job: string, scoreName: string, occurrence: number) => uuidV5(JSON.stringify(['eval-score', job, scoreName, occurrence]), SCORE_NAMESPACE);
+export const scoreId = (job: string, scoreName: string, occurrence: number) =>
+  uuidV5(JSON.stringify(['eval-score', job, scoreName, occurrence]), SCORE_NAMESPACE);

@@ -9,7 +9,10 @@ export function jsonPathSyntaxProblem(path: string): string | null {
   const stack: string[] = [];
   let quote: string | null = null;
   for (const ch of path) {
-    if (quote) { if (ch === quote) quote = null; continue; }
+    if (quote) {
+      if (ch === quote) quote = null;
+      continue;
+    }
     if (ch === '"' || ch === "'") quote = ch;
     else if (ch === '[' || ch === '(') stack.push(ch);
     else if (ch === ']' || ch === ')') {
@@ -32,7 +35,8 @@ export function jsonPathSyntaxProblem(path: string): string | null {
 export function unsupportedJsonPath(path: string): string | null {
   if (/\[\s*\?/.test(path)) return 'Filter expressions ([?...]) are not supported and will not be applied.';
   if (/\[\s*\(/.test(path)) return 'Script expressions ([(...)]) are not supported. The evaluator will use the unfiltered value instead.';
-  if (/\[\s*-\d+\s*\]/.test(path)) return 'Negative array indices (for example, [-1]) are not supported. Use a slice such as [-1:] instead.';
+  if (/\[\s*-\d+\s*\]/.test(path))
+    return 'Negative array indices (for example, [-1]) are not supported. Use a slice such as [-1:] instead.';
   return null;
 }
 

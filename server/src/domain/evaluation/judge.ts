@@ -10,7 +10,14 @@ import type { OutputDefinition } from './output-definition.ts';
 export type { OutputDefinition };
 
 /** the model parameters a judge call sends when the evaluator does not set them */
-export const JUDGE_DEFAULT_PARAMS: Required<LlmParams> = { temperature: 0, top_p: 1, frequency_penalty: 0, presence_penalty: 0, max_tokens: 1024, n: 1 };
+export const JUDGE_DEFAULT_PARAMS: Required<LlmParams> = {
+  temperature: 0,
+  top_p: 1,
+  frequency_penalty: 0,
+  presence_penalty: 0,
+  max_tokens: 1024,
+  n: 1,
+};
 
 /** the tool as the judge sees it: EXTRACT_TOOL's schema, with the definition's descriptions on its two properties */
 function judgeTool(def: OutputDefinition | null) {
@@ -20,12 +27,21 @@ function judgeTool(def: OutputDefinition | null) {
     ...EXTRACT_TOOL,
     parameters: {
       ...EXTRACT_TOOL.parameters,
-      properties: { score: { ...p.properties.score, description: def.score.description }, reasoning: { ...p.properties.reasoning, description: def.reasoning.description } },
+      properties: {
+        score: { ...p.properties.score, description: def.score.description },
+        reasoning: { ...p.properties.reasoning, description: def.reasoning.description },
+      },
     },
   };
 }
 
-export function judgeCall(opts: { model: string; prompt: string; params?: LlmParams; providerOptions?: Record<string, unknown>; outputDefinition: OutputDefinition | null }): Omit<LlmCall, 'timeoutMs'> {
+export function judgeCall(opts: {
+  model: string;
+  prompt: string;
+  params?: LlmParams;
+  providerOptions?: Record<string, unknown>;
+  outputDefinition: OutputDefinition | null;
+}): Omit<LlmCall, 'timeoutMs'> {
   const params = { ...JUDGE_DEFAULT_PARAMS };
   for (const [k, v] of Object.entries(opts.params ?? {})) if (v !== undefined && v !== null) (params as Record<string, number>)[k] = v;
   const tool = judgeTool(opts.outputDefinition);
@@ -59,14 +75,22 @@ function categoriesOf(raw: string): string[] {
       // not JSON: read as a comma-separated list
     }
   }
-  return t.split(',').map((x) => x.trim()).filter(Boolean);
+  return t
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /** the scores of the answer's `extract` call; `model` names the judge in the error message, as Langfuse's does */
 export function readJudgeAnswer(toolCalls: LlmToolCall[], def: OutputDefinition | null, model: string): JudgeAnswer {
   const fail = (why: string): JudgeAnswer => ({ ok: false, message: `Invalid LLM response format from model ${model}. Error: ${why}` });
   const call = toolCalls.find((t) => t.name === EXTRACT_TOOL.name);
-  if (!call) return fail(toolCalls.length ? `expected a call of extract, got ${toolCalls.map((t) => t.name).join(', ')}` : 'the answer has no extract tool call');
+  if (!call)
+    return fail(
+      toolCalls.length
+        ? `expected a call of extract, got ${toolCalls.map((t) => t.name).join(', ')}`
+        : 'the answer has no extract tool call',
+    );
   let args: unknown;
   try {
     args = JSON.parse(call.arguments);

@@ -5,7 +5,11 @@ import { jsonPathSyntaxProblem, unsupportedJsonPath } from './json-path.ts';
 export type MappingSource = 'input' | 'output' | 'metadata' | 'tool_calls' | 'expected_output' | 'experiment_item_metadata';
 export type RuleTarget = 'observation' | 'experiment';
 
-export interface Mapping { variable: string; source: MappingSource | null; jsonPath?: string }
+export interface Mapping {
+  variable: string;
+  source: MappingSource | null;
+  jsonPath?: string;
+}
 
 export const OBSERVATION_SOURCES: MappingSource[] = ['input', 'output', 'metadata', 'tool_calls'];
 export const EXPERIMENT_SOURCES: MappingSource[] = [...OBSERVATION_SOURCES, 'expected_output', 'experiment_item_metadata'];
@@ -22,7 +26,11 @@ export const CODE_EVALUATOR_MAPPING: Mapping[] = [
 ];
 export const CODE_EVALUATOR_VARIABLES = CODE_EVALUATOR_MAPPING.map((m) => m.variable);
 
-export type MappingProblemCode = 'invalid_variable_mapping' | 'duplicate_variable_mapping' | 'missing_variable_mapping' | 'invalid_json_path';
+export type MappingProblemCode =
+  | 'invalid_variable_mapping'
+  | 'duplicate_variable_mapping'
+  | 'missing_variable_mapping'
+  | 'invalid_json_path';
 
 export interface MappingProblem {
   code: MappingProblemCode;
@@ -41,23 +49,44 @@ export function checkMapping(mapping: Mapping[], variables: string[], target: Ru
   const seen = new Set<string>();
   for (const [i, m] of mapping.entries()) {
     if (m.source === null || !allowed.includes(m.source)) {
-      return { code: 'invalid_variable_mapping', message: `Mapping source "${m.source}" is not supported for target "${target}"`, details: { field: `mapping[${i}].source`, variable: m.variable, allowedValues: allowed } };
+      return {
+        code: 'invalid_variable_mapping',
+        message: `Mapping source "${m.source}" is not supported for target "${target}"`,
+        details: { field: `mapping[${i}].source`, variable: m.variable, allowedValues: allowed },
+      };
     }
     if (!known.has(m.variable)) {
-      return { code: 'invalid_variable_mapping', message: `Mapping variable "${m.variable}" is not present in the evaluator prompt`, details: { field: `mapping[${i}].variable`, variable: m.variable } };
+      return {
+        code: 'invalid_variable_mapping',
+        message: `Mapping variable "${m.variable}" is not present in the evaluator prompt`,
+        details: { field: `mapping[${i}].variable`, variable: m.variable },
+      };
     }
     if (seen.has(m.variable)) {
-      return { code: 'duplicate_variable_mapping', message: `Mapping variable "${m.variable}" can only be mapped once`, details: { field: 'mapping', variable: m.variable } };
+      return {
+        code: 'duplicate_variable_mapping',
+        message: `Mapping variable "${m.variable}" can only be mapped once`,
+        details: { field: 'mapping', variable: m.variable },
+      };
     }
     seen.add(m.variable);
   }
   const missing = variables.filter((v) => !seen.has(v));
-  if (missing.length) return { code: 'missing_variable_mapping', message: `Missing mappings for evaluator variables: ${missing.join(', ')}`, details: { field: 'mapping', variables: missing } };
+  if (missing.length)
+    return {
+      code: 'missing_variable_mapping',
+      message: `Missing mappings for evaluator variables: ${missing.join(', ')}`,
+      details: { field: 'mapping', variables: missing },
+    };
   for (const [i, m] of mapping.entries()) {
     if (m.jsonPath === undefined) continue;
     const problem = jsonPathSyntaxProblem(m.jsonPath);
     if (problem) {
-      return { code: 'invalid_json_path', message: `Mapping for variable "${m.variable}" has an invalid jsonPath "${m.jsonPath}". ${problem}`, details: { field: `mapping[${i}].jsonPath`, variable: m.variable, value: m.jsonPath } };
+      return {
+        code: 'invalid_json_path',
+        message: `Mapping for variable "${m.variable}" has an invalid jsonPath "${m.jsonPath}". ${problem}`,
+        details: { field: `mapping[${i}].jsonPath`, variable: m.variable, value: m.jsonPath },
+      };
     }
   }
   return null;
@@ -92,5 +121,9 @@ export function missingVariables(mapping: Mapping[] | null, variables: string[])
 
 /** the write shape with `jsonPath` only when present */
 export function normaliseMapping(mapping: { variable: string; source: MappingSource | null; jsonPath?: string | null }[]): Mapping[] {
-  return mapping.map((m) => (m.jsonPath === undefined || m.jsonPath === null ? { variable: m.variable, source: m.source } : { variable: m.variable, source: m.source, jsonPath: m.jsonPath }));
+  return mapping.map((m) =>
+    m.jsonPath === undefined || m.jsonPath === null
+      ? { variable: m.variable, source: m.source }
+      : { variable: m.variable, source: m.source, jsonPath: m.jsonPath },
+  );
 }

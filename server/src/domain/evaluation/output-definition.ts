@@ -5,33 +5,56 @@
 export type OutputDefinition =
   | { dataType: 'NUMERIC'; reasoning: { description: string }; score: { description: string; minValue?: number; maxValue?: number } }
   | { dataType: 'BOOLEAN'; reasoning: { description: string }; score: { description: string } }
-  | { dataType: 'CATEGORICAL'; reasoning: { description: string }; score: { description: string; categories: string[]; shouldAllowMultipleMatches: boolean } };
+  | {
+      dataType: 'CATEGORICAL';
+      reasoning: { description: string };
+      score: { description: string; categories: string[]; shouldAllowMultipleMatches: boolean };
+    };
 
-export interface Issue { code: string; path: (string | number)[]; message: string }
+export interface Issue {
+  code: string;
+  path: (string | number)[];
+  message: string;
+}
 
 const DATA_TYPES = ['NUMERIC', 'BOOLEAN', 'CATEGORICAL'];
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function text(v: unknown, path: (string | number)[], issues: Issue[]): string | undefined {
-  if (typeof v !== 'string') { issues.push({ code: 'invalid_type', path, message: 'Invalid input: expected string' }); return undefined; }
+  if (typeof v !== 'string') {
+    issues.push({ code: 'invalid_type', path, message: 'Invalid input: expected string' });
+    return undefined;
+  }
   const t = v.trim();
-  if (t.length < 1) { issues.push({ code: 'too_small', path, message: 'Too small: expected string to have >=1 characters' }); return undefined; }
+  if (t.length < 1) {
+    issues.push({ code: 'too_small', path, message: 'Too small: expected string to have >=1 characters' });
+    return undefined;
+  }
   return t;
 }
 
 /** issues of a body's `outputDefinition` (paths from the body root), and the trimmed definition when there are none */
-export function parseOutputDefinition(raw: unknown, at: (string | number)[] = ['outputDefinition']): { issues: Issue[]; value?: OutputDefinition } {
+export function parseOutputDefinition(
+  raw: unknown,
+  at: (string | number)[] = ['outputDefinition'],
+): { issues: Issue[]; value?: OutputDefinition } {
   const issues: Issue[] = [];
   if (!isObject(raw)) return { issues: [{ code: 'invalid_type', path: at, message: 'Invalid input: expected object' }] };
-  if (!DATA_TYPES.includes(raw.dataType)) return { issues: [{ code: 'invalid_union', path: [...at, 'dataType'], message: 'Invalid input' }] };
-  const reasoning = isObject(raw.reasoning) ? text(raw.reasoning.description, [...at, 'reasoning', 'description'], issues)
+  if (!DATA_TYPES.includes(raw.dataType))
+    return { issues: [{ code: 'invalid_union', path: [...at, 'dataType'], message: 'Invalid input' }] };
+  const reasoning = isObject(raw.reasoning)
+    ? text(raw.reasoning.description, [...at, 'reasoning', 'description'], issues)
     : (issues.push({ code: 'invalid_type', path: [...at, 'reasoning'], message: 'Invalid input: expected object' }), undefined);
-  if (!isObject(raw.score)) { issues.push({ code: 'invalid_type', path: [...at, 'score'], message: 'Invalid input: expected object' }); return { issues }; }
+  if (!isObject(raw.score)) {
+    issues.push({ code: 'invalid_type', path: [...at, 'score'], message: 'Invalid input: expected object' });
+    return { issues };
+  }
   const s = raw.score;
   const description = text(s.description, [...at, 'score', 'description'], issues);
   if (raw.dataType === 'NUMERIC') {
     for (const k of ['minValue', 'maxValue']) {
-      if (s[k] !== undefined && (typeof s[k] !== 'number' || !Number.isFinite(s[k]))) issues.push({ code: 'invalid_type', path: [...at, 'score', k], message: 'Invalid input: expected number' });
+      if (s[k] !== undefined && (typeof s[k] !== 'number' || !Number.isFinite(s[k])))
+        issues.push({ code: 'invalid_type', path: [...at, 'score', k], message: 'Invalid input: expected number' });
     }
     if (!issues.length && typeof s.minValue === 'number' && typeof s.maxValue === 'number' && s.minValue > s.maxValue) {
       issues.push({ code: 'custom', path: [...at, 'score'], message: 'Minimum value must be less than or equal to maximum value' });
@@ -47,18 +70,33 @@ export function parseOutputDefinition(raw: unknown, at: (string | number)[] = ['
     return { issues, value: { dataType: 'BOOLEAN', reasoning: { description: reasoning! }, score: { description: description! } } };
   }
   const categories: string[] = [];
-  if (!Array.isArray(s.categories)) issues.push({ code: 'invalid_type', path: [...at, 'score', 'categories'], message: 'Invalid input: expected array' });
+  if (!Array.isArray(s.categories))
+    issues.push({ code: 'invalid_type', path: [...at, 'score', 'categories'], message: 'Invalid input: expected array' });
   else {
-    s.categories.forEach((c: unknown, i: number) => { const t = text(c, [...at, 'score', 'categories', i], issues); if (t !== undefined) categories.push(t); });
-    if (s.categories.length < 2) issues.push({ code: 'too_small', path: [...at, 'score', 'categories'], message: 'Too small: expected array to have >=2 items' });
+    s.categories.forEach((c: unknown, i: number) => {
+      const t = text(c, [...at, 'score', 'categories', i], issues);
+      if (t !== undefined) categories.push(t);
+    });
+    if (s.categories.length < 2)
+      issues.push({ code: 'too_small', path: [...at, 'score', 'categories'], message: 'Too small: expected array to have >=2 items' });
   }
-  if (typeof s.shouldAllowMultipleMatches !== 'boolean') issues.push({ code: 'invalid_type', path: [...at, 'score', 'shouldAllowMultipleMatches'], message: 'Invalid input: expected boolean' });
+  if (typeof s.shouldAllowMultipleMatches !== 'boolean')
+    issues.push({ code: 'invalid_type', path: [...at, 'score', 'shouldAllowMultipleMatches'], message: 'Invalid input: expected boolean' });
   if (issues.length) return { issues };
-  return { issues, value: { dataType: 'CATEGORICAL', reasoning: { description: reasoning! }, score: { description: description!, categories, shouldAllowMultipleMatches: s.shouldAllowMultipleMatches } } };
+  return {
+    issues,
+    value: {
+      dataType: 'CATEGORICAL',
+      reasoning: { description: reasoning! },
+      score: { description: description!, categories, shouldAllowMultipleMatches: s.shouldAllowMultipleMatches },
+    },
+  };
 }
 
 /** the storage-schema issues (400 invalid_request `Invalid request data`): duplicate categories */
 export function storageOutputDefinitionIssues(def: OutputDefinition, at: (string | number)[] = ['outputDefinition']): Issue[] {
   if (def.dataType !== 'CATEGORICAL') return [];
-  return new Set(def.score.categories).size === def.score.categories.length ? [] : [{ code: 'custom', path: [...at, 'score', 'categories'], message: 'Categories must be unique' }];
+  return new Set(def.score.categories).size === def.score.categories.length
+    ? []
+    : [{ code: 'custom', path: [...at, 'score', 'categories'], message: 'Categories must be unique' }];
 }

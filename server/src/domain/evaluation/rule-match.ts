@@ -34,23 +34,35 @@ export const isInternalEnvironment = (env: string) => env.startsWith('langfuse')
 function stringOp(actual: string | null, operator: string, expected: string): boolean {
   const a = actual ?? '';
   switch (operator) {
-    case '=': return a === expected;
-    case 'contains': return a.includes(expected);
-    case 'does not contain': return !a.includes(expected);
-    case 'starts with': return a.startsWith(expected);
-    case 'ends with': return a.endsWith(expected);
-    default: return false;
+    case '=':
+      return a === expected;
+    case 'contains':
+      return a.includes(expected);
+    case 'does not contain':
+      return !a.includes(expected);
+    case 'starts with':
+      return a.startsWith(expected);
+    case 'ends with':
+      return a.endsWith(expected);
+    default:
+      return false;
   }
 }
 
 function numberOp(a: number, operator: string, e: number): boolean {
   switch (operator) {
-    case '=': return a === e;
-    case '>': return a > e;
-    case '<': return a < e;
-    case '>=': return a >= e;
-    case '<=': return a <= e;
-    default: return false;
+    case '=':
+      return a === e;
+    case '>':
+      return a > e;
+    case '<':
+      return a < e;
+    case '>=':
+      return a >= e;
+    case '<=':
+      return a <= e;
+    default:
+      return false;
   }
 }
 
@@ -62,22 +74,38 @@ function metadataValue(metadata: unknown, key: string | undefined): string | nul
 
 function column(o: ObservationForMatching, f: RuleFilter): unknown {
   switch (f.column) {
-    case 'type': return o.type;
-    case 'level': return o.level;
-    case 'name': return o.name;
-    case 'environment': return o.environment;
-    case 'traceName': return o.traceName;
-    case 'experimentId': return null;
-    case 'version': return o.version;
-    case 'userId': return o.userId;
-    case 'sessionId': return o.sessionId;
-    case 'tags': return o.tags;
-    case 'calledToolNames': return toolCallsOf(o.output).map((c) => c.name);
-    case 'metadata': return metadataValue(o.metadata, f.key);
-    case 'isRootObservation': return o.parentObservationId === null;
-    case 'parentObservationId': return o.parentObservationId;
-    case 'toolCalls': return toolCallsOf(o.output).length;
-    default: return undefined;
+    case 'type':
+      return o.type;
+    case 'level':
+      return o.level;
+    case 'name':
+      return o.name;
+    case 'environment':
+      return o.environment;
+    case 'traceName':
+      return o.traceName;
+    case 'experimentId':
+      return null;
+    case 'version':
+      return o.version;
+    case 'userId':
+      return o.userId;
+    case 'sessionId':
+      return o.sessionId;
+    case 'tags':
+      return o.tags;
+    case 'calledToolNames':
+      return toolCallsOf(o.output).map((c) => c.name);
+    case 'metadata':
+      return metadataValue(o.metadata, f.key);
+    case 'isRootObservation':
+      return o.parentObservationId === null;
+    case 'parentObservationId':
+      return o.parentObservationId;
+    case 'toolCalls':
+      return toolCallsOf(o.output).length;
+    default:
+      return undefined;
   }
 }
 

@@ -10,7 +10,13 @@ export interface ObservationForEvaluation {
   metadata: unknown;
 }
 
-export interface ToolCallView { id: string | null; name: string; arguments: unknown; type: string; index: number }
+export interface ToolCallView {
+  id: string | null;
+  name: string;
+  arguments: unknown;
+  type: string;
+  index: number;
+}
 
 /** strings holding JSON objects or arrays, at any depth, become those values */
 export function deepParse(value: unknown, depth = 0): unknown {
@@ -43,7 +49,13 @@ export function toolCallsOf(output: unknown): ToolCallView[] {
       const o = c as Record<string, any>;
       const fn = o.function && typeof o.function === 'object' ? o.function : o;
       if (typeof fn.name !== 'string') continue;
-      calls.push({ id: typeof o.id === 'string' ? o.id : null, name: fn.name, arguments: deepParse(fn.arguments), type: typeof o.type === 'string' ? o.type : 'function', index: calls.length });
+      calls.push({
+        id: typeof o.id === 'string' ? o.id : null,
+        name: fn.name,
+        arguments: deepParse(fn.arguments),
+        type: typeof o.type === 'string' ? o.type : 'function',
+        index: calls.length,
+      });
     }
   }
   return calls;
@@ -53,8 +65,12 @@ export function toolCallsOf(output: unknown): ToolCallView[] {
 export function extractVariables(obs: ObservationForEvaluation, mapping: Mapping[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const m of mapping) {
-    const raw = m.source === 'tool_calls' ? toolCallsOf(deepParse(obs.output))
-      : m.source === 'input' || m.source === 'output' || m.source === 'metadata' ? deepParse(obs[m.source]) : undefined;
+    const raw =
+      m.source === 'tool_calls'
+        ? toolCallsOf(deepParse(obs.output))
+        : m.source === 'input' || m.source === 'output' || m.source === 'metadata'
+          ? deepParse(obs[m.source])
+          : undefined;
     out[m.variable] = m.jsonPath ? extractJsonPath(raw, m.jsonPath) : raw;
   }
   return out;

@@ -38,14 +38,24 @@ export function checkFilters(filters: Filter[], columns: Record<string, ColumnTy
   for (const f of filters) {
     // Langfuse: an unknown column ending in "Name" means the `name` dimension (LFE-4838)
     // own keys only: a column named `__proto__` or `valueOf` is unknown, not Object's
-    const target = Object.hasOwn(columns, f.column) ? f.column : f.column.endsWith('Name') && Object.hasOwn(columns, 'name') ? 'name' : null;
+    const target = Object.hasOwn(columns, f.column)
+      ? f.column
+      : f.column.endsWith('Name') && Object.hasOwn(columns, 'name')
+        ? 'name'
+        : null;
     if (!target) return { ok: false, message: `Invalid filter column ${f.column}. Must be one of ${Object.keys(columns).join(', ')}` };
     const columnType = columns[target]!;
     if (columnType === 'object' && !ALLOWED_FILTER_TYPES.object.includes(f.type) && f.type !== 'null') {
-      return { ok: false, message: `Invalid filter for field '${f.column}': Metadata filters require type 'stringObject' with a 'key' property, not '${f.type}'. Example: {"type":"stringObject","column":"${f.column}","key":"environment","operator":"=","value":"production"}` };
+      return {
+        ok: false,
+        message: `Invalid filter for field '${f.column}': Metadata filters require type 'stringObject' with a 'key' property, not '${f.type}'. Example: {"type":"stringObject","column":"${f.column}","key":"environment","operator":"=","value":"production"}`,
+      };
     }
     if (f.type !== 'null' && !ALLOWED_FILTER_TYPES[columnType].includes(f.type)) {
-      return { ok: false, message: `Invalid filter for field '${f.column}': Filter type '${f.type}' is not supported for dimension type '${columnType}'. Expected ${quoteList(ALLOWED_FILTER_TYPES[columnType])}.` };
+      return {
+        ok: false,
+        message: `Invalid filter for field '${f.column}': Filter type '${f.type}' is not supported for dimension type '${columnType}'. Expected ${quoteList(ALLOWED_FILTER_TYPES[columnType])}.`,
+      };
     }
     checked.push({ ...f, target, columnType });
   }
@@ -54,9 +64,32 @@ export function checkFilters(filters: Filter[], columns: Record<string, ColumnTy
 
 /** Filterable columns of an observation (the list endpoint's `filter`). */
 export const OBSERVATION_FILTER_COLUMNS: Record<string, ColumnType> = {
-  id: 'string', traceId: 'string', traceName: 'string', name: 'string', type: 'string', level: 'string', environment: 'string',
-  version: 'string', parentObservationId: 'string', providedModelName: 'string', promptName: 'string', userId: 'string',
-  sessionId: 'string', traceRelease: 'string', traceVersion: 'string', costStatus: 'string', tags: 'string[]', metadata: 'object',
-  startTime: 'datetime', endTime: 'datetime', latency: 'number', inputTokens: 'number', outputTokens: 'number', totalTokens: 'number',
-  inputCost: 'number', outputCost: 'number', totalCost: 'number', promptVersion: 'number',
+  id: 'string',
+  traceId: 'string',
+  traceName: 'string',
+  name: 'string',
+  type: 'string',
+  level: 'string',
+  environment: 'string',
+  version: 'string',
+  parentObservationId: 'string',
+  providedModelName: 'string',
+  promptName: 'string',
+  userId: 'string',
+  sessionId: 'string',
+  traceRelease: 'string',
+  traceVersion: 'string',
+  costStatus: 'string',
+  tags: 'string[]',
+  metadata: 'object',
+  startTime: 'datetime',
+  endTime: 'datetime',
+  latency: 'number',
+  inputTokens: 'number',
+  outputTokens: 'number',
+  totalTokens: 'number',
+  inputCost: 'number',
+  outputCost: 'number',
+  totalCost: 'number',
+  promptVersion: 'number',
 };

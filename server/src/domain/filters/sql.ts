@@ -7,11 +7,16 @@ import type { CheckedFilter } from './check.ts';
 // string operators are case-sensitive, as in Langfuse; strpos/left/right avoid LIKE's wildcards
 function stringCondition(col: RawBuilder<unknown>, operator: string, v: string): RawBuilder<unknown> {
   switch (operator) {
-    case '=': return sql`${col} = ${v}`;
-    case 'contains': return sql`strpos(${col}, ${v}) > 0`;
-    case 'does not contain': return sql`strpos(coalesce(${col}, ''), ${v}) = 0`;
-    case 'starts with': return sql`left(${col}, length(${v})) = ${v}`;
-    default: return sql`right(${col}, length(${v})) = ${v}`; // ends with
+    case '=':
+      return sql`${col} = ${v}`;
+    case 'contains':
+      return sql`strpos(${col}, ${v}) > 0`;
+    case 'does not contain':
+      return sql`strpos(coalesce(${col}, ''), ${v}) = 0`;
+    case 'starts with':
+      return sql`left(${col}, length(${v})) = ${v}`;
+    default:
+      return sql`right(${col}, length(${v})) = ${v}`; // ends with
   }
 }
 
@@ -24,24 +29,35 @@ const op = (o: string) => {
 export function filterCondition(f: CheckedFilter, col: RawBuilder<unknown>): RawBuilder<unknown> {
   const v = f.value as any;
   switch (f.type) {
-    case 'string': return stringCondition(col, f.operator, v);
-    case 'stringOptions': return f.operator === 'any of' ? sql`${col} = any(${v})` : sql`(${col} is null or not (${col} = any(${v})))`;
+    case 'string':
+      return stringCondition(col, f.operator, v);
+    case 'stringOptions':
+      return f.operator === 'any of' ? sql`${col} = any(${v})` : sql`(${col} is null or not (${col} = any(${v})))`;
     // numeric, so an integer column compared with 1e308 widens instead of failing the cast
-    case 'number': return sql`${col} ${op(f.operator)} cast(${v} as numeric)`;
-    case 'datetime': return sql`${col} ${op(f.operator)} ${new Date(v)}`;
-    case 'boolean': return f.operator === '=' ? sql`${col} = ${v}` : sql`${col} is distinct from ${v}`;
+    case 'number':
+      return sql`${col} ${op(f.operator)} cast(${v} as numeric)`;
+    case 'datetime':
+      return sql`${col} ${op(f.operator)} ${new Date(v)}`;
+    case 'boolean':
+      return f.operator === '=' ? sql`${col} = ${v}` : sql`${col} is distinct from ${v}`;
     case 'arrayOptions':
       if (f.operator === 'any of') return sql`${col} && cast(${v} as text[])`;
       if (f.operator === 'none of') return sql`not (${col} && cast(${v} as text[]))`;
       return sql`${col} @> cast(${v} as text[])`;
-    case 'stringObject': return stringCondition(sql`(${col} ->> ${f.key!})`, f.operator, v);
+    case 'stringObject':
+      return stringCondition(sql`(${col} ->> ${f.key!})`, f.operator, v);
     case 'numberObject':
       return sql`(case when jsonb_typeof(${col} -> ${f.key!}) = 'number' then (${col} ->> ${f.key!})::numeric end) ${op(f.operator)} cast(${v} as numeric)`;
-    case 'booleanObject': return f.operator === '=' ? sql`(${col} -> ${f.key!}) = to_jsonb(cast(${v} as boolean))` : sql`(${col} -> ${f.key!}) is distinct from to_jsonb(cast(${v} as boolean))`;
+    case 'booleanObject':
+      return f.operator === '='
+        ? sql`(${col} -> ${f.key!}) = to_jsonb(cast(${v} as boolean))`
+        : sql`(${col} -> ${f.key!}) is distinct from to_jsonb(cast(${v} as boolean))`;
     case 'null':
       // text columns treat '' as missing, as Langfuse's nullIf(col, '') does
-      if (f.columnType === 'string') return f.operator === 'is null' ? sql`nullif(${col}, '') is null` : sql`nullif(${col}, '') is not null`;
+      if (f.columnType === 'string')
+        return f.operator === 'is null' ? sql`nullif(${col}, '') is null` : sql`nullif(${col}, '') is not null`;
       return f.operator === 'is null' ? sql`${col} is null` : sql`${col} is not null`;
-    default: throw new Error(`filter type ${f.type} has no SQL`);
+    default:
+      throw new Error(`filter type ${f.type} has no SQL`);
   }
 }

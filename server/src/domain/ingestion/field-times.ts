@@ -14,12 +14,41 @@
 // time, 2 µs of the server's CPU per stored row.
 // The field lists below give each field its bit: append only, never reorder or remove.
 export const OBSERVATION_FIELDS = [
-  'type', 'traceId', 'parentObservationId', 'name', 'environment', 'level', 'statusMessage', 'version', 'startTime', 'endTime',
-  'completionStartTime', 'model', 'modelParameters', 'input', 'output', 'metadata', 'promptName', 'promptVersion',
-  'providedUsageDetails', 'providedCostDetails',
+  'type',
+  'traceId',
+  'parentObservationId',
+  'name',
+  'environment',
+  'level',
+  'statusMessage',
+  'version',
+  'startTime',
+  'endTime',
+  'completionStartTime',
+  'model',
+  'modelParameters',
+  'input',
+  'output',
+  'metadata',
+  'promptName',
+  'promptVersion',
+  'providedUsageDetails',
+  'providedCostDetails',
 ] as const;
 export const TRACE_FIELDS = [
-  'timestamp', 'name', 'userId', 'sessionId', 'release', 'version', 'externalId', 'environment', 'tags', 'public', 'input', 'output', 'metadata',
+  'timestamp',
+  'name',
+  'userId',
+  'sessionId',
+  'release',
+  'version',
+  'externalId',
+  'environment',
+  'tags',
+  'public',
+  'input',
+  'output',
+  'metadata',
 ] as const;
 
 /** field name → order of the event that last set it; a field never set by an event is absent */

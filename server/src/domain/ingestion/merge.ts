@@ -13,10 +13,18 @@ import type { ObservationRecord, ObservationType, ScoreRecord, TraceRecord } fro
 import { inferDataType, storedValues } from '../scores/data-type.ts';
 
 const TYPE_OF_EVENT: Record<string, ObservationType> = {
-  'span-create': 'SPAN', 'span-update': 'SPAN', 'event-create': 'EVENT',
-  'generation-create': 'GENERATION', 'generation-update': 'GENERATION',
-  'agent-create': 'AGENT', 'tool-create': 'TOOL', 'chain-create': 'CHAIN', 'retriever-create': 'RETRIEVER',
-  'evaluator-create': 'EVALUATOR', 'embedding-create': 'EMBEDDING', 'guardrail-create': 'GUARDRAIL',
+  'span-create': 'SPAN',
+  'span-update': 'SPAN',
+  'event-create': 'EVENT',
+  'generation-create': 'GENERATION',
+  'generation-update': 'GENERATION',
+  'agent-create': 'AGENT',
+  'tool-create': 'TOOL',
+  'chain-create': 'CHAIN',
+  'retriever-create': 'RETRIEVER',
+  'evaluator-create': 'EVALUATOR',
+  'embedding-create': 'EMBEDDING',
+  'guardrail-create': 'GUARDRAIL',
 };
 
 export const OBSERVATION_EVENT_TYPES = new Set([...Object.keys(TYPE_OF_EVENT), 'observation-create', 'observation-update']);
@@ -45,7 +53,13 @@ type Convert = true | 'environment' | ((v: any) => unknown);
  * order set it. `fields` are constant lists (below), not an object literal per call whose entries
  * were built anew for every ingested event.
  */
-function overlay<T extends { fieldTimes: FieldTimes }>(rec: T, body: Record<string, any>, order: number, fields: readonly (readonly [keyof T & string, Convert])[], internal?: boolean) {
+function overlay<T extends { fieldTimes: FieldTimes }>(
+  rec: T,
+  body: Record<string, any>,
+  order: number,
+  fields: readonly (readonly [keyof T & string, Convert])[],
+  internal?: boolean,
+) {
   for (const [key, convert] of fields) {
     const v = body[key];
     if (v !== undefined && v !== null && claimField(rec.fieldTimes, key, order)) {
@@ -55,35 +69,103 @@ function overlay<T extends { fieldTimes: FieldTimes }>(rec: T, body: Record<stri
 }
 
 const OBSERVATION_BODY_FIELDS: readonly (readonly [keyof ObservationRecord & string, Convert])[] = [
-  ['traceId', true], ['parentObservationId', true], ['name', true], ['environment', 'environment'], ['level', true], ['statusMessage', true],
-  ['version', true], ['startTime', toDate], ['endTime', toDate], ['completionStartTime', toDate], ['model', true], ['modelParameters', true],
-  ['input', true], ['output', true], ['metadata', true], ['promptName', true], ['promptVersion', true],
+  ['traceId', true],
+  ['parentObservationId', true],
+  ['name', true],
+  ['environment', 'environment'],
+  ['level', true],
+  ['statusMessage', true],
+  ['version', true],
+  ['startTime', toDate],
+  ['endTime', toDate],
+  ['completionStartTime', toDate],
+  ['model', true],
+  ['modelParameters', true],
+  ['input', true],
+  ['output', true],
+  ['metadata', true],
+  ['promptName', true],
+  ['promptVersion', true],
 ];
 
 const TRACE_BODY_FIELDS: readonly (readonly [keyof TraceRecord & string, Convert])[] = [
-  ['timestamp', toDate], ['name', true], ['userId', true], ['sessionId', true], ['release', true], ['version', true], ['externalId', true],
-  ['environment', 'environment'], ['tags', (v: string[]) => [...new Set(v)].sort()], ['public', true], ['input', true], ['output', true], ['metadata', true],
+  ['timestamp', toDate],
+  ['name', true],
+  ['userId', true],
+  ['sessionId', true],
+  ['release', true],
+  ['version', true],
+  ['externalId', true],
+  ['environment', 'environment'],
+  ['tags', (v: string[]) => [...new Set(v)].sort()],
+  ['public', true],
+  ['input', true],
+  ['output', true],
+  ['metadata', true],
 ];
 
 /** The order the batch endpoint reports events in, as Langfuse does: creates by timestamp, then updates by timestamp. */
 export function responseOrder<T extends { type: string; timestamp: Date }>(events: T[]): T[] {
-  return [...events].sort((a, b) => Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)) || a.timestamp.getTime() - b.timestamp.getTime());
+  return [...events].sort(
+    (a, b) => Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)) || a.timestamp.getTime() - b.timestamp.getTime(),
+  );
 }
 
 /** Events of one entity in processing order: by timestamp, a create before an update at the same instant. */
 export function processingOrder<T extends { type: string; timestamp: Date }>(events: T[]): T[] {
-  return [...events].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)));
+  return [...events].sort(
+    (a, b) => a.timestamp.getTime() - b.timestamp.getTime() || Number(isUpdateEvent(a.type)) - Number(isUpdateEvent(b.type)),
+  );
 }
 
 export function emptyObservation(id: string, type: ObservationType, startTime: Date, now: Date): ObservationRecord {
   return {
-    id, traceId: null, parentObservationId: null, type, name: null, environment: 'default', level: 'DEFAULT', statusMessage: null,
-    version: null, startTime, endTime: null, completionStartTime: null, model: null, modelParameters: null, input: null, output: null,
-    metadata: null, promptName: null, promptVersion: null, providedUsageDetails: null, providedCostDetails: null,
-    usageDetails: {}, costDetails: {}, inputUsage: 0, outputUsage: 0, totalUsage: 0, inputCost: null, outputCost: null, totalCost: null,
-    modelId: null, usagePricingTierId: null, usagePricingTierName: null, pricesUsed: null, costStatus: 'none', unpricedUsageKeys: [], usagePricedAs: null,
-    traceName: null, userId: null, sessionId: null, release: null, traceVersion: null, tags: [], createdAt: now, updatedAt: now,
-    revision: 0, fieldTimes: {},
+    id,
+    traceId: null,
+    parentObservationId: null,
+    type,
+    name: null,
+    environment: 'default',
+    level: 'DEFAULT',
+    statusMessage: null,
+    version: null,
+    startTime,
+    endTime: null,
+    completionStartTime: null,
+    model: null,
+    modelParameters: null,
+    input: null,
+    output: null,
+    metadata: null,
+    promptName: null,
+    promptVersion: null,
+    providedUsageDetails: null,
+    providedCostDetails: null,
+    usageDetails: {},
+    costDetails: {},
+    inputUsage: 0,
+    outputUsage: 0,
+    totalUsage: 0,
+    inputCost: null,
+    outputCost: null,
+    totalCost: null,
+    modelId: null,
+    usagePricingTierId: null,
+    usagePricingTierName: null,
+    pricesUsed: null,
+    costStatus: 'none',
+    unpricedUsageKeys: [],
+    usagePricedAs: null,
+    traceName: null,
+    userId: null,
+    sessionId: null,
+    release: null,
+    traceVersion: null,
+    tags: [],
+    createdAt: now,
+    updatedAt: now,
+    revision: 0,
+    fieldTimes: {},
   };
 }
 
@@ -99,22 +181,45 @@ export function applyObservationEvent(existing: ObservationRecord | undefined, e
   if (eventType && !update && claimField(rec.fieldTimes, 'type', order)) rec.type = eventType;
 
   overlay(rec, b, order, OBSERVATION_BODY_FIELDS, ev.internal);
-  if (ev.providedUsage && Object.keys(ev.providedUsage).length && claimField(rec.fieldTimes, 'providedUsageDetails', order)) rec.providedUsageDetails = ev.providedUsage;
-  if (ev.providedCost && Object.keys(ev.providedCost).length && claimField(rec.fieldTimes, 'providedCostDetails', order)) rec.providedCostDetails = ev.providedCost;
+  if (ev.providedUsage && Object.keys(ev.providedUsage).length && claimField(rec.fieldTimes, 'providedUsageDetails', order))
+    rec.providedUsageDetails = ev.providedUsage;
+  if (ev.providedCost && Object.keys(ev.providedCost).length && claimField(rec.fieldTimes, 'providedCostDetails', order))
+    rec.providedCostDetails = ev.providedCost;
   // an observation must belong to a trace; Langfuse gives orphans a fresh one
   if (!rec.traceId) rec.traceId = randomUUID();
   rec.updatedAt = now;
   return rec;
 }
 
-export interface TraceEvent { timestamp: Date; body: Record<string, any>; internal?: boolean }
+export interface TraceEvent {
+  timestamp: Date;
+  body: Record<string, any>;
+  internal?: boolean;
+}
 
 export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent, now: Date): TraceRecord {
   const t: TraceRecord = existing
     ? { ...existing, fieldTimes: { ...existing.fieldTimes } }
-    : { id: e.body.id, timestamp: e.timestamp, name: null, userId: null, sessionId: null, release: null, version: null, externalId: null,
-        environment: 'default', tags: [], public: false, input: null, output: null, metadata: null, createdAt: now, updatedAt: now, revision: 0,
-        fieldTimes: {} };
+    : {
+        id: e.body.id,
+        timestamp: e.timestamp,
+        name: null,
+        userId: null,
+        sessionId: null,
+        release: null,
+        version: null,
+        externalId: null,
+        environment: 'default',
+        tags: [],
+        public: false,
+        input: null,
+        output: null,
+        metadata: null,
+        createdAt: now,
+        updatedAt: now,
+        revision: 0,
+        fieldTimes: {},
+      };
   // trace-create is the only trace event (an upsert): no update to order after it
   overlay(t, e.body, eventOrder(e.timestamp, false), TRACE_BODY_FIELDS, e.internal);
   t.updatedAt = now;
@@ -125,10 +230,19 @@ export function toScore(e: TraceEvent): ScoreRecord {
   const b = e.body;
   const dataType = inferDataType(b.value, b.dataType);
   return {
-    id: b.id ?? randomUUID(), timestamp: b.timestamp ? new Date(b.timestamp) : e.timestamp, name: b.name,
+    id: b.id ?? randomUUID(),
+    timestamp: b.timestamp ? new Date(b.timestamp) : e.timestamp,
+    name: b.name,
     ...storedValues(b.value, dataType),
-    dataType, source: b.source ?? 'API', traceId: b.traceId ?? null, observationId: b.observationId ?? null, sessionId: b.sessionId ?? null,
-    datasetRunId: b.datasetRunId ?? null, configId: b.configId ?? null, comment: b.comment ?? null, metadata: b.metadata ?? null,
+    dataType,
+    source: b.source ?? 'API',
+    traceId: b.traceId ?? null,
+    observationId: b.observationId ?? null,
+    sessionId: b.sessionId ?? null,
+    datasetRunId: b.datasetRunId ?? null,
+    configId: b.configId ?? null,
+    comment: b.comment ?? null,
+    metadata: b.metadata ?? null,
     environment: normaliseEnvironment(b.environment),
   };
 }

@@ -23,17 +23,22 @@ function configIssue(adapter: LlmAdapter, config: Config | undefined): Issue | n
   switch (adapter) {
     case 'bedrock': {
       if (config === undefined) return custom('config', 'Config is required for Bedrock adapter. Expected: { region: string }');
-      const detail = config.region === undefined ? 'region is required' : typeof config.region !== 'string' ? 'region must be a string' : null;
+      const detail =
+        config.region === undefined ? 'region is required' : typeof config.region !== 'string' ? 'region must be a string' : null;
       return detail ? custom('config', `Invalid Bedrock config: ${detail}. Expected: { region: string }`) : null;
     }
     case 'openai': {
       if (config === undefined) return null;
-      const detail = strictKeys(config, ['useResponsesApi']) ?? (config.useResponsesApi !== undefined && typeof config.useResponsesApi !== 'boolean' ? 'useResponsesApi must be a boolean' : null);
+      const detail =
+        strictKeys(config, ['useResponsesApi']) ??
+        (config.useResponsesApi !== undefined && typeof config.useResponsesApi !== 'boolean' ? 'useResponsesApi must be a boolean' : null);
       return detail ? custom('config', `Invalid OpenAI config: ${detail}. Expected: { useResponsesApi: boolean }`) : null;
     }
     case 'google-vertex-ai': {
       if (config === undefined) return null;
-      const detail = strictKeys(config, ['location']) ?? (config.location !== undefined && typeof config.location !== 'string' ? 'location must be a string' : null);
+      const detail =
+        strictKeys(config, ['location']) ??
+        (config.location !== undefined && typeof config.location !== 'string' ? 'location must be a string' : null);
       return detail ? custom('config', `Invalid VertexAI config: ${detail}. Expected: { location: string }`) : null;
     }
     default:
@@ -78,13 +83,22 @@ export function validateConnectionInput(input: UpsertInput): Issue[] {
   const c = configIssue(input.adapter, input.config);
   if (c) issues.push(c);
   if (input.adapter === 'bedrock' && input.secretKey !== undefined && !bedrockCredentialsValid(input.secretKey)) {
-    issues.push(custom('secretKey', 'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.'));
+    issues.push(
+      custom('secretKey', 'Invalid Bedrock credentials. Expected a JSON object with either {accessKeyId, secretAccessKey} or {apiKey}.'),
+    );
   }
   const seen = new Set<string>();
   for (const [name, value] of Object.entries(input.extraHeaders ?? {})) {
-    if (!HEADER_NAME.test(name)) issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header names must be HTTP tokens (letters, digits and !#$%&\'*+.^_`|~-)' });
-    else if (seen.has(name.toLowerCase())) issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header names must be unique, ignoring case' });
-    if (BAD_HEADER_VALUE.test(value)) issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header values must not hold CR, LF or NUL' });
+    if (!HEADER_NAME.test(name))
+      issues.push({
+        code: 'custom',
+        path: ['extraHeaders', name],
+        message: "Header names must be HTTP tokens (letters, digits and !#$%&'*+.^_`|~-)",
+      });
+    else if (seen.has(name.toLowerCase()))
+      issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header names must be unique, ignoring case' });
+    if (BAD_HEADER_VALUE.test(value))
+      issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header values must not hold CR, LF or NUL' });
     seen.add(name.toLowerCase());
   }
   return issues;

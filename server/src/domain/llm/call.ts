@@ -137,7 +137,8 @@ export function classifyHttpError(status: number, body: string): LlmErrorKind {
 /** an error and its causes (`err.cause`, `err.cause.cause`, …), outermost first, at most 10 deep */
 export function causeChain(err: unknown): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause) out.push(e as Record<string, unknown>);
+  for (let e = err; e && typeof e === 'object' && out.length < 10; e = (e as { cause?: unknown }).cause)
+    out.push(e as Record<string, unknown>);
   return out;
 }
 
@@ -177,7 +178,12 @@ export function readableProviderMessage(message: string): string {
     return message;
   }
   const b = body as { error?: unknown; message?: unknown; type?: unknown };
-  const inner = (b.error && typeof b.error === 'object' ? b.error : b) as { message?: unknown; type?: unknown; status?: unknown; code?: unknown };
+  const inner = (b.error && typeof b.error === 'object' ? b.error : b) as {
+    message?: unknown;
+    type?: unknown;
+    status?: unknown;
+    code?: unknown;
+  };
   if (typeof inner.message !== 'string' || !inner.message) return message;
   const label = [inner.type, inner.status, inner.code].find((x) => typeof x === 'string' && x);
   return `${message.slice(0, start)}${label ? `${label as string}: ` : ''}${inner.message}`.trim();
@@ -188,8 +194,10 @@ export function sdkLlmError(err: unknown, secrets: readonly string[], sdk: SdkEr
   const clean = (m: string) => redact(m, secrets);
   const refused = egressRefusal(err, secrets);
   if (refused) return refused;
-  if (err instanceof sdk.APIConnectionTimeoutError || err instanceof sdk.APIUserAbortError) return new LlmError('timeout', clean('the provider did not answer in time'));
-  if (err instanceof sdk.APIConnectionError) return new LlmError('unreachable', clean(`the provider is unreachable: ${String(causeChain(err).at(-1)?.message ?? err.message)}`));
+  if (err instanceof sdk.APIConnectionTimeoutError || err instanceof sdk.APIUserAbortError)
+    return new LlmError('timeout', clean('the provider did not answer in time'));
+  if (err instanceof sdk.APIConnectionError)
+    return new LlmError('unreachable', clean(`the provider is unreachable: ${String(causeChain(err).at(-1)?.message ?? err.message)}`));
   const { status, error } = (err ?? {}) as { status?: unknown; error?: unknown };
   if (err instanceof sdk.APIError && typeof status === 'number') {
     const detail = error === undefined ? '' : JSON.stringify(error);

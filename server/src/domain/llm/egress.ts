@@ -22,7 +22,10 @@ export class AllowListError extends Error {}
 /** `TALLY_LLM_ALLOWED_HOSTS`: comma-separated host names, IP addresses and CIDR networks */
 export function parseAllowList(spec: string | undefined): AllowList {
   const list: AllowList = { hosts: new Set(), networks: [] };
-  for (const raw of (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of (spec ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (raw.includes('/')) {
       try {
         list.networks.push(ipaddr.parseCIDR(raw));
@@ -54,11 +57,13 @@ export function embeddedIPv4(a: ipaddr.IPv6): { form: string; address: ipaddr.IP
   const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
   // ::a.b.c.d (RFC 4291's deprecated IPv4-compatible form); :: and ::1 are read as IPv6 classes
   if (zeros(0, 6) && !(p[6] === 0 && p[7]! <= 1)) return { form: 'an IPv4-compatible address', address: v4(p[6]!, p[7]!) };
-  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return { form: 'an IPv4-translated address (::ffff:0:a.b.c.d)', address: v4(p[6]!, p[7]!) };
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0)
+    return { form: 'an IPv4-translated address (::ffff:0:a.b.c.d)', address: v4(p[6]!, p[7]!) };
   // NAT64: the well-known prefix 64:ff9b::/96 and the local-use 64:ff9b:1::/48 (RFC 8215), whose
   // translators sit inside the deployment's network; the last 32 bits as in a /96 prefix
   if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return { form: 'a NAT64 address (64:ff9b::/96)', address: v4(p[6]!, p[7]!) };
-  if (p[0] === 0x64 && p[1] === 0xff9b && p[2] === 1) return { form: 'a local-use NAT64 address (64:ff9b:1::/48)', address: v4(p[6]!, p[7]!) };
+  if (p[0] === 0x64 && p[1] === 0xff9b && p[2] === 1)
+    return { form: 'a local-use NAT64 address (64:ff9b:1::/48)', address: v4(p[6]!, p[7]!) };
   if (p[0] === 0x2002) return { form: 'a 6to4 address (2002::/16)', address: v4(p[1]!, p[2]!) };
   // Teredo (2001::/32) carries the client's address inverted in its last 32 bits
   if (p[0] === 0x2001 && p[1] === 0) return { form: 'a Teredo address (2001::/32)', address: v4(~p[6]! & 0xffff, ~p[7]! & 0xffff) };
@@ -69,7 +74,11 @@ export function embeddedIPv4(a: ipaddr.IPv6): { form: string; address: ipaddr.IP
  * Forms that only exist to reach IPv4 through a translator or tunnel: refused whatever they
  * embed, since the IPv4 address a local-use prefix maps to is the operator's to define.
  */
-const TRANSLATED_ONLY = new Set(['an IPv4-compatible address', 'an IPv4-translated address (::ffff:0:a.b.c.d)', 'a local-use NAT64 address (64:ff9b:1::/48)']);
+const TRANSLATED_ONLY = new Set([
+  'an IPv4-compatible address',
+  'an IPv4-translated address (::ffff:0:a.b.c.d)',
+  'a local-use NAT64 address (64:ff9b:1::/48)',
+]);
 
 /**
  * ipaddr.js reads a dotted tail only after ::ffff:; the WHATWG URL parser writes every IPv6
@@ -94,7 +103,8 @@ export function refusedAddress(address: string, list: AllowList): string | null 
   if (inner) {
     const why = refusedAddress(inner.address.toString(), { ...list, onlyListed: false });
     if (why) return `${a.toString()} is ${inner.form} embedding ${why.replace(' is ', ', which is ')}`;
-    if (TRANSLATED_ONLY.has(inner.form)) return `${a.toString()} is ${inner.form}, which reaches IPv4 only through a translator; use the IPv4 address`;
+    if (TRANSLATED_ONLY.has(inner.form))
+      return `${a.toString()} is ${inner.form}, which reaches IPv4 only through a translator; use the IPv4 address`;
   }
   const range = a.range();
   if (range !== 'unicast') return `${a.toString()} is a ${range} address`;
@@ -114,8 +124,10 @@ export function checkBaseUrlShape(raw: string): BaseUrlCheck {
   } catch {
     return { ok: false, reason: 'not a URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `the scheme must be http or https, not ${url.protocol.slice(0, -1)}` };
-  if (url.username || url.password) return { ok: false, reason: 'credentials in the URL are not allowed; use the API key or custom headers' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: `the scheme must be http or https, not ${url.protocol.slice(0, -1)}` };
+  if (url.username || url.password)
+    return { ok: false, reason: 'credentials in the URL are not allowed; use the API key or custom headers' };
   return { ok: true, url, host: url.hostname.replace(/^\[|\]$/g, '').toLowerCase() };
 }
 

@@ -31,7 +31,14 @@ export function buildPricingTiers(modelId: string, price: ModelPrice, flavour: K
   thresholds.forEach((start, i) => {
     const name = `Large Context (>${Math.round(start / 1000)}K)`;
     const condition: UsageCondition = { usageDetailPattern: CONTEXT_USAGE_PATTERN, operator: 'gt', value: start, caseSensitive: false };
-    tiers.push({ id: `${modelId}_tier_${slug(name)}`, name, isDefault: false, priority: i + 1, conditions: [condition], prices: pricesAt(priced, start) });
+    tiers.push({
+      id: `${modelId}_tier_${slug(name)}`,
+      name,
+      isDefault: false,
+      priority: i + 1,
+      conditions: [condition],
+      prices: pricesAt(priced, start),
+    });
   });
   return tiers;
 }
@@ -76,5 +83,8 @@ export function perUnit(perMillion: number): number {
 }
 
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 }

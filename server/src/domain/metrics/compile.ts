@@ -34,12 +34,18 @@ const PERCENTILES: Record<string, string> = { p50: '0.5', p75: '0.75', p90: '0.9
 
 function aggregate(m: ParsedMetric, x: Sql): Sql {
   switch (m.aggregation) {
-    case 'sum': return sql`sum(${x})`;
-    case 'avg': return sql`avg(${x})`;
-    case 'count': return sql`count(${x})`;
-    case 'max': return sql`max(${x})`;
-    case 'min': return sql`min(${x})`;
-    case 'uniq': return sql`count(distinct ${x})`;
+    case 'sum':
+      return sql`sum(${x})`;
+    case 'avg':
+      return sql`avg(${x})`;
+    case 'count':
+      return sql`count(${x})`;
+    case 'max':
+      return sql`max(${x})`;
+    case 'min':
+      return sql`min(${x})`;
+    case 'uniq':
+      return sql`count(distinct ${x})`;
     default: {
       const p = PERCENTILES[m.aggregation];
       if (!p) throw new Error(`aggregation ${m.aggregation} has no scalar SQL`);
@@ -53,18 +59,26 @@ function aggregate(m: ParsedMetric, x: Sql): Sql {
 // buckets for minute/hour/day/week at a fraction of its cost (no time zone looked up per row:
 // about a third of the time of a roll-up read); months are not a fixed stride
 const STRIDES: Partial<Record<Bucket, string>> = { minute: '1 minute', hour: '1 hour', day: '1 day', week: '7 days' };
-const bucketExpr = (bucket: Bucket, col: Sql): Sql => STRIDES[bucket]
-  ? sql`date_bin(${raw(`'${STRIDES[bucket]}'`)}, ${col}, timestamptz '0001-01-01 00:00:00+00')`
-  : sql`date_trunc(${raw(`'${bucket}'`)}, ${col}, 'UTC')`;
+const bucketExpr = (bucket: Bucket, col: Sql): Sql =>
+  STRIDES[bucket]
+    ? sql`date_bin(${raw(`'${STRIDES[bucket]}'`)}, ${col}, timestamptz '0001-01-01 00:00:00+00')`
+    : sql`date_trunc(${raw(`'${bucket}'`)}, ${col}, 'UTC')`;
 
 /** FROM with the joins the query's fields need */
 function fromClause(plan: Plan): Sql {
   const { view, dimensions, metrics, filters } = plan.query;
   const parts: Sql[] = [raw(view.from)];
-  const relations = new Set([...dimensions.map((d) => d.dimension.relation), ...metrics.map((m) => m.measure.relation),
-    ...filters.map((f) => view.dimensions[f.target]?.relation)].filter(Boolean));
+  const relations = new Set(
+    [
+      ...dimensions.map((d) => d.dimension.relation),
+      ...metrics.map((m) => m.measure.relation),
+      ...filters.map((f) => view.dimensions[f.target]?.relation),
+    ].filter(Boolean),
+  );
   for (const r of relations) parts.push(raw(view.relations![r!]!));
-  const pair = dimensions.find((d) => d.dimension.pairExpand) ?? filters.map((f) => ({ dimension: view.dimensions[f.target] })).find((d) => d.dimension?.pairExpand);
+  const pair =
+    dimensions.find((d) => d.dimension.pairExpand) ??
+    filters.map((f) => ({ dimension: view.dimensions[f.target] })).find((d) => d.dimension?.pairExpand);
   if (pair) parts.push(raw(`cross join lateral jsonb_each_text(${view.pairExpandSql![pair.dimension!.pairExpand!]}) pe(key, value)`));
   return sql.join(parts, sql` `);
 }
@@ -135,17 +149,43 @@ function compileRollup(plan: Plan, projectId: string): Sql {
     const rCols = dimensions.map((d, i) => sql`${raw(rollupDimension(plan, d.field))} as ${raw(`d${i}`)}`);
     if (plan.bucket) rCols.push(sql`${bucketExpr(plan.bucket, raw(`r.${time}`))} as t`);
     const rSums = metrics
-      ? metrics.flatMap((m, i) => [sql`sum(${raw(`r.${m.measure.rollup!.sum}`)}) as ${raw(`s${i}`)}`, sql`sum(${raw(`r.${m.measure.rollup!.count}`)}) as ${raw(`c${i}`)}`])
+      ? metrics.flatMap((m, i) => [
+          sql`sum(${raw(`r.${m.measure.rollup!.sum}`)}) as ${raw(`s${i}`)}`,
+          sql`sum(${raw(`r.${m.measure.rollup!.count}`)}) as ${raw(`c${i}`)}`,
+        ])
       : [sql`sum(r.count) as s0`, sql`sum(r.count) as c0`];
-    const rWhere = and([sql`r.project_id = ${projectId}`, range, ...filters.map((f) => filterCondition(f, raw(rollupDimension(plan, f.target))))]);
+    const rWhere = and([
+      sql`r.project_id = ${projectId}`,
+      range,
+      ...filters.map((f) => filterCondition(f, raw(rollupDimension(plan, f.target)))),
+    ]);
     return sql`select ${list([...rCols, ...rSums, sql`sum(r.count) as n`])} from ${raw(table)} r where ${rWhere}${groupBy}`;
   };
   const days = plan.rollup!.days;
-  const hourRanges = days ? [[a, days.from], [days.to, b]].filter(([x, y]) => x! < y!) : [[a, b]];
-  const rollupParts = sql.join([
-    ...(days ? [rollupPart('observation_daily', 'day', sql`r.day >= ${days.from} and r.day < ${days.to}`)] : []),
-    ...(hourRanges.length ? [rollupPart('observation_hourly', 'hour', sql`(${sql.join(hourRanges.map(([x, y]) => sql`r.hour >= ${x} and r.hour < ${y}`), sql` or `)})`)] : []),
-  ], sql` union all `);
+  const hourRanges = days
+    ? [
+        [a, days.from],
+        [days.to, b],
+      ].filter(([x, y]) => x! < y!)
+    : [[a, b]];
+  const rollupParts = sql.join(
+    [
+      ...(days ? [rollupPart('observation_daily', 'day', sql`r.day >= ${days.from} and r.day < ${days.to}`)] : []),
+      ...(hourRanges.length
+        ? [
+            rollupPart(
+              'observation_hourly',
+              'hour',
+              sql`(${sql.join(
+                hourRanges.map(([x, y]) => sql`r.hour >= ${x} and r.hour < ${y}`),
+                sql` or `,
+              )})`,
+            ),
+          ]
+        : []),
+    ],
+    sql` union all `,
+  );
 
   // the partial hours at the window's edges from the base table
   const time = raw(view.timeSql);
@@ -159,11 +199,11 @@ function compileRollup(plan: Plan, projectId: string): Sql {
   const keys = [...dimensions.map((_, i) => raw(`d${i}`)), ...(plan.bucket ? [raw('t')] : [])];
   const outMetrics = metrics
     ? metrics.map((m, i) => {
-      const [s, c] = [raw(`s${i}`), raw(`c${i}`)];
-      if (m.aggregation === 'count') return sql`sum(${c}) as ${raw(`m${i}`)}`;
-      if (m.aggregation === 'avg') return sql`sum(${s}) / nullif(sum(${c}), 0) as ${raw(`m${i}`)}`;
-      return sql`case when sum(${c}) = 0 then null else sum(${s}) end as ${raw(`m${i}`)}`; // sum of no values is null, as in the base table
-    })
+        const [s, c] = [raw(`s${i}`), raw(`c${i}`)];
+        if (m.aggregation === 'count') return sql`sum(${c}) as ${raw(`m${i}`)}`;
+        if (m.aggregation === 'avg') return sql`sum(${s}) / nullif(sum(${c}), 0) as ${raw(`m${i}`)}`;
+        return sql`case when sum(${c}) = 0 then null else sum(${s}) end as ${raw(`m${i}`)}`; // sum of no values is null, as in the base table
+      })
     : [sql`sum(c0) as m0`];
   // a roll-up row whose observations all moved elsewhere holds zeros: no group, as in the base
   // table (without grouping, one row of aggregates over nothing, as there)
@@ -177,7 +217,12 @@ function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string): Sql {
   const time = raw(view.timeSql);
   const cols = keyColumns(plan, time);
   const keys = cols.map((_, i) => (i < plan.query.dimensions.length ? `d${i}` : 't'));
-  const where = and([...baseConditions(plan, projectId), sql`${time} >= ${from}`, sql`${time} <= ${to}`, sql`${raw(m.measure.sql)} is not null`]);
+  const where = and([
+    ...baseConditions(plan, projectId),
+    sql`${time} >= ${from}`,
+    sql`${time} <= ${to}`,
+    sql`${raw(m.measure.sql)} is not null`,
+  ]);
   const join = keys.length ? raw(keys.map((k) => `v.${k} is not distinct from g.${k}`).join(' and ')) : raw('true');
   const keyList = keys.map((k) => `v.${k}`).join(', ');
   const groupKeys = keys.length ? `${keyList}, ` : '';

@@ -10,7 +10,10 @@ export { shape, type Row, type HistogramRow } from './shape.ts';
 export type { Plan } from './plan.ts';
 export type { CompiledMetrics } from './compile.ts';
 
-export interface Prepared { plan: Plan; compiled: CompiledMetrics }
+export interface Prepared {
+  plan: Plan;
+  compiled: CompiledMetrics;
+}
 
 /** `useRollup: false` forces the base tables (the tests compare both paths) */
 export function prepareMetrics(input: MetricsQueryInput, projectId: string, opts: EngineOptions & { useRollup?: boolean }): Prepared {

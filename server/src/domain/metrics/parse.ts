@@ -18,9 +18,19 @@ export interface EngineOptions {
   version: 'v1' | 'v2';
 }
 
-export interface ParsedDimension { field: string; dimension: Dimension }
-export interface ParsedMetric { measureName: string; measure: Measure; aggregation: Aggregation; alias: string }
-export interface ParsedFilter extends CheckedFilter { sql: string }
+export interface ParsedDimension {
+  field: string;
+  dimension: Dimension;
+}
+export interface ParsedMetric {
+  measureName: string;
+  measure: Measure;
+  aggregation: Aggregation;
+  alias: string;
+}
+export interface ParsedFilter extends CheckedFilter {
+  sql: string;
+}
 
 export interface ParsedQuery {
   view: View;
@@ -45,14 +55,17 @@ const fail = (message: string): never => {
   throw new MetricsQueryError(message);
 };
 
-const unavailable = (kind: 'Dimension' | 'Measure', name: string, reason: string) => fail(`${kind} ${name} is not available in Tally: ${reason}`);
+const unavailable = (kind: 'Dimension' | 'Measure', name: string, reason: string) =>
+  fail(`${kind} ${name} is not available in Tally: ${reason}`);
 
 function highCardinalityRule(q: MetricsQueryInput, view: View) {
   const hc = (q.dimensions ?? []).map((d) => d.field).filter((f) => view.dimensions[f]?.highCardinality);
   if (!hc.length) return;
   const list = `'${hc.join(', ')}'`;
   if (q.timeDimension) {
-    fail(`High cardinality dimension(s) ${list} cannot be used with timeDimension. Time series queries with high cardinality dimensions produce unbounded result sets.`);
+    fail(
+      `High cardinality dimension(s) ${list} cannot be used with timeDimension. Time series queries with high cardinality dimensions produce unbounded result sets.`,
+    );
   }
   const desc = (q.orderBy ?? []).filter((o) => o.direction === 'desc');
   if (q.config?.row_limit === undefined || !desc.length) {
@@ -61,14 +74,17 @@ function highCardinalityRule(q: MetricsQueryInput, view: View) {
   const measures = q.metrics.map((m) => m.measure);
   const notMeasures = desc.map((o) => o.field).filter((f) => !measures.some((m) => f === m || f.endsWith(`_${m}`)));
   if (notMeasures.length) {
-    fail(`High cardinality dimension(s) ${list} require 'orderBy' with direction 'desc' on a measure field. '${notMeasures.join(', ')}' ${notMeasures.length === 1 ? 'is' : 'are'} not a measure in this query.`);
+    fail(
+      `High cardinality dimension(s) ${list} require 'orderBy' with direction 'desc' on a measure field. '${notMeasures.join(', ')}' ${notMeasures.length === 1 ? 'is' : 'are'} not a measure in this query.`,
+    );
   }
 }
 
 function resolveDimensions(q: MetricsQueryInput, view: View, metrics: ParsedMetric[]): ParsedDimension[] {
   const out: ParsedDimension[] = [];
   for (const { field } of q.dimensions ?? []) {
-    const dimension = view.dimensions[field] ?? fail(`Invalid dimension ${field}. Must be one of ${Object.keys(view.dimensions).join(', ')}`);
+    const dimension =
+      view.dimensions[field] ?? fail(`Invalid dimension ${field}. Must be one of ${Object.keys(view.dimensions).join(', ')}`);
     if (dimension.unavailable) unavailable('Dimension', field, dimension.unavailable);
     if (!out.some((d) => d.field === field)) out.push({ field, dimension });
   }
@@ -89,7 +105,9 @@ function resolveMetrics(q: MetricsQueryInput, view: View): ParsedMetric[] {
     if (measure.unavailable) unavailable('Measure', name, measure.unavailable);
     const allowed = aggregationsFor(measure);
     if (!allowed.includes(aggregation as Aggregation)) {
-      fail(`Aggregation "${aggregation}" is not valid for measure "${name}" (type: ${measure.type}). Valid aggregations: ${allowed.join(', ')}`);
+      fail(
+        `Aggregation "${aggregation}" is not valid for measure "${name}" (type: ${measure.type}). Valid aggregations: ${allowed.join(', ')}`,
+      );
     }
     const alias = `${aggregation}_${name}`;
     if (!out.some((m) => m.alias === alias)) out.push({ measureName: name, measure, aggregation: aggregation as Aggregation, alias });
@@ -126,7 +144,11 @@ function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
 
 function resolveOrder(q: MetricsQueryInput, dimensions: ParsedDimension[], metrics: ParsedMetric[]) {
   if (!q.orderBy?.length) return null;
-  const fields = new Set([...(q.timeDimension ? [TIME_ALIAS] : []), ...dimensions.map((d) => d.field), ...metrics.filter((m) => ORDERABLE.includes(m.aggregation as never)).map((m) => m.alias)]);
+  const fields = new Set([
+    ...(q.timeDimension ? [TIME_ALIAS] : []),
+    ...dimensions.map((d) => d.field),
+    ...metrics.filter((m) => ORDERABLE.includes(m.aggregation as never)).map((m) => m.alias),
+  ]);
   for (const o of q.orderBy) {
     if (!fields.has(o.field)) fail(`Invalid orderBy field: ${o.field}. Must be one of the dimension or metric fields.`);
   }
@@ -145,7 +167,13 @@ export function parseQuery(q: MetricsQueryInput, opts: EngineOptions): ParsedQue
   const filters = resolveFilters(q, view);
   const orderBy = resolveOrder(q, dimensions, metrics);
   return {
-    view, dimensions, metrics, filters, orderBy, from, to,
+    view,
+    dimensions,
+    metrics,
+    filters,
+    orderBy,
+    from,
+    to,
     granularity: q.timeDimension?.granularity ?? null,
     rowLimit: q.config?.row_limit ?? (opts.version === 'v2' ? DEFAULT_ROW_LIMIT : null),
     bins: q.config?.bins ?? DEFAULT_BINS,

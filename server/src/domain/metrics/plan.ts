@@ -56,11 +56,13 @@ function defaultOrder(q: ParsedQuery, bucket: Bucket | null, scalars: ParsedMetr
 
 /** the roll-up can answer the query exactly: additive measures over roll-up keys only */
 export function rollupServes(q: ParsedQuery, bucket: Bucket | null, scalars: ParsedMetric[]): boolean {
-  return q.view.name === 'observations'
-    && bucket !== 'minute'
-    && q.dimensions.every((d) => d.dimension.rollup)
-    && scalars.every((m) => m.measure.rollup && ROLLUP_AGGREGATIONS.has(m.aggregation))
-    && q.filters.every((f) => ROLLUP_FILTER_TYPES.has(f.type) && q.view.dimensions[f.target]?.rollup);
+  return (
+    q.view.name === 'observations' &&
+    bucket !== 'minute' &&
+    q.dimensions.every((d) => d.dimension.rollup) &&
+    scalars.every((m) => m.measure.rollup && ROLLUP_AGGREGATIONS.has(m.aggregation)) &&
+    q.filters.every((f) => ROLLUP_FILTER_TYPES.has(f.type) && q.view.dimensions[f.target]?.rollup)
+  );
 }
 
 export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRollup: true }): Plan {
@@ -73,12 +75,17 @@ export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRo
     const from = new Date(Math.ceil(q.from.getTime() / HOUR) * HOUR);
     const to = new Date(Math.floor((q.to.getTime() + 1) / HOUR) * HOUR);
     if (from < to) {
-      const dayFrom = new Date(Math.ceil(from.getTime() / DAY) * DAY), dayTo = new Date(Math.floor(to.getTime() / DAY) * DAY);
+      const dayFrom = new Date(Math.ceil(from.getTime() / DAY) * DAY),
+        dayTo = new Date(Math.floor(to.getTime() / DAY) * DAY);
       rollup = { from, to, days: DAY_BUCKETS.has(bucket) && dayFrom < dayTo ? { from: dayFrom, to: dayTo } : null };
     }
   }
   return {
-    query: q, bucket, scalars, histograms, rollup,
+    query: q,
+    bucket,
+    scalars,
+    histograms,
+    rollup,
     order: q.orderBy ?? defaultOrder(q, bucket, scalars),
     fill: bucket !== null && q.orderBy === null,
   };

@@ -12,11 +12,19 @@ export function metricsSchema() {
         name,
         timeColumn: v.timeColumn,
         dimensions: Object.entries(v.dimensions).map(([field, d]) => ({
-          name: field, type: d.type, available: !d.unavailable, ...(d.unavailable ? { reason: d.unavailable } : {}),
-          highCardinality: Boolean(d.highCardinality), hidden: Boolean(d.hidden), filterTypes: [...ALLOWED_FILTER_TYPES[d.type], 'null'],
+          name: field,
+          type: d.type,
+          available: !d.unavailable,
+          ...(d.unavailable ? { reason: d.unavailable } : {}),
+          highCardinality: Boolean(d.highCardinality),
+          hidden: Boolean(d.hidden),
+          filterTypes: [...ALLOWED_FILTER_TYPES[d.type], 'null'],
         })),
         measures: Object.entries(v.measures).map(([field, m]) => ({
-          name: field, type: m.type, available: !m.unavailable, ...(m.unavailable ? { reason: m.unavailable } : {}),
+          name: field,
+          type: m.type,
+          available: !m.unavailable,
+          ...(m.unavailable ? { reason: m.unavailable } : {}),
           aggregations: [...aggregationsFor(m)],
         })),
       };

@@ -15,13 +15,15 @@ const STEP_MS: Partial<Record<Bucket, number>> = { minute: 60_000, hour: 3_600_0
 export function bucketStart(bucket: Bucket, d: Date): Date {
   const t = d.getTime();
   switch (bucket) {
-    case 'month': return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+    case 'month':
+      return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
     case 'week': {
       const day = Math.floor(t / DAY) * DAY;
       const sinceMonday = (new Date(day).getUTCDay() + 6) % 7;
       return new Date(day - sinceMonday * DAY);
     }
-    default: return new Date(Math.floor(t / STEP_MS[bucket]!) * STEP_MS[bucket]!);
+    default:
+      return new Date(Math.floor(t / STEP_MS[bucket]!) * STEP_MS[bucket]!);
   }
 }
 
@@ -34,7 +36,14 @@ export function formatBucket(bucket: Bucket, d: Date): string {
   return bucket === 'minute' || bucket === 'hour' ? iso.replace(/\.000Z$/, 'Z') : iso.slice(0, 10);
 }
 
-const toDate = (v: unknown) => (v instanceof Date ? v : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')));
+const toDate = (v: unknown) =>
+  v instanceof Date
+    ? v
+    : new Date(
+        String(v)
+          .replace(' ', 'T')
+          .replace(/([+-]\d\d)$/, '$1:00'),
+      );
 const toNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 function dimensionValue(type: string, v: unknown): unknown {
@@ -60,7 +69,9 @@ export function shape(plan: Plan, rows: Row[], histograms: { alias: string; rows
 
   let out: Row[] = rows.map((r) => {
     const row: Row = {};
-    dimensions.forEach((d, i) => { row[d.field] = dimensionValue(d.dimension.type, r[`d${i}`]); });
+    dimensions.forEach((d, i) => {
+      row[d.field] = dimensionValue(d.dimension.type, r[`d${i}`]);
+    });
     if (plan.bucket) row[TIME_ALIAS] = formatBucket(plan.bucket, toDate(r.t));
     if (!plan.query.metrics.length) row.count = toNumber(r.m0);
     const k = keyOf(r);
@@ -100,5 +111,7 @@ function fillGaps(plan: Plan, rows: Row[]): Row[] {
   }
   if (!missing.length) return rows;
   // ISO labels of one granularity sort as their instants do
-  return [...rows, ...missing].sort((x, y) => (String(x[TIME_ALIAS]) < String(y[TIME_ALIAS]) ? -1 : String(x[TIME_ALIAS]) > String(y[TIME_ALIAS]) ? 1 : 0));
+  return [...rows, ...missing].sort((x, y) =>
+    String(x[TIME_ALIAS]) < String(y[TIME_ALIAS]) ? -1 : String(x[TIME_ALIAS]) > String(y[TIME_ALIAS]) ? 1 : 0,
+  );
 }

@@ -68,7 +68,9 @@ export function validateModelDefinitionInput(input: CreateModelInput): ModelVali
   // Langfuse checks the match pattern in the handler, i.e. only once the body itself is valid.
   const compiled = compileRe2(input.matchPattern);
   if (compiled instanceof Error) {
-    return rejected(custom(`matchPattern is not a valid regex pattern: ${compiled.message.replace(/^Invalid regex syntax: /, '')}`, ['matchPattern']));
+    return rejected(
+      custom(`matchPattern is not a valid regex pattern: ${compiled.message.replace(/^Invalid regex syntax: /, '')}`, ['matchPattern']),
+    );
   }
   return { issues: [], tiers };
 }

@@ -2,9 +2,14 @@
 // with Langfuse's messages. Shape and types are checked against the spec before this runs.
 import type { ScoreDataType } from './data-type.ts';
 
-export interface ScoreIssue { code: string; path: (string | number)[]; message: string }
+export interface ScoreIssue {
+  code: string;
+  path: (string | number)[];
+  message: string;
+}
 
-export const SUBJECT_MESSAGE = 'Provide exactly one of the following: traceId (with optional observationId), sessionId or datasetRunId. ObservationId requires traceId.';
+export const SUBJECT_MESSAGE =
+  'Provide exactly one of the following: traceId (with optional observationId), sessionId or datasetRunId. ObservationId requires traceId.';
 export const BOOLEAN_MESSAGE = 'Value must be a number equal to either 0 or 1 for data type BOOLEAN';
 export const ANNOTATION_CONFIG_MESSAGE = 'configId is required when source is ANNOTATION (except for CORRECTION scores).';
 export const CORRECTION_CONFIG_MESSAGE = 'configId is not allowed for data type CORRECTION';
@@ -32,19 +37,28 @@ export function scoreCreateIssues(b: ScoreCreateInput): ScoreIssue[] {
   const v = b.value;
   switch (b.dataType) {
     case 'NUMERIC':
-      if (typeof v !== 'number') issues.push({ code: 'invalid_type', path: ['value'], message: `Invalid input: expected number, received ${typeName(v)}` });
+      if (typeof v !== 'number')
+        issues.push({ code: 'invalid_type', path: ['value'], message: `Invalid input: expected number, received ${typeName(v)}` });
       break;
     case 'BOOLEAN':
       if (v !== 0 && v !== 1) issues.push({ code: 'custom', path: ['value'], message: BOOLEAN_MESSAGE });
       break;
-    case 'CATEGORICAL': case 'CORRECTION': case 'TEXT':
-      if (typeof v !== 'string') issues.push({ code: 'invalid_type', path: ['value'], message: `Invalid input: expected string, received ${typeName(v)}` });
-      else if (b.dataType === 'TEXT' && v.length < 1) issues.push({ code: 'too_small', path: ['value'], message: 'Too small: expected string to have >=1 characters' });
-      else if (b.dataType === 'TEXT' && v.length > 500) issues.push({ code: 'too_big', path: ['value'], message: 'Too big: expected string to have <=500 characters' });
-      if (b.dataType === 'CORRECTION' && given(b.configId)) issues.push({ code: 'custom', path: ['configId'], message: CORRECTION_CONFIG_MESSAGE });
+    case 'CATEGORICAL':
+    case 'CORRECTION':
+    case 'TEXT':
+      if (typeof v !== 'string')
+        issues.push({ code: 'invalid_type', path: ['value'], message: `Invalid input: expected string, received ${typeName(v)}` });
+      else if (b.dataType === 'TEXT' && v.length < 1)
+        issues.push({ code: 'too_small', path: ['value'], message: 'Too small: expected string to have >=1 characters' });
+      else if (b.dataType === 'TEXT' && v.length > 500)
+        issues.push({ code: 'too_big', path: ['value'], message: 'Too big: expected string to have <=500 characters' });
+      if (b.dataType === 'CORRECTION' && given(b.configId))
+        issues.push({ code: 'custom', path: ['configId'], message: CORRECTION_CONFIG_MESSAGE });
       break;
   }
-  if (b.source === 'ANNOTATION' && b.dataType !== 'CORRECTION' && !given(b.configId)) issues.push({ code: 'custom', path: ['configId'], message: ANNOTATION_CONFIG_MESSAGE });
-  if (b.metadata === null) issues.push({ code: 'invalid_type', path: ['metadata'], message: 'Invalid input: expected JSON value other than null, received null' });
+  if (b.source === 'ANNOTATION' && b.dataType !== 'CORRECTION' && !given(b.configId))
+    issues.push({ code: 'custom', path: ['configId'], message: ANNOTATION_CONFIG_MESSAGE });
+  if (b.metadata === null)
+    issues.push({ code: 'invalid_type', path: ['metadata'], message: 'Invalid input: expected JSON value other than null, received null' });
   return issues;
 }

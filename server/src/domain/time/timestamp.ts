@@ -53,7 +53,8 @@ const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** two decimal digits at i, or -1 */
 function d2(v: string, i: number): number {
-  const a = v.charCodeAt(i) - 48, b = v.charCodeAt(i + 1) - 48;
+  const a = v.charCodeAt(i) - 48,
+    b = v.charCodeAt(i + 1) - 48;
   return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
@@ -65,9 +66,26 @@ function d2(v: string, i: number): number {
  */
 function canonicalUtc(v: string): number | undefined {
   const n = v.length;
-  if (n < 20 || n > 30 || v.charCodeAt(n - 1) !== 90 /* Z */ || v[4] !== '-' || v[7] !== '-' || v[10] !== 'T' || v[13] !== ':' || v[16] !== ':') return undefined;
-  const hi = d2(v, 0), lo = d2(v, 2), month = d2(v, 5), day = d2(v, 8), h = d2(v, 11), min = d2(v, 14), s = d2(v, 17);
-  if (hi < 10 || lo < 0 || month < 1 || month > 12 || day < 1 || h < 0 || h > 23 || min < 0 || min > 59 || s < 0 || s > 59) return undefined;
+  if (
+    n < 20 ||
+    n > 30 ||
+    v.charCodeAt(n - 1) !== 90 /* Z */ ||
+    v[4] !== '-' ||
+    v[7] !== '-' ||
+    v[10] !== 'T' ||
+    v[13] !== ':' ||
+    v[16] !== ':'
+  )
+    return undefined;
+  const hi = d2(v, 0),
+    lo = d2(v, 2),
+    month = d2(v, 5),
+    day = d2(v, 8),
+    h = d2(v, 11),
+    min = d2(v, 14),
+    s = d2(v, 17);
+  if (hi < 10 || lo < 0 || month < 1 || month > 12 || day < 1 || h < 0 || h > 23 || min < 0 || min > 59 || s < 0 || s > 59)
+    return undefined;
   const year = hi * 100 + lo;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS[month]! + (leap ? 1 : 0)) return undefined;

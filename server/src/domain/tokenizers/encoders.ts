@@ -117,7 +117,8 @@ function splitSpecials(specials: readonly string[], countPlain: (segment: string
   for (const s of specials) while (!s.startsWith(marker)) marker = marker.slice(0, -1);
   return (text) => {
     if (!text.includes(marker)) return countPlain(text);
-    let total = 0, start = 0;
+    let total = 0,
+      start = 0;
     for (const m of text.matchAll(special)) {
       total += countPlain(text.slice(start, m.index)) + 1;
       start = m.index + m[0].length;

@@ -6,11 +6,22 @@
 
 /** the buckets Tally stores (Langfuse's own key names) */
 export type Bucket =
-  | 'input' | 'output' | 'total'
-  | 'input_cached_tokens' | 'input_cache_creation' | 'input_cache_creation_5m' | 'input_cache_creation_1h'
-  | 'input_audio_tokens' | 'input_image_tokens' | 'input_text_tokens'
-  | 'output_reasoning_tokens' | 'output_audio_tokens' | 'output_image_tokens' | 'output_text_tokens'
-  | 'output_accepted_prediction_tokens' | 'output_rejected_prediction_tokens';
+  | 'input'
+  | 'output'
+  | 'total'
+  | 'input_cached_tokens'
+  | 'input_cache_creation'
+  | 'input_cache_creation_5m'
+  | 'input_cache_creation_1h'
+  | 'input_audio_tokens'
+  | 'input_image_tokens'
+  | 'input_text_tokens'
+  | 'output_reasoning_tokens'
+  | 'output_audio_tokens'
+  | 'output_image_tokens'
+  | 'output_text_tokens'
+  | 'output_accepted_prediction_tokens'
+  | 'output_rejected_prediction_tokens';
 
 export interface AliasRow {
   /** who sends it */
@@ -26,33 +37,113 @@ export const ALIAS_TABLE: readonly AliasRow[] = [
   { producer: 'Langfuse', key: 'input', bucket: 'input', why: 'the canonical input bucket' },
   { producer: 'Langfuse', key: 'output', bucket: 'output', why: 'the canonical output bucket' },
   { producer: 'Langfuse', key: 'total', bucket: 'total', why: 'the sum of all buckets' },
-  { producer: 'Langfuse', key: 'input_cached_tokens', bucket: 'input_cached_tokens', why: 'what Langfuse maps prompt_tokens_details.cached_tokens to' },
-  { producer: 'Langfuse', key: 'input_cache_read', bucket: 'input_cached_tokens', why: "Langfuse's managed Anthropic and Bedrock prices use this spelling" },
-  { producer: 'Langfuse', key: 'input_cache_creation', bucket: 'input_cache_creation', why: 'what Langfuse maps Anthropic cache writes to' },
-  { producer: 'Langfuse', key: 'input_cache_write', bucket: 'input_cache_creation', why: "Langfuse's Bedrock mapping (cacheWriteInputTokens)" },
+  {
+    producer: 'Langfuse',
+    key: 'input_cached_tokens',
+    bucket: 'input_cached_tokens',
+    why: 'what Langfuse maps prompt_tokens_details.cached_tokens to',
+  },
+  {
+    producer: 'Langfuse',
+    key: 'input_cache_read',
+    bucket: 'input_cached_tokens',
+    why: "Langfuse's managed Anthropic and Bedrock prices use this spelling",
+  },
+  {
+    producer: 'Langfuse',
+    key: 'input_cache_creation',
+    bucket: 'input_cache_creation',
+    why: 'what Langfuse maps Anthropic cache writes to',
+  },
+  {
+    producer: 'Langfuse',
+    key: 'input_cache_write',
+    bucket: 'input_cache_creation',
+    why: "Langfuse's Bedrock mapping (cacheWriteInputTokens)",
+  },
   { producer: 'Langfuse', key: 'input_cache_creation_5m', bucket: 'input_cache_creation_5m', why: 'Anthropic 5-minute cache writes' },
   { producer: 'Langfuse', key: 'input_cache_creation_1h', bucket: 'input_cache_creation_1h', why: 'Anthropic 1-hour cache writes' },
-  { producer: 'Langfuse', key: 'output_reasoning_tokens', bucket: 'output_reasoning_tokens', why: 'what Langfuse maps completion_tokens_details.reasoning_tokens to' },
+  {
+    producer: 'Langfuse',
+    key: 'output_reasoning_tokens',
+    bucket: 'output_reasoning_tokens',
+    why: 'what Langfuse maps completion_tokens_details.reasoning_tokens to',
+  },
   { producer: 'Langfuse', key: 'output_reasoning', bucket: 'output_reasoning_tokens', why: "Langfuse's Genkit mapping (thoughtsTokens)" },
   { producer: 'Langfuse', key: 'input_audio_tokens', bucket: 'input_audio_tokens', why: 'prompt_tokens_details.audio_tokens, mapped' },
-  { producer: 'Langfuse', key: 'output_audio_tokens', bucket: 'output_audio_tokens', why: 'completion_tokens_details.audio_tokens, mapped' },
-  { producer: 'Langfuse', key: 'output_accepted_prediction_tokens', bucket: 'output_accepted_prediction_tokens', why: 'completion_tokens_details, mapped' },
-  { producer: 'Langfuse', key: 'output_rejected_prediction_tokens', bucket: 'output_rejected_prediction_tokens', why: 'completion_tokens_details, mapped' },
-  { producer: 'Langfuse', key: 'accepted_prediction_tokens', bucket: 'output_accepted_prediction_tokens', why: "Langfuse's AI SDK mapping (openai.acceptedPredictionTokens)" },
-  { producer: 'Langfuse', key: 'rejected_prediction_tokens', bucket: 'output_rejected_prediction_tokens', why: "Langfuse's AI SDK mapping (openai.rejectedPredictionTokens)" },
-  { producer: 'Anthropic API', key: 'cache_read_input_tokens', bucket: 'input_cached_tokens', why: "the Messages API's usage field, sent flat by hand-written instrumentation" },
+  {
+    producer: 'Langfuse',
+    key: 'output_audio_tokens',
+    bucket: 'output_audio_tokens',
+    why: 'completion_tokens_details.audio_tokens, mapped',
+  },
+  {
+    producer: 'Langfuse',
+    key: 'output_accepted_prediction_tokens',
+    bucket: 'output_accepted_prediction_tokens',
+    why: 'completion_tokens_details, mapped',
+  },
+  {
+    producer: 'Langfuse',
+    key: 'output_rejected_prediction_tokens',
+    bucket: 'output_rejected_prediction_tokens',
+    why: 'completion_tokens_details, mapped',
+  },
+  {
+    producer: 'Langfuse',
+    key: 'accepted_prediction_tokens',
+    bucket: 'output_accepted_prediction_tokens',
+    why: "Langfuse's AI SDK mapping (openai.acceptedPredictionTokens)",
+  },
+  {
+    producer: 'Langfuse',
+    key: 'rejected_prediction_tokens',
+    bucket: 'output_rejected_prediction_tokens',
+    why: "Langfuse's AI SDK mapping (openai.rejectedPredictionTokens)",
+  },
+  {
+    producer: 'Anthropic API',
+    key: 'cache_read_input_tokens',
+    bucket: 'input_cached_tokens',
+    why: "the Messages API's usage field, sent flat by hand-written instrumentation",
+  },
   { producer: 'Anthropic API', key: 'cache_creation_input_tokens', bucket: 'input_cache_creation', why: "the Messages API's usage field" },
-  { producer: 'hand-set', key: 'reasoning_tokens', bucket: 'output_reasoning_tokens', why: 'completion_tokens_details.reasoning_tokens sent flat' },
+  {
+    producer: 'hand-set',
+    key: 'reasoning_tokens',
+    bucket: 'output_reasoning_tokens',
+    why: 'completion_tokens_details.reasoning_tokens sent flat',
+  },
   { producer: 'hand-set', key: 'cached_tokens', bucket: 'input_cached_tokens', why: 'prompt_tokens_details.cached_tokens sent flat' },
 
   // OpenTelemetry GenAI semantic conventions (gen_ai.usage.*)
-  { producer: 'OTel GenAI', key: 'input_tokens', bucket: 'input', why: 'gen_ai.usage.input_tokens (includes cached tokens, as OpenAI reports)' },
+  {
+    producer: 'OTel GenAI',
+    key: 'input_tokens',
+    bucket: 'input',
+    why: 'gen_ai.usage.input_tokens (includes cached tokens, as OpenAI reports)',
+  },
   { producer: 'OTel GenAI', key: 'output_tokens', bucket: 'output', why: 'gen_ai.usage.output_tokens (includes reasoning tokens)' },
   { producer: 'OTel GenAI', key: 'cache_read.input_tokens', bucket: 'input_cached_tokens', why: 'gen_ai.usage.cache_read.input_tokens' },
-  { producer: 'OTel GenAI', key: 'cache_creation.input_tokens', bucket: 'input_cache_creation', why: 'gen_ai.usage.cache_creation.input_tokens' },
-  { producer: 'OTel GenAI', key: 'reasoning.output_tokens', bucket: 'output_reasoning_tokens', why: 'gen_ai.usage.reasoning.output_tokens' },
+  {
+    producer: 'OTel GenAI',
+    key: 'cache_creation.input_tokens',
+    bucket: 'input_cache_creation',
+    why: 'gen_ai.usage.cache_creation.input_tokens',
+  },
+  {
+    producer: 'OTel GenAI',
+    key: 'reasoning.output_tokens',
+    bucket: 'output_reasoning_tokens',
+    why: 'gen_ai.usage.reasoning.output_tokens',
+  },
   // the Anthropic SDK's own spans spell the write as cache_write
-  { producer: 'Anthropic SDK spans', key: 'cache_write.input_tokens', bucket: 'input_cache_creation', why: 'gen_ai.usage.cache_write.input_tokens' },
+  {
+    producer: 'Anthropic SDK spans',
+    key: 'cache_write.input_tokens',
+    bucket: 'input_cache_creation',
+    why: 'gen_ai.usage.cache_write.input_tokens',
+  },
   { producer: 'Anthropic SDK spans', key: 'cache_read_tokens', bucket: 'input_cached_tokens', why: 'gen_ai.usage.cache_read_tokens' },
   { producer: 'Anthropic SDK spans', key: 'cache_write_tokens', bucket: 'input_cache_creation', why: 'gen_ai.usage.cache_write_tokens' },
 
@@ -61,25 +152,75 @@ export const ALIAS_TABLE: readonly AliasRow[] = [
   { producer: 'OpenLLMetry', key: 'completion_tokens', bucket: 'output', why: 'gen_ai.usage.completion_tokens' },
   { producer: 'OpenLLMetry', key: 'total_tokens', bucket: 'total', why: 'llm.usage.total_tokens / gen_ai.usage.total_tokens' },
   { producer: 'OpenLLMetry', key: 'cache_read_input_tokens', bucket: 'input_cached_tokens', why: 'gen_ai.usage.cache_read_input_tokens' },
-  { producer: 'OpenLLMetry', key: 'cache_creation_input_tokens', bucket: 'input_cache_creation', why: 'gen_ai.usage.cache_creation_input_tokens' },
+  {
+    producer: 'OpenLLMetry',
+    key: 'cache_creation_input_tokens',
+    bucket: 'input_cache_creation',
+    why: 'gen_ai.usage.cache_creation_input_tokens',
+  },
   { producer: 'OpenLLMetry', key: 'reasoning_tokens', bucket: 'output_reasoning_tokens', why: 'gen_ai.usage.reasoning_tokens' },
 
   // OpenInference (llm.token_count.*)
   { producer: 'OpenInference', key: 'prompt', bucket: 'input', why: 'llm.token_count.prompt (includes its details)' },
   { producer: 'OpenInference', key: 'completion', bucket: 'output', why: 'llm.token_count.completion (includes its details)' },
   { producer: 'OpenInference', key: 'total', bucket: 'total', why: 'llm.token_count.total' },
-  { producer: 'OpenInference', key: 'prompt_details.cache_read', bucket: 'input_cached_tokens', why: 'llm.token_count.prompt_details.cache_read' },
-  { producer: 'OpenInference', key: 'prompt_details.cache_write', bucket: 'input_cache_creation', why: 'llm.token_count.prompt_details.cache_write' },
-  { producer: 'OpenInference', key: 'prompt_details.cache_input', bucket: 'input_cached_tokens', why: 'llm.token_count.prompt_details.cache_input (older spelling)' },
+  {
+    producer: 'OpenInference',
+    key: 'prompt_details.cache_read',
+    bucket: 'input_cached_tokens',
+    why: 'llm.token_count.prompt_details.cache_read',
+  },
+  {
+    producer: 'OpenInference',
+    key: 'prompt_details.cache_write',
+    bucket: 'input_cache_creation',
+    why: 'llm.token_count.prompt_details.cache_write',
+  },
+  {
+    producer: 'OpenInference',
+    key: 'prompt_details.cache_input',
+    bucket: 'input_cached_tokens',
+    why: 'llm.token_count.prompt_details.cache_input (older spelling)',
+  },
   { producer: 'OpenInference', key: 'prompt_details.audio', bucket: 'input_audio_tokens', why: 'llm.token_count.prompt_details.audio' },
-  { producer: 'OpenInference', key: 'completion_details.reasoning', bucket: 'output_reasoning_tokens', why: 'llm.token_count.completion_details.reasoning' },
-  { producer: 'OpenInference', key: 'completion_details.audio', bucket: 'output_audio_tokens', why: 'llm.token_count.completion_details.audio' },
+  {
+    producer: 'OpenInference',
+    key: 'completion_details.reasoning',
+    bucket: 'output_reasoning_tokens',
+    why: 'llm.token_count.completion_details.reasoning',
+  },
+  {
+    producer: 'OpenInference',
+    key: 'completion_details.audio',
+    bucket: 'output_audio_tokens',
+    why: 'llm.token_count.completion_details.audio',
+  },
 
   // Pydantic AI and others that nest under details.
-  { producer: 'Pydantic AI', key: 'details.cache_read_tokens', bucket: 'input_cached_tokens', why: 'gen_ai.usage.details.cache_read_tokens' },
-  { producer: 'Pydantic AI', key: 'details.cache_read_input_tokens', bucket: 'input_cached_tokens', why: 'gen_ai.usage.details.cache_read_input_tokens' },
-  { producer: 'Pydantic AI', key: 'details.cache_write_tokens', bucket: 'input_cache_creation', why: 'gen_ai.usage.details.cache_write_tokens' },
-  { producer: 'Pydantic AI', key: 'details.cache_creation_input_tokens', bucket: 'input_cache_creation', why: 'gen_ai.usage.details.cache_creation_input_tokens' },
+  {
+    producer: 'Pydantic AI',
+    key: 'details.cache_read_tokens',
+    bucket: 'input_cached_tokens',
+    why: 'gen_ai.usage.details.cache_read_tokens',
+  },
+  {
+    producer: 'Pydantic AI',
+    key: 'details.cache_read_input_tokens',
+    bucket: 'input_cached_tokens',
+    why: 'gen_ai.usage.details.cache_read_input_tokens',
+  },
+  {
+    producer: 'Pydantic AI',
+    key: 'details.cache_write_tokens',
+    bucket: 'input_cache_creation',
+    why: 'gen_ai.usage.details.cache_write_tokens',
+  },
+  {
+    producer: 'Pydantic AI',
+    key: 'details.cache_creation_input_tokens',
+    bucket: 'input_cache_creation',
+    why: 'gen_ai.usage.details.cache_creation_input_tokens',
+  },
 ];
 
 /** key → bucket, over every producer (a key means the same bucket whoever sends it) */

@@ -5,7 +5,10 @@ import { isPlainObject } from './normalise.ts';
 
 export const MAX_EXACT_COUNT = Number.MAX_SAFE_INTEGER;
 
-export interface InexactCount { path: (string | number)[]; value: number }
+export interface InexactCount {
+  path: (string | number)[];
+  value: number;
+}
 
 /** the first whole-number count in a usage map (and its detail maps) beyond 2^53 − 1 */
 export function findInexactCount(usage: unknown, path: (string | number)[]): InexactCount | null {

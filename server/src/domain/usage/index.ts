@@ -89,7 +89,7 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
   const infer = !!input.model?.tokenizerId && input.level !== 'ERROR' && !hasEntries(provided) && !hasValue(providedCostDetails);
   // Tokenizer failure leaves usage empty: no zero is written and no fallback runs.
   const repair = infer ? null : repairOverlap(finalProvided, provided);
-  const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : repair?.usage ?? finalProvided;
+  const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : (repair?.usage ?? finalProvided);
 
   const selection = input.model
     ? selectPricingTier(input.model.pricingTiers, usageDetails, { modelParameters: input.modelParameters, metadata: input.metadata })
@@ -112,7 +112,11 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     unpricedUsageKeys: cost.unpricedUsageKeys,
     pricedAs: cost.pricedAs,
     warnings: parsed
-      ? [...(repair ? [repair.note] : []), ...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)), ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails)]
+      ? [
+          ...(repair ? [repair.note] : []),
+          ...(infer ? [] : usageWarnings(input.rawUsageDetails, parsed, usageDetails, provided)),
+          ...droppedValueWarnings(input.rawUsageDetails, parsed, input.rawCostDetails),
+        ]
       : [],
     aggregates: aggregates(usageDetails, cost.costDetails, cost.exactCosts),
     lines: cost.lines,
@@ -120,7 +124,8 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
   };
 }
 
-export interface EventUsageInput extends Omit<FromProvidedInput, 'providedUsage' | 'providedCost' | 'rawUsageDetails' | 'parsedUsageDetails' | 'rawCostDetails'> {
+export interface EventUsageInput
+  extends Omit<FromProvidedInput, 'providedUsage' | 'providedCost' | 'rawUsageDetails' | 'parsedUsageDetails' | 'rawCostDetails'> {
   /** legacy `usage`, already validated by parseLegacyUsage */
   legacyUsage?: LegacyUsage;
   /** raw `usageDetails` */
@@ -143,5 +148,12 @@ export function readProvided(input: { legacyUsage?: LegacyUsage; usageDetails?: 
 export function computeUsageAndCost(input: EventUsageInput): UsageAndCost {
   const { legacyUsage, usageDetails, costDetails, ...rest } = input;
   const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage, usageDetails, costDetails });
-  return computeFromProvided({ ...rest, providedUsage, providedCost, rawUsageDetails: usageDetails, parsedUsageDetails: parsed, rawCostDetails: costDetails });
+  return computeFromProvided({
+    ...rest,
+    providedUsage,
+    providedCost,
+    rawUsageDetails: usageDetails,
+    parsedUsageDetails: parsed,
+    rawCostDetails: costDetails,
+  });
 }

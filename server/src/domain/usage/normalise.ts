@@ -85,7 +85,15 @@ export function strictShapeMismatch(raw: Record<string, unknown>, s: StrictShape
  */
 export function matchesStrictShape(raw: Record<string, unknown>, s: StrictShape): boolean {
   for (const k in raw) if (k !== s.input && k !== s.output && k !== s.total && k !== s.inputDetails && k !== s.outputDetails) return false;
-  if (!(s.input in raw) || !isCount(raw[s.input]) || !(s.output in raw) || !isCount(raw[s.output]) || !(s.total in raw) || !isCount(raw[s.total])) return false;
+  if (
+    !(s.input in raw) ||
+    !isCount(raw[s.input]) ||
+    !(s.output in raw) ||
+    !isCount(raw[s.output]) ||
+    !(s.total in raw) ||
+    !isCount(raw[s.total])
+  )
+    return false;
   for (const k of [s.inputDetails, s.outputDetails]) {
     const d = raw[k];
     if (d == null) continue;
@@ -191,7 +199,17 @@ export function parseLegacyUsage(raw: unknown): { value?: LegacyUsage; error?: s
   if ('promptTokens' in raw || 'completionTokens' in raw || 'totalTokens' in raw) {
     return out(pick({ input: counts.promptTokens, output: counts.completionTokens, total: counts.totalTokens, unit: 'TOKENS' }));
   }
-  return out(pick({ input: counts.input, output: counts.output, total: counts.total, unit: raw.unit, inputCost: raw.inputCost, outputCost: raw.outputCost, totalCost: raw.totalCost }));
+  return out(
+    pick({
+      input: counts.input,
+      output: counts.output,
+      total: counts.total,
+      unit: raw.unit,
+      inputCost: raw.inputCost,
+      outputCost: raw.outputCost,
+      totalCost: raw.totalCost,
+    }),
+  );
 }
 
 /**
@@ -229,7 +247,8 @@ export function providedCost(legacy: LegacyUsage | undefined, costDetails: Recor
 export function finaliseUsage(provided: Record<string, unknown>): { provided: Record<string, number>; usage: Record<string, number> } {
   // loops, not entries/fromEntries: this runs several times per ingested generation
   const clean: Record<string, number> = {};
-  let count = 0, sum = 0;
+  let count = 0,
+    sum = 0;
   for (const k in provided) {
     const v = provided[k];
     if (v == null) continue;
@@ -243,4 +262,3 @@ export function finaliseUsage(provided: Record<string, unknown>): { provided: Re
   if (count && !Object.hasOwn(clean, 'total')) usage.total = sum + 0;
   return { provided: clean, usage };
 }
-

@@ -39,10 +39,16 @@ export function repairOverlap(usage: Record<string, number>, provided: Record<st
   for (const k in usage) setEntry(out, k, usage[k]!);
   if (inputDetails) out.input = usage.input! - inputDetails;
   if (outputDetails) out.output = usage.output! - outputDetails;
-  const changed = [inputDetails ? `\`input\` ${usage.input} → ${out.input}` : '', outputDetails ? `\`output\` ${usage.output} → ${out.output}` : ''].filter(Boolean).join(', ');
+  const changed = [
+    inputDetails ? `\`input\` ${usage.input} → ${out.input}` : '',
+    outputDetails ? `\`output\` ${usage.output} → ${out.output}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return {
     usage: out,
-    note: `usage buckets overlapped: \`total\` (${usage.total}) shows that \`input\`/\`output\` included ${details.map((k) => `\`${k}\` (${usage[k]})`).join(', ')}; ` +
+    note:
+      `usage buckets overlapped: \`total\` (${usage.total}) shows that \`input\`/\`output\` included ${details.map((k) => `\`${k}\` (${usage[k]})`).join(', ')}; ` +
       `stored exclusive buckets (${changed}) so those tokens are priced once`,
   };
 }

@@ -2,7 +2,14 @@
 // independent bucket, so overlapping buckets silently double the cost (the most
 // common complaint in Langfuse's GitHub issues). Warnings never change any value.
 import { SPELLING_GROUPS } from './aliases.ts';
-import { chatCompletionsMismatch, CHAT_COMPLETIONS_KEYS, isPlainObject, RESPONSES_KEYS, responsesMismatch, type ParsedUsageDetails } from './normalise.ts';
+import {
+  chatCompletionsMismatch,
+  CHAT_COMPLETIONS_KEYS,
+  isPlainObject,
+  RESPONSES_KEYS,
+  responsesMismatch,
+  type ParsedUsageDetails,
+} from './normalise.ts';
 
 /** Buckets that an inclusive `input`/`output` would already contain. */
 const INPUT_PARTS = [
@@ -19,7 +26,10 @@ const OUTPUT_PARTS = ['output_reasoning_tokens', 'output_reasoning', 'reasoning_
 /** Spellings of one quantity (domain/usage/aliases.ts); sending two of them counts it twice. */
 const ALIASES = SPELLING_GROUPS;
 
-const BASES = [['input', INPUT_PARTS], ['output', OUTPUT_PARTS]] as const;
+const BASES = [
+  ['input', INPUT_PARTS],
+  ['output', OUTPUT_PARTS],
+] as const;
 
 const q = (k: string) => `\`${k}\``;
 
@@ -109,7 +119,9 @@ export function droppedValueWarnings(rawUsage: unknown, parsed: ParsedUsageDetai
       const v = rawUsage[k];
       if (v == null || Object.hasOwn(kept, k)) continue;
       if (isPlainObject(v) && (unmapped ??= unmappedOpenAiWarnings(rawUsage).length > 0)) continue;
-      out.push(`usageDetails.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0${/cost/i.test(k) ? '; costs belong in costDetails' : ''}`);
+      out.push(
+        `usageDetails.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0${/cost/i.test(k) ? '; costs belong in costDetails' : ''}`,
+      );
     }
   }
   if (isPlainObject(rawCost)) {
@@ -141,9 +153,7 @@ function unmappedOpenAiWarnings(raw: Record<string, unknown>): string[] {
   if (!shape) return [];
   const keys = Object.keys(raw);
   const extra = keys.filter((k) => !shape.allowed.includes(k));
-  const fix = extra.length
-    ? `remove ${extra.map(q).join(', ')} to get it mapped`
-    : `fix it (${shape.why}) to get it mapped`;
+  const fix = extra.length ? `remove ${extra.map(q).join(', ')} to get it mapped` : `fix it (${shape.why}) to get it mapped`;
   return [
     `usageDetails looks like an ${shape.name} usage object but was stored unmapped as flat keys ` +
       `(no input/output mapping, nested *_details dropped, no detail subtraction, and the raw keys match no input/output price); ${fix}`,

@@ -31,22 +31,43 @@ export const evaluationsLlmAsAJudge: OperationHandler = async (ctx) => {
     // the scores take the target's environment, as a rule's scores do
     const obs = req.target.observationId ? await getObservation(kysely(ctx.em), projectId, req.target.observationId) : null;
     const trace = obs ? null : await getTrace(kysely(ctx.em), projectId, req.target.traceId);
-    target = { traceId: req.target.traceId, observationId: req.target.observationId ?? null, environment: obs?.environment ?? trace?.environment ?? 'default' };
+    target = {
+      traceId: req.target.traceId,
+      observationId: req.target.observationId ?? null,
+      environment: obs?.environment ?? trace?.environment ?? 'default',
+    };
   }
   // a random execution: nothing to make idempotent, so the score ids are fresh too
   const execution = randomBytes(16).toString('hex');
   try {
     const v = await runJudge(ctx.em, ctx.services, projectId, {
-      connection, model: req.model, prompt: compilePrompt(req.prompt, req.variables ?? {}), params: req.modelParams, providerOptions: req.providerOptions,
-      outputDefinition: (req.outputDefinition as OutputDefinition | undefined) ?? null, evaluatorName: scoreName, executionTraceId: execution, target, scoreName,
-      scoreId: (name, i) => scoreId(execution, name, i), metadata: { evaluation: 'api', target_trace_id: target?.traceId ?? null, target_observation_id: target?.observationId ?? null },
+      connection,
+      model: req.model,
+      prompt: compilePrompt(req.prompt, req.variables ?? {}),
+      params: req.modelParams,
+      providerOptions: req.providerOptions,
+      outputDefinition: (req.outputDefinition as OutputDefinition | undefined) ?? null,
+      evaluatorName: scoreName,
+      executionTraceId: execution,
+      target,
+      scoreName,
+      scoreId: (name, i) => scoreId(execution, name, i),
+      metadata: { evaluation: 'api', target_trace_id: target?.traceId ?? null, target_observation_id: target?.observationId ?? null },
       signal: ctx.signal,
     });
     const body: LlmAsAJudgeResult = {
-      score: v.scores[0]!.value, dataType: v.scores[0]!.dataType, reasoning: v.reasoning,
-      scores: v.scores.map((s) => ({ dataType: s.dataType, value: s.value, scoreId: s.id })), scoreId: v.scores[0]!.id,
-      executionTraceId: v.executionTraceId, model: v.model, usage: v.usageDetails, costDetails: v.costDetails, cost: v.totalCost,
-      costStatus: v.costStatus as LlmAsAJudgeResult['costStatus'], warnings: v.warnings,
+      score: v.scores[0]!.value,
+      dataType: v.scores[0]!.dataType,
+      reasoning: v.reasoning,
+      scores: v.scores.map((s) => ({ dataType: s.dataType, value: s.value, scoreId: s.id })),
+      scoreId: v.scores[0]!.id,
+      executionTraceId: v.executionTraceId,
+      model: v.model,
+      usage: v.usageDetails,
+      costDetails: v.costDetails,
+      cost: v.totalCost,
+      costStatus: v.costStatus as LlmAsAJudgeResult['costStatus'],
+      warnings: v.warnings,
     };
     return { status: 200, body };
   } catch (e) {
@@ -62,10 +83,21 @@ export const evaluationRulesExecutions: OperationHandler = async (ctx) => {
   if (!(await getRule(ctx.em, projectId, ctx.params.evaluationRuleId!))) throw unstableError(404, 'resource_not_found', RULE_NOT_FOUND);
   const { page, limit } = pagination(ctx.query);
   const { jobs, total } = await listRuleJobs(ctx.em, projectId, ctx.params.evaluationRuleId!, page, limit);
-  const data = jobs.map((j): EvaluationJob => ({
-    id: j.id, status: j.status, observationId: j.observationId, traceId: j.traceId, evaluatorId: j.evaluatorId, attempts: j.attempts,
-    runAfter: j.runAfter.toISOString(), error: j.error, scoreId: j.scoreId, executionTraceId: j.executionTraceId,
-    createdAt: j.createdAt.toISOString(), updatedAt: j.updatedAt.toISOString(),
-  }));
+  const data = jobs.map(
+    (j): EvaluationJob => ({
+      id: j.id,
+      status: j.status,
+      observationId: j.observationId,
+      traceId: j.traceId,
+      evaluatorId: j.evaluatorId,
+      attempts: j.attempts,
+      runAfter: j.runAfter.toISOString(),
+      error: j.error,
+      scoreId: j.scoreId,
+      executionTraceId: j.executionTraceId,
+      createdAt: j.createdAt.toISOString(),
+      updatedAt: j.updatedAt.toISOString(),
+    }),
+  );
   return { status: 200, body: paginated(data, page, limit, total) };
 };

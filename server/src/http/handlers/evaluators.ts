@@ -3,7 +3,14 @@
 import { checkMapping, missingVariables, normaliseMapping, storageMappingProblem, type Mapping } from '../../domain/evaluation/mapping.ts';
 import { parseOutputDefinition, storageOutputDefinitionIssues, type Issue } from '../../domain/evaluation/output-definition.ts';
 import { promptVariables } from '../../domain/evaluation/prompt.ts';
-import { appendEvaluatorVersion, assignmentOverrides, deleteEvaluator, evaluatorsNamed, getEvaluator, listEvaluators } from '../../store/evaluators.ts';
+import {
+  appendEvaluatorVersion,
+  assignmentOverrides,
+  deleteEvaluator,
+  evaluatorsNamed,
+  getEvaluator,
+  listEvaluators,
+} from '../../store/evaluators.ts';
 import { unstableError } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentEvaluator } from '../present/evaluator.ts';
@@ -14,7 +21,11 @@ export const SOURCE_CODE_MAX_BYTES = 262144;
 export const invalidBody = (issues: Issue[]) => unstableError(400, 'invalid_body', 'Invalid request body', { issues });
 const present = (body: any, key: string) => Object.hasOwn(body, key) && body[key] !== undefined;
 const mustBeAbsent = (key: string): Issue => ({ code: 'invalid_type', path: [key], message: 'Invalid input: expected undefined' });
-const required = (key: string, type: string): Issue => ({ code: 'invalid_type', path: [key], message: `Invalid input: expected ${type}, received undefined` });
+const required = (key: string, type: string): Issue => ({
+  code: 'invalid_type',
+  path: [key],
+  message: `Invalid input: expected ${type}, received undefined`,
+});
 
 export const evaluatorsList: OperationHandler = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
@@ -29,7 +40,8 @@ export const evaluatorsGet: OperationHandler = async (ctx) => {
 };
 
 export const evaluatorsDelete: OperationHandler = async (ctx) => {
-  if (!(await deleteEvaluator(ctx.em, projectOf(ctx), ctx.params.evaluatorId!))) throw unstableError(404, 'resource_not_found', EVALUATOR_NOT_FOUND);
+  if (!(await deleteEvaluator(ctx.em, projectOf(ctx), ctx.params.evaluatorId!)))
+    throw unstableError(404, 'resource_not_found', EVALUATOR_NOT_FOUND);
   ctx.services.evaluation?.rules.invalidate(projectOf(ctx));
   return { status: 200, body: { message: 'Evaluator successfully deleted' } };
 };
@@ -45,7 +57,8 @@ export const evaluatorsCreate: OperationHandler = async (ctx) => {
   if (type === 'code') {
     for (const k of ['prompt', 'outputDefinition', 'modelConfig', 'mapping']) if (present(body, k)) issues.push(mustBeAbsent(k));
     if (!present(body, 'sourceCode')) issues.push(required('sourceCode', 'string'));
-    else if (Buffer.byteLength(body.sourceCode, 'utf8') > SOURCE_CODE_MAX_BYTES) issues.push({ code: 'custom', path: ['sourceCode'], message: 'Source code must be 262144 bytes or less' });
+    else if (Buffer.byteLength(body.sourceCode, 'utf8') > SOURCE_CODE_MAX_BYTES)
+      issues.push({ code: 'custom', path: ['sourceCode'], message: 'Source code must be 262144 bytes or less' });
     if (!present(body, 'sourceCodeLanguage')) issues.push(required('sourceCodeLanguage', 'string'));
     if (issues.length) throw invalidBody(issues);
     // 3. no code-eval dispatcher in Tally
@@ -80,9 +93,11 @@ export const evaluatorsCreate: OperationHandler = async (ctx) => {
 
   // 5. the name: one evaluator of this type, or none
   const named = await evaluatorsNamed(ctx.em, projectId, name);
-  if (named.length > 1) throw unstableError(409, 'name_conflict', `Multiple evaluators named "${name}" exist in this project`, { field: 'name' });
+  if (named.length > 1)
+    throw unstableError(409, 'name_conflict', `Multiple evaluators named "${name}" exist in this project`, { field: 'name' });
   const existing = named[0] ?? null;
-  if (existing && existing.type !== type) throw unstableError(409, 'name_conflict', `An evaluator named "${name}" already exists with a different type`, { field: 'name' });
+  if (existing && existing.type !== type)
+    throw unstableError(409, 'name_conflict', `An evaluator named "${name}" already exists with a different type`, { field: 'name' });
 
   // 6. a new version must still be fully mapped by every rule assignment
   if (existing) {
@@ -94,7 +109,12 @@ export const evaluatorsCreate: OperationHandler = async (ctx) => {
 
   // 7. append
   const saved = await appendEvaluatorVersion(ctx.em, projectId, existing ? { id: existing.id, version: existing.version } : null, {
-    name, type, prompt, outputDefinition, modelConfig: body.modelConfig ? { provider: body.modelConfig.provider, model: body.modelConfig.model } : null, mapping,
+    name,
+    type,
+    prompt,
+    outputDefinition,
+    modelConfig: body.modelConfig ? { provider: body.modelConfig.provider, model: body.modelConfig.model } : null,
+    mapping,
   });
   if (!saved) throw unstableError(409, 'conflict', 'Evaluator was updated concurrently. Retry the request.');
   // rules run the new version (and no longer see it paused) from ingestion's next batch

@@ -5,7 +5,13 @@ import { appliedTier, priceUsage } from '../../ingestion/price.ts';
 import { parseLegacyUsage } from '../../domain/usage/normalise.ts';
 import { readProvided } from '../../domain/usage/index.ts';
 import { legacyDroppedWarnings } from '../../domain/usage/warnings.ts';
-import { findInexactCount, findOversizedCost, inexactCountMessage, LEGACY_COST_KEYS, oversizedCostMessage } from '../../domain/usage/exact-counts.ts';
+import {
+  findInexactCount,
+  findOversizedCost,
+  inexactCountMessage,
+  LEGACY_COST_KEYS,
+  oversizedCostMessage,
+} from '../../domain/usage/exact-counts.ts';
 import { modelRevision } from '../../store/models.ts';
 import { kysely } from '../../store/sql.ts';
 import { invalidData } from '../errors.ts';
@@ -22,14 +28,32 @@ export const modelsExplain: OperationHandler = async (ctx) => {
   if (legacy.error) throw invalidData([{ code: 'custom', path: ['usage'], message: legacy.error }]);
   const revision = await modelRevision(kysely(ctx.em), projectId);
   const model = (await ctx.services.models.matcherFor(ctx.em, projectId, revision)).match(b.model);
-  const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage: legacy.value, usageDetails: b.usageDetails, costDetails: b.costDetails });
-  const r = await priceUsage({
-    model, level: 'DEFAULT', modelParameters: b.modelParameters, metadata: b.metadata, input: b.input, output: b.output,
-    providedUsage, providedCost, rawUsageDetails: b.usageDetails, parsedUsageDetails: parsed, rawCostDetails: b.costDetails,
-  }, ctx.services.tokenizers);
+  const { parsed, providedUsage, providedCost } = readProvided({
+    legacyUsage: legacy.value,
+    usageDetails: b.usageDetails,
+    costDetails: b.costDetails,
+  });
+  const r = await priceUsage(
+    {
+      model,
+      level: 'DEFAULT',
+      modelParameters: b.modelParameters,
+      metadata: b.metadata,
+      input: b.input,
+      output: b.output,
+      providedUsage,
+      providedCost,
+      rawUsageDetails: b.usageDetails,
+      parsedUsageDetails: parsed,
+      rawCostDetails: b.costDetails,
+    },
+    ctx.services.tokenizers,
+  );
   const tier = appliedTier(model, r);
   const body: ExplainCostResponse = {
-    model: model ? { id: model.id, modelName: model.modelName, matchPattern: model.matchPattern, isLangfuseManaged: model.projectId === null } : null,
+    model: model
+      ? { id: model.id, modelName: model.modelName, matchPattern: model.matchPattern, isLangfuseManaged: model.projectId === null }
+      : null,
     tier: tier ? { id: tier.id, name: tier.name, priority: tier.priority, isDefault: tier.isDefault } : null,
     tierReason: r.tierReason || null,
     usageShape: r.usageInferred ? 'inferred' : parsed.shape,

@@ -3,7 +3,13 @@ import type { OperationHandler } from '../handler.ts';
 import { modelsExplain } from './explain.ts';
 import { health } from './health.ts';
 import { ingestionBatch } from './ingestion.ts';
-import { llmConnectionsDelete, llmConnectionsList, llmConnectionsModels, llmConnectionsTest, llmConnectionsUpsert } from './llm-connections.ts';
+import {
+  llmConnectionsDelete,
+  llmConnectionsList,
+  llmConnectionsModels,
+  llmConnectionsTest,
+  llmConnectionsUpsert,
+} from './llm-connections.ts';
 import { playgroundCompletions } from './playground.ts';
 import { evaluationRulesExecutions, evaluationsLlmAsAJudge } from './evaluations.ts';
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
@@ -11,7 +17,13 @@ import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
 import { opentelemetryExportTraces } from './otel.ts';
 import { evaluatorsCreate, evaluatorsDelete, evaluatorsGet, evaluatorsList } from './evaluators.ts';
-import { evaluationRulesCreate, evaluationRulesDelete, evaluationRulesGet, evaluationRulesList, evaluationRulesUpdate } from './evaluation-rules.ts';
+import {
+  evaluationRulesCreate,
+  evaluationRulesDelete,
+  evaluationRulesGet,
+  evaluationRulesList,
+  evaluationRulesUpdate,
+} from './evaluation-rules.ts';
 import { scoresCreate, scoresDelete, scoresGet, scoresList, scoresV2Get, scoresV2List } from './scores.ts';
 
 export const handlers: Record<string, OperationHandler> = {
@@ -38,7 +50,19 @@ export const handlers: Record<string, OperationHandler> = {
   playground_completions: playgroundCompletions,
   evaluations_llmAsAJudge: evaluationsLlmAsAJudge,
   evaluationRules_executions: evaluationRulesExecutions,
-  evaluators_list: evaluatorsList, evaluators_create: evaluatorsCreate, evaluators_get: evaluatorsGet, evaluators_delete: evaluatorsDelete,
-  evaluationRules_list: evaluationRulesList, evaluationRules_create: evaluationRulesCreate, evaluationRules_get: evaluationRulesGet, evaluationRules_update: evaluationRulesUpdate, evaluationRules_delete: evaluationRulesDelete,
-  scores_create: scoresCreate, scores_list: scoresList, scores_get: scoresGet, scores_delete: scoresDelete, scoresV2_list: scoresV2List, scoresV2_get: scoresV2Get,
+  evaluators_list: evaluatorsList,
+  evaluators_create: evaluatorsCreate,
+  evaluators_get: evaluatorsGet,
+  evaluators_delete: evaluatorsDelete,
+  evaluationRules_list: evaluationRulesList,
+  evaluationRules_create: evaluationRulesCreate,
+  evaluationRules_get: evaluationRulesGet,
+  evaluationRules_update: evaluationRulesUpdate,
+  evaluationRules_delete: evaluationRulesDelete,
+  scores_create: scoresCreate,
+  scores_list: scoresList,
+  scores_get: scoresGet,
+  scores_delete: scoresDelete,
+  scoresV2_list: scoresV2List,
+  scoresV2_get: scoresV2Get,
 };

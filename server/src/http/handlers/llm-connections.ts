@@ -1,8 +1,21 @@
 import { connectionModels } from '../../domain/llm-connections/default-models.ts';
 import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
-import { BEDROCK_DEFAULT_CREDENTIALS, checkBaseUrl, DEFAULT_CREDENTIALS_NOT_BEDROCK, displaySecretKey, validateConnectionInput } from '../../domain/llm-connections/validate.ts';
+import {
+  BEDROCK_DEFAULT_CREDENTIALS,
+  checkBaseUrl,
+  DEFAULT_CREDENTIALS_NOT_BEDROCK,
+  displaySecretKey,
+  validateConnectionInput,
+} from '../../domain/llm-connections/validate.ts';
 import { baseUrlRefusal } from '../../egress/egress.ts';
-import { deleteConnection, getConnection, getConnectionByProvider, listConnections, upsertConnection, type StoredConnection } from '../../store/llm-connections.ts';
+import {
+  deleteConnection,
+  getConnection,
+  getConnectionByProvider,
+  listConnections,
+  upsertConnection,
+  type StoredConnection,
+} from '../../store/llm-connections.ts';
 import { LlmError } from '../../domain/llm/call.ts';
 import { EXTRACT_TOOL, extractArguments, PROBE_MESSAGE } from '../../domain/llm/extract-tool.ts';
 import { callThroughConnection, ConnectionSecretsUnreadable } from '../../llm/llm-gateway.ts';
@@ -14,7 +27,8 @@ import { paginated, pagination, projectOf, type OperationHandler } from '../hand
 import { presentConnection } from '../present/llm-connection.ts';
 
 const NOT_FOUND = 'LLM connection not found';
-export const NO_ENCRYPTION_KEY = 'LLM connections cannot be stored: set ENCRYPTION_KEY (64 hex characters, `openssl rand -hex 32`) and restart Tally';
+export const NO_ENCRYPTION_KEY =
+  'LLM connections cannot be stored: set ENCRYPTION_KEY (64 hex characters, `openssl rand -hex 32`) and restart Tally';
 
 export const llmConnectionsList: OperationHandler = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
@@ -58,14 +72,28 @@ export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
   return { status: created ? 201 : 200, body: presentConnection(connection) };
 };
 
-async function keptKey(em: Parameters<typeof getConnectionByProvider>[0], projectId: string, provider: string, adapter: string, issues: Issue[]): Promise<StoredConnection | null> {
+async function keptKey(
+  em: Parameters<typeof getConnectionByProvider>[0],
+  projectId: string,
+  provider: string,
+  adapter: string,
+  issues: Issue[],
+): Promise<StoredConnection | null> {
   const existing = await getConnectionByProvider(em, projectId, provider);
   if (!existing) {
-    issues.push({ code: 'custom', path: ['secretKey'], message: `Required to create a connection: there is no connection "${provider}" whose key could be kept` });
+    issues.push({
+      code: 'custom',
+      path: ['secretKey'],
+      message: `Required to create a connection: there is no connection "${provider}" whose key could be kept`,
+    });
     return null;
   }
   if (existing.adapter !== adapter) {
-    issues.push({ code: 'custom', path: ['secretKey'], message: `Required when the adapter changes (${existing.adapter} to ${adapter}): the stored key belongs to the old provider` });
+    issues.push({
+      code: 'custom',
+      path: ['secretKey'],
+      message: `Required when the adapter changes (${existing.adapter} to ${adapter}): the stored key belongs to the old provider`,
+    });
     return null;
   }
   return existing;
@@ -87,15 +115,24 @@ export const llmConnectionsTest: OperationHandler = async (ctx) => {
   if (!c) throw notFound(NOT_FOUND);
   // a connection's custom models are what its owner configured (a gateway often serves no default model)
   const model = ctx.body?.model ?? c.customModels[0] ?? connectionModels(c.adapter, c.withDefaultModels, c.customModels)[0]?.name;
-  if (!model) throw invalidRequest('The connection offers no model (withDefaultModels is false and customModels is empty): name one in `model`');
+  if (!model)
+    throw invalidRequest('The connection offers no model (withDefaultModels is false and customModels is empty): name one in `model`');
   const started = performance.now();
   try {
     const r = await callThroughConnection(ctx.services, c, {
-      model, messages: [{ role: 'user', content: PROBE_MESSAGE }], params: {}, tools: [EXTRACT_TOOL], toolChoice: { name: EXTRACT_TOOL.name }, signal: ctx.signal,
+      model,
+      messages: [{ role: 'user', content: PROBE_MESSAGE }],
+      params: {},
+      tools: [EXTRACT_TOOL],
+      toolChoice: { name: EXTRACT_TOOL.name },
+      signal: ctx.signal,
     });
     const args = extractArguments(r.toolCalls);
     const base = { latencyMs: r.latencyMs, model, responseModel: r.model };
-    return { status: 200, body: args.ok ? { ok: true, ...base } : { ok: false, ...base, error: { kind: 'malformed_answer', message: args.reason } } };
+    return {
+      status: 200,
+      body: args.ok ? { ok: true, ...base } : { ok: false, ...base, error: { kind: 'malformed_answer', message: args.reason } },
+    };
   } catch (e) {
     if (e instanceof ConnectionSecretsUnreadable) throw unreadableSecrets(e);
     if (!(e instanceof LlmError)) throw e;

@@ -43,8 +43,12 @@ export const metricsDaily: OperationHandler = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const q = ctx.query;
   const days = await dailyMetrics(kysely(ctx.em), projectOf(ctx), {
-    traceName: q.traceName, userId: q.userId, tags: asList(q.tags), environments: asList(q.environment),
-    from: q.fromTimestamp ? new Date(q.fromTimestamp) : undefined, to: q.toTimestamp ? new Date(q.toTimestamp) : undefined,
+    traceName: q.traceName,
+    userId: q.userId,
+    tags: asList(q.tags),
+    environments: asList(q.environment),
+    from: q.fromTimestamp ? new Date(q.fromTimestamp) : undefined,
+    to: q.toTimestamp ? new Date(q.toTimestamp) : undefined,
   });
   const body: DailyMetrics = paginated(days.slice((page - 1) * limit, page * limit), page, limit, days.length);
   return { status: 200, body };

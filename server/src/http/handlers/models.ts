@@ -5,7 +5,8 @@ import { paginated, pagination, projectOf, type OperationHandler } from '../hand
 import { presentModel } from '../present/model.ts';
 
 const NOT_FOUND = 'No model with this id found.';
-const NOT_DELETABLE = 'No model with this id found. Note: You cannot delete built-in models, override them with a model with the same name.';
+const NOT_DELETABLE =
+  'No model with this id found. Note: You cannot delete built-in models, override them with a model with the same name.';
 
 export const modelsList: OperationHandler = async (ctx) => {
   const { page, limit } = pagination(ctx.query);

@@ -31,13 +31,34 @@ export const observationsList: OperationHandler = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const q = ctx.query;
   const env = q.environment === undefined ? undefined : ([] as string[]).concat(q.environment);
-  const { observations, total } = await listObservations(kysely(ctx.em), projectId, {
-    type: q.type, name: q.name, userId: q.userId, level: q.level, traceId: q.traceId, version: q.version,
-    parentObservationId: q.parentObservationId, environment: env,
-    fromStartTime: q.fromStartTime ? new Date(q.fromStartTime) : undefined, toStartTime: q.toStartTime ? new Date(q.toStartTime) : undefined,
-    filters: parseFilterParam(q.filter),
-  }, page, limit);
-  return { status: 200, body: paginated(observations.map((o) => presentObservation(o, projectId)), page, limit, total) };
+  const { observations, total } = await listObservations(
+    kysely(ctx.em),
+    projectId,
+    {
+      type: q.type,
+      name: q.name,
+      userId: q.userId,
+      level: q.level,
+      traceId: q.traceId,
+      version: q.version,
+      parentObservationId: q.parentObservationId,
+      environment: env,
+      fromStartTime: q.fromStartTime ? new Date(q.fromStartTime) : undefined,
+      toStartTime: q.toStartTime ? new Date(q.toStartTime) : undefined,
+      filters: parseFilterParam(q.filter),
+    },
+    page,
+    limit,
+  );
+  return {
+    status: 200,
+    body: paginated(
+      observations.map((o) => presentObservation(o, projectId)),
+      page,
+      limit,
+      total,
+    ),
+  };
 };
 
 export const traceGet: OperationHandler = async (ctx) => {

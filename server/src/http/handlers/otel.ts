@@ -6,7 +6,14 @@ import type { NextFunction, Request, Response } from 'express';
 import { BatchContentionError } from '../../ingestion/pipeline.ts';
 import { ingest, type IngestUnit } from '../../ingestion/ingest.ts';
 import { contentionAnswer } from '../contention.ts';
-import { decodeJsonText, decodeProtobuf, encodeResponse, OtlpDecodeError, type OtlpExport, type PartialSuccess } from '../../ingestion/otel/decode.ts';
+import {
+  decodeJsonText,
+  decodeProtobuf,
+  encodeResponse,
+  OtlpDecodeError,
+  type OtlpExport,
+  type PartialSuccess,
+} from '../../ingestion/otel/decode.ts';
 import { mapExport } from '../../ingestion/otel/map.ts';
 import { keepOneGenerationPerCall, RecentGenerations } from '../../ingestion/otel/nested-generations.ts';
 import { ApiError } from '../errors.ts';
@@ -19,7 +26,11 @@ export const OTEL_TRACES_PATH = '/api/public/otel/v1/traces';
 export const OTEL_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** what the handler receives as its body: the raw bytes and how they are encoded */
-export interface OtelRawBody { contentType: string; payload: Buffer; ingestionVersion?: string }
+export interface OtelRawBody {
+  contentType: string;
+  payload: Buffer;
+  ingestionVersion?: string;
+}
 
 const send = (res: Response, status: number, body: unknown) => res.status(status).json(body);
 
@@ -32,14 +43,30 @@ export const otelBodyParser = [
   (req: Request, _res: Response, next: NextFunction) => {
     const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const version = req.headers['x-langfuse-ingestion-version'];
-    req.body = { contentType: String(req.headers['content-type'] ?? ''), payload, ...(typeof version === 'string' ? { ingestionVersion: version } : {}) } satisfies OtelRawBody;
+    req.body = {
+      contentType: String(req.headers['content-type'] ?? ''),
+      payload,
+      ...(typeof version === 'string' ? { ingestionVersion: version } : {}),
+    } satisfies OtelRawBody;
     next();
   },
   (err: any, _req: Request, res: Response, next: NextFunction) => {
-    if (err?.type === 'body.busy') return res.status(503).setHeader('retry-after', String(err.retryAfterSeconds)).json({ message: err.message, error: 'ServiceUnavailable' });
-    if (err?.type === 'entity.too.large') return send(res, 413, { message: `Request body exceeds the ${OTEL_BODY_LIMIT_BYTES / 1024 / 1024} MB limit`, error: 'PayloadTooLargeError' });
+    if (err?.type === 'body.busy')
+      return res
+        .status(503)
+        .setHeader('retry-after', String(err.retryAfterSeconds))
+        .json({ message: err.message, error: 'ServiceUnavailable' });
+    if (err?.type === 'entity.too.large')
+      return send(res, 413, {
+        message: `Request body exceeds the ${OTEL_BODY_LIMIT_BYTES / 1024 / 1024} MB limit`,
+        error: 'PayloadTooLargeError',
+      });
     // as Langfuse: an unknown Content-Encoding is a 400 too (body-parser says 415)
-    if (err?.status === 400 || err?.status === 415) return send(res, 400, { message: `The request body could not be decompressed: ${err.type === 'encoding.unsupported' ? 'unsupported Content-Encoding' : 'invalid compressed data'}`, error: 'Failed to decompress request body' });
+    if (err?.status === 400 || err?.status === 415)
+      return send(res, 400, {
+        message: `The request body could not be decompressed: ${err.type === 'encoding.unsupported' ? 'unsupported Content-Encoding' : 'invalid compressed data'}`,
+        error: 'Failed to decompress request body',
+      });
     next(err);
   },
 ];
@@ -59,7 +86,11 @@ function jsonText(payload: Buffer): string {
   let raw = payload;
   if (raw.length > PRUNE_MIN_BYTES) {
     const pruned = pruneDeepJson(raw, OTLP_KEEP_DEPTH);
-    if (!Buffer.isBuffer(pruned)) throw new OtlpDecodeError('Failed to parse OTel JSON Trace', `Invalid JSON in request body at position ${raw.toString('utf8', 0, pruned.invalidAt).length}`);
+    if (!Buffer.isBuffer(pruned))
+      throw new OtlpDecodeError(
+        'Failed to parse OTel JSON Trace',
+        `Invalid JSON in request body at position ${raw.toString('utf8', 0, pruned.invalidAt).length}`,
+      );
     raw = pruned;
   }
   return decodeUtf8(raw).text;
@@ -68,7 +99,8 @@ function jsonText(payload: Buffer): string {
 function decode(body: OtelRawBody): { exp: OtlpExport; protobuf: boolean } {
   const type = body.contentType.toLowerCase();
   // substring match, as Langfuse does: `; charset=utf-8` and the like are fine
-  if (type.includes('application/x-protobuf') || type.includes('application/protobuf')) return { exp: decodeProtobuf(body.payload), protobuf: true };
+  if (type.includes('application/x-protobuf') || type.includes('application/protobuf'))
+    return { exp: decodeProtobuf(body.payload), protobuf: true };
   if (type.includes('application/json')) return { exp: decodeJsonText(jsonText(body.payload)), protobuf: false };
   throw new ApiError(400, 'Content-Type must be application/x-protobuf or application/json', 'Invalid content type');
 }
@@ -78,7 +110,11 @@ export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<
   const version = (ctx.body as OtelRawBody).ingestionVersion;
   // the SDKs send 4; a newer or unreadable version is refused, as Langfuse does
   if (version !== undefined && !(/^\s*\d+\s*$/.test(version) && Number(version) <= 4)) {
-    throw new ApiError(400, `Unsupported x-langfuse-ingestion-version ${JSON.stringify(version.slice(0, 20))}: this server takes versions up to 4`, 'Invalid ingestion version');
+    throw new ApiError(
+      400,
+      `Unsupported x-langfuse-ingestion-version ${JSON.stringify(version.slice(0, 20))}: this server takes versions up to 4`,
+      'Invalid ingestion version',
+    );
   }
   let decoded: { exp: OtlpExport; protobuf: boolean };
   try {
@@ -103,8 +139,12 @@ export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<
     throw new ApiError(500, 'The export could not be stored; nothing of it was applied. Send it again.', 'InternalServerError');
   }
   const partial: PartialSuccess | undefined = rejected.length
-    ? { rejectedSpans: rejected.length, errorMessage: rejected.slice(0, 10).join('\n') + (rejected.length > 10 ? `\n… and ${rejected.length - 10} more` : '') }
+    ? {
+        rejectedSpans: rejected.length,
+        errorMessage: rejected.slice(0, 10).join('\n') + (rejected.length > 10 ? `\n… and ${rejected.length - 10} more` : ''),
+      }
     : undefined;
-  if (decoded.protobuf) return { status: 200, headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from(encodeResponse(partial)) };
+  if (decoded.protobuf)
+    return { status: 200, headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from(encodeResponse(partial)) };
   return { status: 200, body: partial ? { partialSuccess: partial } : {} };
 };

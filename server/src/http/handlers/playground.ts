@@ -15,12 +15,13 @@ import { llmErrorBody, llmErrorStatus, unreadableSecrets } from '../llm-call-err
 export const PLAYGROUND_ENVIRONMENT = 'tally-playground';
 const PARAMS = ['temperature', 'top_p', 'max_tokens', 'frequency_penalty', 'presence_penalty', 'n'] as const;
 
-
 export const playgroundCompletions: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
   const req = ctx.body as PlaygroundCompletionRequest;
   if (req.toolChoice && !(req.tools ?? []).some((t) => t.name === req.toolChoice!.name)) {
-    throw invalidData([{ code: 'custom', path: ['toolChoice', 'name'], message: `toolChoice names "${req.toolChoice.name}", which is not one of tools` }]);
+    throw invalidData([
+      { code: 'custom', path: ['toolChoice', 'name'], message: `toolChoice names "${req.toolChoice.name}", which is not one of tools` },
+    ]);
   }
   const connection = await getConnectionByProvider(ctx.em, projectId, req.provider);
   if (!connection) throw notFound(`No LLM connection with provider "${req.provider}" in this project`);
@@ -31,15 +32,26 @@ export const playgroundCompletions: OperationHandler = async (ctx) => {
   let firstText: Date | null = null;
   const call = (onText?: (delta: string) => void) =>
     callThroughConnection(ctx.services, connection, {
-      model: req.model, messages: req.messages, params, tools: req.tools, toolChoice: req.toolChoice,
-      providerOptions: req.providerOptions, signal: ctx.signal,
-      onText: onText && ((d) => { firstText ??= new Date(); onText(d); }),
+      model: req.model,
+      messages: req.messages,
+      params,
+      tools: req.tools,
+      toolChoice: req.toolChoice,
+      providerOptions: req.providerOptions,
+      signal: ctx.signal,
+      onText:
+        onText &&
+        ((d) => {
+          firstText ??= new Date();
+          onText(d);
+        }),
     });
   const record = (result: GatewayResult) => recordCall(ctx, projectId, connection, req, params, result, started, firstText);
 
   if (req.stream) {
     return {
-      status: 200, body: null,
+      status: 200,
+      body: null,
       stream: async (send) => {
         try {
           const result = await call((text) => send('delta', { text }));
@@ -61,16 +73,44 @@ export const playgroundCompletions: OperationHandler = async (ctx) => {
   }
 };
 
-async function recordCall(ctx: HandlerContext, projectId: string, connection: StoredConnection, req: PlaygroundCompletionRequest, params: LlmParams, result: GatewayResult, started: Date, firstText: Date | null): Promise<PlaygroundCompletion> {
+async function recordCall(
+  ctx: HandlerContext,
+  projectId: string,
+  connection: StoredConnection,
+  req: PlaygroundCompletionRequest,
+  params: LlmParams,
+  result: GatewayResult,
+  started: Date,
+  firstText: Date | null,
+): Promise<PlaygroundCompletion> {
   const traceId = randomUUID();
   const { observation, warnings } = await recordLlmCall(ctx.em, ctx.services, projectId, {
-    traceId, traceName: 'playground', environment: PLAYGROUND_ENVIRONMENT, generationName: 'playground-completion',
-    model: req.model, messages: req.messages, params, result, started, ended: new Date(), firstText,
+    traceId,
+    traceName: 'playground',
+    environment: PLAYGROUND_ENVIRONMENT,
+    generationName: 'playground-completion',
+    model: req.model,
+    messages: req.messages,
+    params,
+    result,
+    started,
+    ended: new Date(),
+    firstText,
     metadata: { provider: connection.provider, adapter: connection.adapter },
   });
   return {
-    traceId, observationId: observation.id, provider: connection.provider, model: req.model, responseModel: result.model,
-    text: result.text, toolCalls: result.toolCalls, usageDetails: observation.usageDetails, costDetails: observation.costDetails,
-    totalCost: observation.costDetails.total ?? null, costStatus: observation.costStatus, warnings, latencyMs: result.latencyMs,
+    traceId,
+    observationId: observation.id,
+    provider: connection.provider,
+    model: req.model,
+    responseModel: result.model,
+    text: result.text,
+    toolCalls: result.toolCalls,
+    usageDetails: observation.usageDetails,
+    costDetails: observation.costDetails,
+    totalCost: observation.costDetails.total ?? null,
+    costStatus: observation.costStatus,
+    warnings,
+    latencyMs: result.latencyMs,
   };
 }

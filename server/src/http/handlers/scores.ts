@@ -14,24 +14,45 @@ import { presentScore, presentScoreV1 } from '../present/score.ts';
 /** POST: shape and types are checked against the spec before this runs; the cross-field rules here */
 export const scoresCreate: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
-  const b = ctx.body as ScoreCreateInput & { id?: string | null; comment?: string | null; environment?: string | null; queueId?: string | null };
+  const b = ctx.body as ScoreCreateInput & {
+    id?: string | null;
+    comment?: string | null;
+    environment?: string | null;
+    queueId?: string | null;
+  };
   const issues = scoreCreateIssues(b);
   if (issues.length) throw invalidData(issues);
   const dataType = inferDataType(b.value, b.dataType);
   const id = b.id || randomUUID();
   await putScore(kysely(ctx.em), projectId, {
-    id, timestamp: new Date(), name: b.name, ...storedValues(b.value, dataType), dataType, source: b.source ?? 'API',
-    traceId: b.traceId || null, observationId: b.observationId || null, sessionId: b.sessionId || null, datasetRunId: b.datasetRunId || null,
-    configId: b.configId || null, comment: b.comment ?? null, metadata: b.metadata ?? null, environment: normaliseEnvironment(b.environment ?? undefined),
-    queueId: b.queueId || null, executionTraceId: null,
+    id,
+    timestamp: new Date(),
+    name: b.name,
+    ...storedValues(b.value, dataType),
+    dataType,
+    source: b.source ?? 'API',
+    traceId: b.traceId || null,
+    observationId: b.observationId || null,
+    sessionId: b.sessionId || null,
+    datasetRunId: b.datasetRunId || null,
+    configId: b.configId || null,
+    comment: b.comment ?? null,
+    metadata: b.metadata ?? null,
+    environment: normaliseEnvironment(b.environment ?? undefined),
+    queueId: b.queueId || null,
+    executionTraceId: null,
   });
   return { status: 200, body: { id } };
 };
 
-const list = (v: unknown): string[] | undefined => (v === undefined || v === '' ? undefined : ([] as string[]).concat(v as string | string[]));
+const list = (v: unknown): string[] | undefined =>
+  v === undefined || v === '' ? undefined : ([] as string[]).concat(v as string | string[]);
 const commaList = (v: unknown): string[] | undefined => {
   if (typeof v !== 'string' || v === '') return undefined;
-  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items.length ? items : undefined;
 };
 
@@ -44,16 +65,26 @@ function checkGenericFilter(raw: unknown) {
   } catch {
     throw invalidRequest('Invalid JSON in filter parameter');
   }
-  if (!Array.isArray(parsed) || parsed.length) throw invalidRequest('The filter parameter is not supported by Tally beyond an empty list; use the dedicated query parameters (name, source, dataType, value with operator, ...)');
+  if (!Array.isArray(parsed) || parsed.length)
+    throw invalidRequest(
+      'The filter parameter is not supported by Tally beyond an empty list; use the dedicated query parameters (name, source, dataType, value with operator, ...)',
+    );
 }
 
 function filterOf(q: Record<string, any>): ScoreFilter {
   checkGenericFilter(q.filter);
   const f: ScoreFilter = {
-    ids: commaList(q.scoreIds), userId: q.userId || undefined, name: q.name || undefined, configId: q.configId || undefined, queueId: q.queueId || undefined,
-    dataTypes: q.dataType ? [q.dataType as ScoreDataType] : undefined, source: q.source || undefined,
-    traceTags: list(q.traceTags), environment: list(q.environment),
-    fromTimestamp: q.fromTimestamp ? new Date(q.fromTimestamp) : undefined, toTimestamp: q.toTimestamp ? new Date(q.toTimestamp) : undefined,
+    ids: commaList(q.scoreIds),
+    userId: q.userId || undefined,
+    name: q.name || undefined,
+    configId: q.configId || undefined,
+    queueId: q.queueId || undefined,
+    dataTypes: q.dataType ? [q.dataType as ScoreDataType] : undefined,
+    source: q.source || undefined,
+    traceTags: list(q.traceTags),
+    environment: list(q.environment),
+    fromTimestamp: q.fromTimestamp ? new Date(q.fromTimestamp) : undefined,
+    toTimestamp: q.toTimestamp ? new Date(q.toTimestamp) : undefined,
   };
   if (q.operator && q.value !== undefined && q.value !== '') f.value = { operator: q.operator as ScoreOperator, value: Number(q.value) };
   return f;
@@ -70,7 +101,15 @@ export const scoresList: OperationHandler = async (ctx) => {
   f.dataTypes = f.dataTypes ? f.dataTypes.filter((t) => V1_TYPES.includes(t)) : V1_TYPES;
   if (!f.dataTypes.length) return { status: 200, body: paginated([], page, limit, 0) };
   const { scores, total } = await listScores(kysely(ctx.em), projectId, f, page, limit);
-  return { status: 200, body: paginated(scores.map((s) => presentScoreV1(s, projectId)), page, limit, total) };
+  return {
+    status: 200,
+    body: paginated(
+      scores.map((s) => presentScoreV1(s, projectId)),
+      page,
+      limit,
+      total,
+    ),
+  };
 };
 
 const FIELDS = ['score', 'trace'];
@@ -79,16 +118,37 @@ export const scoresV2List: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
   const q = ctx.query;
   const { page, limit } = pagination(q);
-  const fields = q.fields === undefined || q.fields === '' ? FIELDS : String(q.fields).split(',').map((s) => s.trim()).filter((s) => FIELDS.includes(s));
+  const fields =
+    q.fields === undefined || q.fields === ''
+      ? FIELDS
+      : String(q.fields)
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => FIELDS.includes(s));
   if (!fields.includes('score')) throw invalidRequest('Scores needs to be selected always.');
   const withTrace = fields.includes('trace');
   if (!withTrace && (q.userId || list(q.traceTags)?.length)) {
-    throw invalidRequest("Cannot filter by trace properties (userId, traceTags) when 'trace' field is not included. Please add 'trace' to the fields parameter or remove trace filters.");
+    throw invalidRequest(
+      "Cannot filter by trace properties (userId, traceTags) when 'trace' field is not included. Please add 'trace' to the fields parameter or remove trace filters.",
+    );
   }
   const f = filterOf(q);
-  Object.assign(f, { sessionIds: commaList(q.sessionId), traceIds: commaList(q.traceId), datasetRunIds: commaList(q.datasetRunId), observationIds: commaList(q.observationId) });
+  Object.assign(f, {
+    sessionIds: commaList(q.sessionId),
+    traceIds: commaList(q.traceId),
+    datasetRunIds: commaList(q.datasetRunId),
+    observationIds: commaList(q.observationId),
+  });
   const { scores, total } = await listScores(kysely(ctx.em), projectId, f, page, limit);
-  return { status: 200, body: paginated(scores.map((s) => presentScore(s, projectId, withTrace)), page, limit, total) };
+  return {
+    status: 200,
+    body: paginated(
+      scores.map((s) => presentScore(s, projectId, withTrace)),
+      page,
+      limit,
+      total,
+    ),
+  };
 };
 
 export const scoresGet: OperationHandler = async (ctx) => {

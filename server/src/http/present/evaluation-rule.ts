@@ -14,7 +14,8 @@ export const effectiveMapping = (a: StoredAssignment) =>
 export function ruleStatus(rule: StoredRule) {
   const blocked = rule.assignments.filter((a) => a.blocked).sort((x, y) => y.blocked!.at.getTime() - x.blocked!.at.getTime());
   if (rule.state !== 'ACTIVE') return { status: 'inactive' as const, pausedReason: null, pausedMessage: null };
-  if (blocked.length) return { status: 'paused' as const, pausedReason: blocked[0]!.blocked!.reason, pausedMessage: blocked[0]!.blocked!.message };
+  if (blocked.length)
+    return { status: 'paused' as const, pausedReason: blocked[0]!.blocked!.reason, pausedMessage: blocked[0]!.blocked!.message };
   return { status: 'active' as const, pausedReason: null, pausedMessage: null };
 }
 

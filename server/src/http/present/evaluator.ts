@@ -5,7 +5,11 @@ import type { StoredEvaluator } from '../../store/evaluators.ts';
 
 /** a read mapping: `jsonPath` only when set */
 export const readMapping = (mapping: Mapping[]) =>
-  mapping.map((m) => (m.jsonPath === undefined ? { variable: m.variable, source: m.source } : { variable: m.variable, source: m.source, jsonPath: m.jsonPath }));
+  mapping.map((m) =>
+    m.jsonPath === undefined
+      ? { variable: m.variable, source: m.source }
+      : { variable: m.variable, source: m.source, jsonPath: m.jsonPath },
+  );
 
 export function presentEvaluator(e: StoredEvaluator) {
   const common = {
@@ -18,7 +22,13 @@ export function presentEvaluator(e: StoredEvaluator) {
     updatedAt: e.updatedAt.toISOString(),
   };
   if (e.type === 'code') {
-    return { ...common, type: 'code' as const, variables: CODE_EVALUATOR_VARIABLES, sourceCode: e.sourceCode ?? '', sourceCodeLanguage: e.sourceCodeLanguage ?? 'PYTHON' };
+    return {
+      ...common,
+      type: 'code' as const,
+      variables: CODE_EVALUATOR_VARIABLES,
+      sourceCode: e.sourceCode ?? '',
+      sourceCodeLanguage: e.sourceCodeLanguage ?? 'PYTHON',
+    };
   }
   return {
     ...common,

@@ -27,7 +27,14 @@ export function presentModel(m: StoredModel): Model {
     createdAt: m.createdAt.toISOString(),
     prices: Object.fromEntries(Object.entries(standard?.prices ?? {}).map(([k, v]) => [k, { price: v }])),
     pricingTiers: tiers.map(
-      (t): PricingTier => ({ id: t.id, name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: t.conditions.map(presentCondition), prices: t.prices }),
+      (t): PricingTier => ({
+        id: t.id,
+        name: t.name,
+        isDefault: t.isDefault,
+        priority: t.priority,
+        conditions: t.conditions.map(presentCondition),
+        prices: t.prices,
+      }),
     ),
   };
 }

@@ -28,11 +28,17 @@ function common(s: StoredScore, projectId: string) {
 }
 
 export function presentScoreV1(s: StoredScore, projectId: string): ScoreV1 {
-  return { ...common(s, projectId), trace: { userId: s.trace?.userId ?? null, tags: s.trace?.tags ?? [], environment: s.trace?.environment ?? null } };
+  return {
+    ...common(s, projectId),
+    trace: { userId: s.trace?.userId ?? null, tags: s.trace?.tags ?? [], environment: s.trace?.environment ?? null },
+  };
 }
 
 export function presentScore(s: StoredScore, projectId: string, withTrace = true): Score {
   const out: Score = { ...common(s, projectId), sessionId: s.sessionId, datasetRunId: s.datasetRunId };
-  if (withTrace) out.trace = s.trace ? { userId: s.trace.userId, tags: s.trace.tags, environment: s.trace.environment, sessionId: s.trace.sessionId } : null;
+  if (withTrace)
+    out.trace = s.trace
+      ? { userId: s.trace.userId, tags: s.trace.tags, environment: s.trace.environment, sessionId: s.trace.sessionId }
+      : null;
   return out;
 }

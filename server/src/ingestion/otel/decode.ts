@@ -19,7 +19,9 @@ function loadRoot(): protobuf.Root {
     .add(new protobuf.Field('rejectedSpans', 1, 'int64'))
     .add(new protobuf.Field('errorMessage', 2, 'string'));
   ns.add(partial);
-  (root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse')).add(new protobuf.Field('partialSuccess', 1, 'ExportTracePartialSuccess'));
+  root
+    .lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse')
+    .add(new protobuf.Field('partialSuccess', 1, 'ExportTracePartialSuccess'));
   root.resolveAll();
   return root;
 }
@@ -30,24 +32,50 @@ const ResponseType = root.lookupType('opentelemetry.proto.collector.trace.v1.Exp
 
 /** an attribute value as OTLP's AnyValue, after protobufjs toObject */
 export interface AnyValue {
-  stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number; bytesValue?: Uint8Array;
-  arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] };
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number;
+  bytesValue?: Uint8Array;
+  arrayValue?: { values?: AnyValue[] };
+  kvlistValue?: { values?: KeyValue[] };
 }
-export interface KeyValue { key?: string; value?: AnyValue }
+export interface KeyValue {
+  key?: string;
+  value?: AnyValue;
+}
 export interface OtlpSpan {
-  traceId?: Uint8Array; spanId?: Uint8Array; parentSpanId?: Uint8Array; traceState?: string;
-  name?: string; kind?: number; startTimeUnixNano?: string; endTimeUnixNano?: string;
-  attributes?: KeyValue[]; events?: { timeUnixNano?: string; name?: string; attributes?: KeyValue[] }[];
+  traceId?: Uint8Array;
+  spanId?: Uint8Array;
+  parentSpanId?: Uint8Array;
+  traceState?: string;
+  name?: string;
+  kind?: number;
+  startTimeUnixNano?: string;
+  endTimeUnixNano?: string;
+  attributes?: KeyValue[];
+  events?: { timeUnixNano?: string; name?: string; attributes?: KeyValue[] }[];
   status?: { code?: number; message?: string };
 }
-export interface OtlpScopeSpans { scope?: { name?: string; version?: string; attributes?: KeyValue[] }; spans?: OtlpSpan[] }
-export interface OtlpResourceSpans { resource?: { attributes?: KeyValue[] }; scopeSpans?: OtlpScopeSpans[] }
-export interface OtlpExport { resourceSpans: OtlpResourceSpans[] }
+export interface OtlpScopeSpans {
+  scope?: { name?: string; version?: string; attributes?: KeyValue[] };
+  spans?: OtlpSpan[];
+}
+export interface OtlpResourceSpans {
+  resource?: { attributes?: KeyValue[] };
+  scopeSpans?: OtlpScopeSpans[];
+}
+export interface OtlpExport {
+  resourceSpans: OtlpResourceSpans[];
+}
 
 /** a body that is not an OTLP export: the caller answers 400 with `error` and `message` */
 export class OtlpDecodeError extends Error {
   readonly error: string;
-  constructor(error: string, message: string) { super(message); this.error = error; }
+  constructor(error: string, message: string) {
+    super(message);
+    this.error = error;
+  }
 }
 
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, arrays: true, defaults: false };
@@ -57,7 +85,9 @@ function normalise(msg: protobuf.Message): OtlpExport {
   const resourceSpans = (obj.resourceSpans ?? []).map((rs) => ({
     resource: rs.resource,
     // deprecated (OTLP < 0.19): read when scopeSpans is absent, as receivers should
-    scopeSpans: rs.scopeSpans?.length ? rs.scopeSpans : (rs.instrumentationLibrarySpans ?? []).map((ils: any) => ({ scope: ils.instrumentationLibrary, spans: ils.spans })),
+    scopeSpans: rs.scopeSpans?.length
+      ? rs.scopeSpans
+      : (rs.instrumentationLibrarySpans ?? []).map((ils: any) => ({ scope: ils.instrumentationLibrary, spans: ils.spans })),
   }));
   return { resourceSpans };
 }
@@ -67,7 +97,10 @@ export function decodeProtobuf(body: Uint8Array): OtlpExport {
   try {
     msg = RequestType.decode(body);
   } catch (e) {
-    throw new OtlpDecodeError('Failed to parse OTel Protobuf Trace', `The body is not an OTLP ExportTraceServiceRequest in protobuf: ${(e as Error).message}`);
+    throw new OtlpDecodeError(
+      'Failed to parse OTel Protobuf Trace',
+      `The body is not an OTLP ExportTraceServiceRequest in protobuf: ${(e as Error).message}`,
+    );
   }
   return normalise(msg);
 }
@@ -91,17 +124,20 @@ function withByteIds(json: any): any {
     ...json,
     resourceSpans: list(json.resourceSpans, 'resourceSpans').map((rs: any, i: number) => {
       if (!rs || typeof rs !== 'object') throw new TypeError(`resourceSpans[${i}] must be an object`);
-      const scopes = (key: 'scopeSpans' | 'instrumentationLibrarySpans') => list(rs[key], `resourceSpans[${i}].${key}`).map((ss: any, j: number) => {
-        if (!ss || typeof ss !== 'object') throw new TypeError(`resourceSpans[${i}].${key}[${j}] must be an object`);
-        return {
-          ...ss,
-          spans: list(ss.spans, `resourceSpans[${i}].${key}[${j}].spans`).map((s: any, k: number) => {
-            if (!s || typeof s !== 'object') throw new TypeError(`resourceSpans[${i}].${key}[${j}].spans[${k}] must be an object`);
-            const links = Array.isArray(s.links) ? s.links.map((l: any) => (l && typeof l === 'object' ? { ...l, traceId: hexId(l.traceId), spanId: hexId(l.spanId) } : l)) : s.links;
-            return { ...s, traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId), links };
-          }),
-        };
-      });
+      const scopes = (key: 'scopeSpans' | 'instrumentationLibrarySpans') =>
+        list(rs[key], `resourceSpans[${i}].${key}`).map((ss: any, j: number) => {
+          if (!ss || typeof ss !== 'object') throw new TypeError(`resourceSpans[${i}].${key}[${j}] must be an object`);
+          return {
+            ...ss,
+            spans: list(ss.spans, `resourceSpans[${i}].${key}[${j}].spans`).map((s: any, k: number) => {
+              if (!s || typeof s !== 'object') throw new TypeError(`resourceSpans[${i}].${key}[${j}].spans[${k}] must be an object`);
+              const links = Array.isArray(s.links)
+                ? s.links.map((l: any) => (l && typeof l === 'object' ? { ...l, traceId: hexId(l.traceId), spanId: hexId(l.spanId) } : l))
+                : s.links;
+              return { ...s, traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId), links };
+            }),
+          };
+        });
       return { ...rs, scopeSpans: scopes('scopeSpans'), instrumentationLibrarySpans: scopes('instrumentationLibrarySpans') };
     }),
   };
@@ -113,7 +149,10 @@ export function decodeJson(json: unknown): OtlpExport {
   try {
     msg = RequestType.fromObject(withByteIds(json));
   } catch (e) {
-    throw new OtlpDecodeError('Invalid OTLP trace export', `The body is not an OTLP/JSON ExportTraceServiceRequest: ${(e as Error).message.replace(/^opentelemetry\.proto\.[\w.]+\./, '')}`);
+    throw new OtlpDecodeError(
+      'Invalid OTLP trace export',
+      `The body is not an OTLP/JSON ExportTraceServiceRequest: ${(e as Error).message.replace(/^opentelemetry\.proto\.[\w.]+\./, '')}`,
+    );
   }
   return normalise(msg);
 }
@@ -125,12 +164,18 @@ export function decodeJsonText(text: string): OtlpExport {
     json = JSON.parse(text);
   } catch (e) {
     const position = /position (\d+)/.exec(String((e as Error).message))?.[1];
-    throw new OtlpDecodeError('Failed to parse OTel JSON Trace', `Invalid JSON in request body${position ? ` at position ${position}` : ''}`);
+    throw new OtlpDecodeError(
+      'Failed to parse OTel JSON Trace',
+      `Invalid JSON in request body${position ? ` at position ${position}` : ''}`,
+    );
   }
   return decodeJson(json);
 }
 
-export interface PartialSuccess { rejectedSpans: number; errorMessage: string }
+export interface PartialSuccess {
+  rejectedSpans: number;
+  errorMessage: string;
+}
 
 /** ExportTraceServiceResponse in protobuf */
 export function encodeResponse(partial?: PartialSuccess): Uint8Array {

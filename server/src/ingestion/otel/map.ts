@@ -11,7 +11,12 @@ import { extractCost, extractModel, extractUsage, isAgentAggregate, jsonObject, 
 import { ObservationLevelValues, ObservationTypeValues } from '../../../../generated/enums.ts';
 import { MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 
-export interface RawEvent { id: string; timestamp: string; type: string; body: Record<string, unknown> }
+export interface RawEvent {
+  id: string;
+  timestamp: string;
+  type: string;
+  body: Record<string, unknown>;
+}
 /** the events one span became, or why it was rejected */
 export type MappedSpan = { spanId: string; traceId: string; events: RawEvent[] } | { rejected: string };
 
@@ -44,7 +49,11 @@ const allZero = (s: string) => /^0*$/.test(s);
 export function nanosToIso(nanos: string | number | undefined): string | undefined {
   if (nanos === undefined || nanos === null || nanos === '') return undefined;
   let ns: bigint;
-  try { ns = BigInt(nanos); } catch { return undefined; }
+  try {
+    ns = BigInt(nanos);
+  } catch {
+    return undefined;
+  }
   if (ns <= 0n) return undefined;
   const d = new Date(Number(ns / 1_000_000n));
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
@@ -54,11 +63,16 @@ export function nanosToIso(nanos: string | number | undefined): string | undefin
 function parsedJson(v: unknown): unknown {
   if (typeof v !== 'string') return v;
   const t = v.trim();
-  if (!(t.startsWith('{') || t.startsWith('[') || t.startsWith('"') || t === 'null' || t === 'true' || t === 'false' || /^-?\d/.test(t))) return v;
+  if (!(t.startsWith('{') || t.startsWith('[') || t.startsWith('"') || t === 'null' || t === 'true' || t === 'false' || /^-?\d/.test(t)))
+    return v;
   // JSON text nested deeper than a stored value may be stays text: parsed, 8 MB of `[[[…` held
   // ~800 MB per span and failed the export with a 500 at PostgreSQL's jsonb depth limit
   if ((t[0] === '[' || t[0] === '{') && nestsDeeperThan(t, MAX_JSON_DEPTH)) return v;
-  try { return JSON.parse(t); } catch { return v; }
+  try {
+    return JSON.parse(t);
+  } catch {
+    return v;
+  }
 }
 
 /** whether JSON text opens more than `limit` arrays or objects at once (brackets inside strings skipped) */
@@ -68,7 +82,8 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {
@@ -104,18 +119,45 @@ function prefixed(a: Attributes, prefix: string): Record<string, unknown> | unde
 
 const LANGFUSE_TYPES = new Set(ObservationTypeValues.map((t) => t.toLowerCase()));
 const OPENINFERENCE: Record<string, string> = {
-  LLM: 'generation', EMBEDDING: 'embedding', CHAIN: 'chain', RETRIEVER: 'retriever', RERANKER: 'retriever', TOOL: 'tool', AGENT: 'agent', GUARDRAIL: 'guardrail', EVALUATOR: 'evaluator',
+  LLM: 'generation',
+  EMBEDDING: 'embedding',
+  CHAIN: 'chain',
+  RETRIEVER: 'retriever',
+  RERANKER: 'retriever',
+  TOOL: 'tool',
+  AGENT: 'agent',
+  GUARDRAIL: 'guardrail',
+  EVALUATOR: 'evaluator',
 };
 const GEN_AI_OPERATION: Record<string, string> = {
-  chat: 'generation', completion: 'generation', text_completion: 'generation', generate_content: 'generation', generate: 'generation',
-  embeddings: 'embedding', invoke_agent: 'agent', create_agent: 'agent', execute_tool: 'tool',
+  chat: 'generation',
+  completion: 'generation',
+  text_completion: 'generation',
+  generate_content: 'generation',
+  generate: 'generation',
+  embeddings: 'embedding',
+  invoke_agent: 'agent',
+  create_agent: 'agent',
+  execute_tool: 'tool',
 };
-const LANGFUSE_GENERATION_KEYS = ['langfuse.observation.model.name', 'langfuse.observation.usage_details', 'langfuse.observation.cost_details', 'langfuse.observation.completion_start_time',
-  'langfuse.observation.model.parameters', 'langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'];
+const LANGFUSE_GENERATION_KEYS = [
+  'langfuse.observation.model.name',
+  'langfuse.observation.usage_details',
+  'langfuse.observation.cost_details',
+  'langfuse.observation.completion_start_time',
+  'langfuse.observation.model.parameters',
+  'langfuse.observation.prompt.name',
+  'langfuse.observation.prompt.version',
+];
 
 // The Vercel AI SDK's model calls; every other `ai.*` operation (ai.generateText, ai.streamText,
 // …) wraps them and repeats their usage, so it is a span, as Langfuse types it
-const AI_SDK_GENERATIONS = ['ai.generateText.doGenerate', 'ai.streamText.doStream', 'ai.generateObject.doGenerate', 'ai.streamObject.doStream'];
+const AI_SDK_GENERATIONS = [
+  'ai.generateText.doGenerate',
+  'ai.streamText.doStream',
+  'ai.generateObject.doGenerate',
+  'ai.streamObject.doStream',
+];
 const AI_SDK_EMBEDDINGS = ['ai.embedMany.doEmbed', 'ai.embed.doEmbed'];
 const AI_SDK_MODEL_KEYS = ['langfuse.observation.model.name', 'ai.model.id', 'gen_ai.request.model', 'gen_ai.response.model'];
 
@@ -168,8 +210,24 @@ function indexedMessages(a: Attributes, prefix: string): unknown[] | undefined {
   return list.length ? list : undefined;
 }
 
-const INPUT_KEYS = ['langfuse.observation.input', 'traceloop.entity.input', 'gen_ai.input.messages', 'input.value', 'gen_ai.prompt', 'ai.prompt.messages', 'ai.prompt'];
-const OUTPUT_KEYS = ['langfuse.observation.output', 'traceloop.entity.output', 'gen_ai.output.messages', 'output.value', 'gen_ai.completion', 'ai.response.text', 'ai.response.object'];
+const INPUT_KEYS = [
+  'langfuse.observation.input',
+  'traceloop.entity.input',
+  'gen_ai.input.messages',
+  'input.value',
+  'gen_ai.prompt',
+  'ai.prompt.messages',
+  'ai.prompt',
+];
+const OUTPUT_KEYS = [
+  'langfuse.observation.output',
+  'traceloop.entity.output',
+  'gen_ai.output.messages',
+  'output.value',
+  'gen_ai.completion',
+  'ai.response.text',
+  'ai.response.object',
+];
 const LEVELS = new Set<string>(ObservationLevelValues);
 const STATUS_ERROR = 2;
 
@@ -190,11 +248,36 @@ function modelParameters(a: Attributes): Record<string, unknown> | undefined {
  * session/user, OpenLLMetry's association properties and AI SDK 7's runtime context
  * (ai.settings.context.*): the last two are Tally additions, Langfuse drops them.
  */
-const USER_ID_KEYS = ['langfuse.user.id', 'user.id', 'langfuse.observation.metadata.langfuse_user_id', 'langfuse.trace.metadata.langfuse_user_id',
-  'ai.telemetry.metadata.userId', 'ai.settings.context.userId', 'traceloop.association.properties.userId', 'traceloop.association.properties.user_id'];
-const SESSION_ID_KEYS = ['langfuse.session.id', 'session.id', 'gen_ai.conversation.id', 'langfuse.observation.metadata.langfuse_session_id',
-  'langfuse.trace.metadata.langfuse_session_id', 'ai.telemetry.metadata.sessionId', 'ai.settings.context.sessionId', 'traceloop.association.properties.sessionId', 'traceloop.association.properties.session_id'];
-const TAG_KEYS = ['langfuse.trace.tags', 'langfuse.tags', 'langfuse.observation.metadata.langfuse_tags', 'langfuse.trace.metadata.langfuse_tags', 'ai.telemetry.metadata.tags', 'ai.settings.context.tags', 'tag.tags'];
+const USER_ID_KEYS = [
+  'langfuse.user.id',
+  'user.id',
+  'langfuse.observation.metadata.langfuse_user_id',
+  'langfuse.trace.metadata.langfuse_user_id',
+  'ai.telemetry.metadata.userId',
+  'ai.settings.context.userId',
+  'traceloop.association.properties.userId',
+  'traceloop.association.properties.user_id',
+];
+const SESSION_ID_KEYS = [
+  'langfuse.session.id',
+  'session.id',
+  'gen_ai.conversation.id',
+  'langfuse.observation.metadata.langfuse_session_id',
+  'langfuse.trace.metadata.langfuse_session_id',
+  'ai.telemetry.metadata.sessionId',
+  'ai.settings.context.sessionId',
+  'traceloop.association.properties.sessionId',
+  'traceloop.association.properties.session_id',
+];
+const TAG_KEYS = [
+  'langfuse.trace.tags',
+  'langfuse.tags',
+  'langfuse.observation.metadata.langfuse_tags',
+  'langfuse.trace.metadata.langfuse_tags',
+  'ai.telemetry.metadata.tags',
+  'ai.settings.context.tags',
+  'tag.tags',
+];
 
 /** an id attribute as Langfuse reads it: a string as is, anything else as its JSON */
 const idValue = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
@@ -204,7 +287,13 @@ function tagList(v: unknown): string[] | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   const p = typeof v === 'string' && v.trim().startsWith('[') ? parsedJson(v) : v;
   if (Array.isArray(p)) return p.map(String);
-  if (typeof p === 'string') return p.includes(',') ? p.split(',').map((t) => t.trim()).filter(Boolean) : [p];
+  if (typeof p === 'string')
+    return p.includes(',')
+      ? p
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : [p];
   return undefined;
 }
 
@@ -247,27 +336,36 @@ function eventId(kind: string, traceId: string, spanId: string, content: unknown
   return `otel-${kind}-${traceId}-${spanId}-${h}`;
 }
 
-export interface SpanContext { resource: Attributes; scope: { name?: string; version?: string } }
+export interface SpanContext {
+  resource: Attributes;
+  scope: { name?: string; version?: string };
+}
 
 /** one span → its trace-create and observation create event, or the reason it is rejected */
 export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
   const traceId = hex(span.traceId).toLowerCase();
   const spanId = hex(span.spanId).toLowerCase();
   const parent = hex(span.parentSpanId).toLowerCase();
-  if (traceId.length !== 32 || allZero(traceId)) return { rejected: `span ${spanId || '(no id)'}: traceId must be 16 bytes (32 hex characters), not all zero` };
-  if (spanId.length !== 16 || allZero(spanId)) return { rejected: `span in trace ${traceId}: spanId must be 8 bytes (16 hex characters), not all zero` };
-  if (parent.length !== 0 && parent.length !== 16) return { rejected: `span ${spanId}: parentSpanId must be empty or 8 bytes (16 hex characters)` };
+  if (traceId.length !== 32 || allZero(traceId))
+    return { rejected: `span ${spanId || '(no id)'}: traceId must be 16 bytes (32 hex characters), not all zero` };
+  if (spanId.length !== 16 || allZero(spanId))
+    return { rejected: `span in trace ${traceId}: spanId must be 8 bytes (16 hex characters), not all zero` };
+  if (parent.length !== 0 && parent.length !== 16)
+    return { rejected: `span ${spanId}: parentSpanId must be empty or 8 bytes (16 hex characters)` };
   const startTime = nanosToIso(span.startTimeUnixNano);
   if (!startTime) return { rejected: `span ${spanId}: startTimeUnixNano is missing or not a valid time` };
   const endTime = nanosToIso(span.endTimeUnixNano);
 
   const a = attributes(span.attributes);
   const r = ctx.resource;
-  const environment = str(firstOf(a, ['langfuse.environment'])) ?? str(firstOf(r, ['langfuse.environment', 'deployment.environment.name', 'deployment.environment']));
+  const environment =
+    str(firstOf(a, ['langfuse.environment'])) ??
+    str(firstOf(r, ['langfuse.environment', 'deployment.environment.name', 'deployment.environment']));
   const release = str(firstOf(a, ['langfuse.release'])) ?? str(firstOf(r, ['langfuse.release']));
   const version = str(firstOf(a, ['langfuse.version'])) ?? str(firstOf(r, ['langfuse.version']));
   // @langfuse/otel 5 marks the application's root span is_app_root (its parent may be another service's)
-  const isRoot = parent === '' || [a['langfuse.internal.as_root'], a['langfuse.internal.is_app_root']].some((v) => v === true || v === 'true');
+  const isRoot =
+    parent === '' || [a['langfuse.internal.as_root'], a['langfuse.internal.is_app_root']].some((v) => v === true || v === 'true');
 
   // the trace: a root span names and times it; any span may carry trace-level attributes
   const trace: Record<string, unknown> = { id: traceId, ...traceAttributes(a) };
@@ -333,7 +431,8 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
 
   const obsType = `${type}-create`;
   return {
-    traceId, spanId,
+    traceId,
+    spanId,
     events: [
       { id: eventId('trace', traceId, spanId, trace), timestamp: startTime, type: 'trace-create', body: trace },
       { id: eventId(type, traceId, spanId, obs), timestamp: startTime, type: obsType, body: obs },

@@ -7,13 +7,18 @@
 // the process remembers the generations it mapped recently.
 import type { MappedSpan, RawEvent } from './map.ts';
 
-interface Seen { parent: string | null; fingerprint: string }
+interface Seen {
+  parent: string | null;
+  fingerprint: string;
+}
 
 /** the usage buckets of a generation, without `total` (one producer sends it, the other not) */
 function fingerprint(body: Record<string, unknown>): string | null {
   const usage = body.usageDetails as Record<string, unknown> | undefined;
   if (!usage || typeof usage !== 'object') return null;
-  const keys = Object.keys(usage).filter((k) => k !== 'total' && typeof usage[k] === 'number' && (usage[k] as number) > 0).sort();
+  const keys = Object.keys(usage)
+    .filter((k) => k !== 'total' && typeof usage[k] === 'number' && (usage[k] as number) > 0)
+    .sort();
   return keys.length ? keys.map((k) => `${k}=${usage[k]}`).join(',') : null;
 }
 
@@ -31,7 +36,10 @@ export class RecentGenerations {
   }
 
   childFingerprints(key: string): { id: string; fingerprint: string }[] {
-    return [...(this.children.get(key) ?? [])].flatMap((id) => { const s = this.byId.get(id); return s ? [{ id, fingerprint: s.fingerprint }] : []; });
+    return [...(this.children.get(key) ?? [])].flatMap((id) => {
+      const s = this.byId.get(id);
+      return s ? [{ id, fingerprint: s.fingerprint }] : [];
+    });
   }
 
   add(key: string, seen: Seen): void {
@@ -64,7 +72,14 @@ export function keepOneGenerationPerCall(spans: MappedSpan[], recent: RecentGene
     const parentId = typeof obs.body.parentObservationId === 'string' ? obs.body.parentObservationId : null;
     const parentKey = parentId ? `${projectId}:${span.traceId}:${parentId}` : null;
     const parent = parentKey ? recent.get(parentKey) : undefined;
-    const twin = parent?.fingerprint === fp ? parentId : recent.childFingerprints(key).find((c) => c.fingerprint === fp)?.id.split(':').pop();
+    const twin =
+      parent?.fingerprint === fp
+        ? parentId
+        : recent
+            .childFingerprints(key)
+            .find((c) => c.fingerprint === fp)
+            ?.id.split(':')
+            .pop();
     if (!twin) {
       recent.add(key, { parent: parentKey, fingerprint: fp });
       return span;

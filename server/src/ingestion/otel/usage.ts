@@ -72,9 +72,18 @@ function genericUsage(a: Attributes, scopeName: string | undefined): Record<stri
 /** the Vercel AI SDK (scope `ai`) */
 function vercelUsage(a: Attributes): Record<string, number> {
   const out: Record<string, number> = {};
-  const set = (k: string, v: unknown) => { const n = num(v); if (n !== undefined) out[k] = n; };
-  set('input', a['gen_ai.usage.prompt_tokens'] ?? a['gen_ai.usage.input_tokens'] ?? a['ai.usage.inputTokens'] ?? a['ai.usage.promptTokens']);
-  set('output', a['gen_ai.usage.completion_tokens'] ?? a['gen_ai.usage.output_tokens'] ?? a['ai.usage.outputTokens'] ?? a['ai.usage.completionTokens']);
+  const set = (k: string, v: unknown) => {
+    const n = num(v);
+    if (n !== undefined) out[k] = n;
+  };
+  set(
+    'input',
+    a['gen_ai.usage.prompt_tokens'] ?? a['gen_ai.usage.input_tokens'] ?? a['ai.usage.inputTokens'] ?? a['ai.usage.promptTokens'],
+  );
+  set(
+    'output',
+    a['gen_ai.usage.completion_tokens'] ?? a['gen_ai.usage.output_tokens'] ?? a['ai.usage.outputTokens'] ?? a['ai.usage.completionTokens'],
+  );
   set('total', a['ai.usage.tokens'] ?? a['ai.usage.totalTokens']);
   set('input_cached_tokens', a['ai.usage.inputTokenDetails.cacheReadTokens'] ?? a['ai.usage.cachedInputTokens']);
   set('output_reasoning_tokens', a['ai.usage.outputTokenDetails.reasoningTokens'] ?? a['ai.usage.reasoningTokens']);
@@ -90,7 +99,8 @@ function vercelUsage(a: Attributes): Record<string, number> {
   set('input_cached_tokens', anthropic.cache_read_input_tokens ?? out.input_cached_tokens);
   set('input_cache_creation_5m', anthropic.cache_creation?.ephemeral_5m_input_tokens);
   set('input_cache_creation_1h', anthropic.cache_creation?.ephemeral_1h_input_tokens);
-  if (out.input_cache_creation !== undefined) out.input_cache_creation = floor0(out.input_cache_creation - (out.input_cache_creation_5m ?? 0) - (out.input_cache_creation_1h ?? 0));
+  if (out.input_cache_creation !== undefined)
+    out.input_cache_creation = floor0(out.input_cache_creation - (out.input_cache_creation_5m ?? 0) - (out.input_cache_creation_1h ?? 0));
   const bedrock = meta.bedrock?.usage ?? {};
   set('input_cache_read', bedrock.cacheReadInputTokens);
   set('input_cache_write', bedrock.cacheWriteInputTokens);
@@ -100,8 +110,15 @@ function vercelUsage(a: Attributes): Record<string, number> {
   const noCache = num(a['ai.usage.inputTokenDetails.noCacheTokens']);
   if (noCache !== undefined) out.input = noCache;
   else if (out.input !== undefined) {
-    out.input = floor0(out.input - (out.input_cached_tokens ?? 0) - (out.input_cache_creation ?? 0) - (out.input_cache_creation_5m ?? 0)
-      - (out.input_cache_creation_1h ?? 0) - (out.input_cache_read ?? 0) - (out.input_cache_write ?? 0));
+    out.input = floor0(
+      out.input -
+        (out.input_cached_tokens ?? 0) -
+        (out.input_cache_creation ?? 0) -
+        (out.input_cache_creation_5m ?? 0) -
+        (out.input_cache_creation_1h ?? 0) -
+        (out.input_cache_read ?? 0) -
+        (out.input_cache_write ?? 0),
+    );
   }
   if (out.output !== undefined) out.output = floor0(out.output - (out.output_reasoning_tokens ?? 0));
   return out;
@@ -113,7 +130,9 @@ function genkitUsage(a: Attributes): Record<string, number> | undefined {
   if (!usage || typeof usage !== 'object') return undefined;
   const out: Record<string, number> = {};
   const thoughts = num(usage.thoughtsTokens);
-  const input = num(usage.inputTokens); const output = num(usage.outputTokens); const total = num(usage.totalTokens);
+  const input = num(usage.inputTokens);
+  const output = num(usage.outputTokens);
+  const total = num(usage.totalTokens);
   if (input !== undefined) out.input = input;
   if (output !== undefined) out.output = floor0(output - (thoughts ?? 0));
   if (total !== undefined) out.total = total;
@@ -135,7 +154,10 @@ export function extractUsage(a: Attributes, scopeName: string | undefined): Reco
     out = genericUsage(a, scopeName);
     if (scopeName === 'gcp.vertex.agent' && out.input_cached_tokens === undefined) {
       const cached = num((jsonObject(a['gcp.vertex.agent.llm_response']) as any).usage_metadata?.cached_content_token_count);
-      if (cached !== undefined) { out.input_cached_tokens = cached; if (out.input !== undefined) out.input = floor0(out.input - cached); }
+      if (cached !== undefined) {
+        out.input_cached_tokens = cached;
+        if (out.input !== undefined) out.input = floor0(out.input - cached);
+      }
     }
   }
   return Object.keys(out).length ? out : undefined;
@@ -152,7 +174,15 @@ export function extractCost(a: Attributes): Record<string, unknown> | undefined 
   return cost === undefined ? undefined : { total: cost };
 }
 
-export const MODEL_KEYS = ['langfuse.observation.model.name', 'gen_ai.response.model', 'ai.model.id', 'gen_ai.request.model', 'llm.response.model', 'llm.model_name', 'model'];
+export const MODEL_KEYS = [
+  'langfuse.observation.model.name',
+  'gen_ai.response.model',
+  'ai.model.id',
+  'gen_ai.request.model',
+  'llm.response.model',
+  'llm.model_name',
+  'model',
+];
 
 /** the model name, first present key of MODEL_KEYS wins */
 export function extractModel(a: Attributes): string | undefined {

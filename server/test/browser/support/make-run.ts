@@ -24,8 +24,14 @@ export async function makeRun(env: Record<string, string> = {}): Promise<Running
     cwd: REPO,
     detached: true, // its own process group: make, and the node it starts, stop together
     env: {
-      ...process.env, DATABASE_URL: '', PORT: '0', TALLY_DATA_DIR: dataDir, LOG_LEVEL: 'info',
-      TALLY_INIT_PUBLIC_KEY: publicKey, TALLY_INIT_SECRET_KEY: secretKey, ...env,
+      ...process.env,
+      DATABASE_URL: '',
+      PORT: '0',
+      TALLY_DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      TALLY_INIT_PUBLIC_KEY: publicKey,
+      TALLY_INIT_SECRET_KEY: secretKey,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -34,18 +40,32 @@ export async function makeRun(env: Record<string, string> = {}): Promise<Running
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const m = /"url":"(http:\/\/[^"]+)"[^\n]*Tally is listening|Tally is listening[^\n]*"url":"(http:\/\/[^"]+)"/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1] ?? m[2]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] ?? m[2]!);
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`make run exited with ${code}:\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`make run exited with ${code}:\n${out}`));
+    });
   });
   return {
-    url, publicKey, secretKey,
+    url,
+    publicKey,
+    secretKey,
     output: () => out,
     async stop() {
       const running = () => child.exitCode === null && child.signalCode === null;
-      const signal = (s: NodeJS.Signals) => { try { process.kill(-child.pid!, s); } catch { /* already gone */ } };
+      const signal = (s: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, s);
+        } catch {
+          /* already gone */
+        }
+      };
       if (running()) {
         const exited = new Promise((r) => child.once('exit', r));
         signal('SIGTERM');

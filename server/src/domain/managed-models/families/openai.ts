@@ -46,7 +46,11 @@ function probeForPrefix(prefix: string): string {
  * and gpt-5 with the wrong vocabulary (18 instead of 13 tokens on mixed-script text).
  */
 function tokenizer(name: string): Pick<FamilyEntry, 'tokenizerId' | 'tokenizerConfig'> {
-  const chat = (tokenizerModel: string, tokensPerMessage = 3, tokensPerName = 1): TokenizerConfig => ({ tokenizerModel, tokensPerMessage, tokensPerName });
+  const chat = (tokenizerModel: string, tokensPerMessage = 3, tokensPerName = 1): TokenizerConfig => ({
+    tokenizerModel,
+    tokensPerMessage,
+    tokensPerName,
+  });
   // the 0301 snapshot framed chat messages differently
   if (name === 'gpt-3.5-turbo-0301') return { tokenizerId: 'openai', tokenizerConfig: chat('gpt-3.5-turbo', 4, -1) };
   if (/^(gpt-|chatgpt-)/.test(name)) return { tokenizerId: 'openai', tokenizerConfig: chat(name) };

@@ -14,6 +14,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ProblemText; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what `load` depends on, as with useEffect
   useEffect(() => {
     const mine = ++seq.current;
     setState((s) => ({ ...s, loading: true }));
@@ -25,7 +26,6 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
         if (mine === seq.current) setState({ error: describeError(e), loading: false });
       },
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };

@@ -5,7 +5,7 @@ import { createLogger } from './logger.ts';
 import { ListenError, startServer } from './server.ts';
 import { DatabaseInUseError } from './db/embedded-lock.ts';
 
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (e) {
@@ -22,7 +22,7 @@ try {
 if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 const log = createLogger(config.logLevel);
 const started = Date.now();
-let server;
+let server: Awaited<ReturnType<typeof startServer>>;
 try {
   server = await startServer(config, log);
 } catch (e) {

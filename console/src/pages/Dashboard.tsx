@@ -56,7 +56,7 @@ export function Dashboard() {
   const [environment, setEnvironment] = useState('');
   const [tick, setTick] = useState(0);
   // "now" is read when the range changes or on Refresh, not on every render (that would re-query forever)
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the range's value and the Refresh tick, on purpose
   const { window: w, error: rangeError } = useMemo(() => windowOf(choice), [JSON.stringify(choice), tick]);
   const env = environment || null;
 

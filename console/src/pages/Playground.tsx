@@ -44,6 +44,7 @@ export function Playground() {
   const set = <K extends keyof PlaygroundForm>(k: K, v: PlaygroundForm[K]) => setForm((f) => ({ ...f, [k]: v }));
 
   // the first connection is picked once the list arrives
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `set` is a fresh closure each render; re-running for it would loop
   useEffect(() => {
     const first = connections.data?.[0];
     if (first && !connections.data!.some((c) => c.provider === form.provider)) set('provider', first.provider);
@@ -53,6 +54,7 @@ export function Playground() {
     async () => (connection ? (await tally.llmConnections.models({ path: { id: connection.id } })).data.data : []),
     [tally, connection?.id],
   );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the model list arrives, not on every keystroke in the model field
   useEffect(() => {
     const list = models.data;
     if (!list || models.loading) return;

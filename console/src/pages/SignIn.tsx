@@ -41,6 +41,7 @@ export function SignIn({ onSignedIn, baseUrl }: { onSignedIn: (s: Session, tally
               {...ids}
               name="publicKey"
               autoComplete="username"
+              // biome-ignore lint/a11y/noAutofocus: the sign-in form is the whole page; its first field is where every user starts
               autoFocus
               required
               value={publicKey}

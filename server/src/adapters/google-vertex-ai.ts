@@ -116,8 +116,7 @@ async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string
   let data: string[] = [];
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     buf += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl).replace(/\r$/, '');
       buf = buf.slice(nl + 1);
       if (line === '') {

@@ -32,7 +32,8 @@ export function jobsFor(rules: EnabledRule[], observations: ObservationRecord[])
     for (const rule of rules) {
       // the sample first: it is the cheap test, and at 10% it spares nine matches in ten
       if (!sampled(rule.sampling, o.id)) continue;
-      if (!ruleMatches((view ??= forMatching(o)), rule.filters)) continue;
+      view ??= forMatching(o);
+      if (!ruleMatches(view, rule.filters)) continue;
       const traceId = o.traceId ?? '';
       for (const a of rule.assignments) {
         if (a.blocked) continue;

@@ -13,7 +13,7 @@ export async function reencryptConnections(db: Db, keyring: Keyring): Promise<{ 
   for (const row of rows) {
     let previous = false;
     const again = (stored: string) => {
-      let opened;
+      let opened: ReturnType<typeof decryptSecret>;
       try {
         opened = decryptSecret(keyring, stored);
       } catch (e) {

@@ -221,11 +221,10 @@ export async function enabledRulesFor(em: SqlEntityManager, projectId: string): 
   const rules = new Map<string, EnabledRule>();
   for (const r of rows) {
     let rule = rules.get(r.rule_id);
-    if (!rule)
-      rules.set(
-        r.rule_id,
-        (rule = { id: r.rule_id, name: r.rule_name, filters: json(r.filters) ?? [], sampling: Number(r.sampling), assignments: [] }),
-      );
+    if (!rule) {
+      rule = { id: r.rule_id, name: r.rule_name, filters: json(r.filters) ?? [], sampling: Number(r.sampling), assignments: [] };
+      rules.set(r.rule_id, rule);
+    }
     rule.assignments.push({
       assignmentId: r.assignment_id,
       evaluatorId: r.evaluator_id,

@@ -11,7 +11,9 @@ import { boot } from '../support/boot.ts';
 import { json, startFakeProvider } from '../support/fake-provider.ts';
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-restart', TALLY_INIT_SECRET_KEY: 'sk-lf-restart-secret' };
 const authorization = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');

@@ -182,6 +182,7 @@ describe('nothing accepted can poison a read', () => {
           id: unique('evt'),
           timestamp: at,
           type: 'generation-create',
+          // biome-ignore lint/correctness/noPrecisionLoss: an integer past 2^53 is what this case sends
           body: { id: unique('g'), usageDetails: { input: 9007199254740993 } },
         },
         {

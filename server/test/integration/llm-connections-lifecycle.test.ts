@@ -14,7 +14,9 @@ import { sql } from '../../src/store/sql.ts';
 import { json, sse, startFakeProvider } from '../support/fake-provider.ts';
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 // the operator's own key settings never leak in; every log line is kept to search for secrets
 const boot = (env: Record<string, string>) => bootServer({ ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: '', LOG_LEVEL: 'trace', ...env });

@@ -13,7 +13,9 @@ const freshDir = () => {
   dirs.push(d);
   return d;
 };
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const modelsStatus = (url: string, pk: string, sk: string) =>
   fetch(`${url}/api/public/models?limit=1`, { headers: { authorization: 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64') } }).then(

@@ -64,6 +64,7 @@ function ConnectionRow({
         {config ? <div className="muted">{config}</div> : null}
       </td>
       <td>
+        {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: names the masked value for the console's tests and assistive tools that read it */}
         <code aria-label={`Masked key of ${c.provider}`}>{c.displaySecretKey}</code>
       </td>
       <td className="break">{c.baseURL ?? <span className="muted">provider default</span>}</td>
@@ -183,6 +184,7 @@ function RowActions({
         </button>
       </div>
       {confirming ? (
+        // biome-ignore lint/a11y/useSemanticElements: two buttons, not a form: a fieldset would bring form semantics and styling
         <div
           className="confirm"
           role="group"

@@ -23,6 +23,7 @@ export function HeaderRows({
         {editing && rows.length ? ' Enter each value again: saving replaces all headers (remove a row to drop that header).' : ''}
       </p>
       {rows.map((r, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a row is its position; header names may repeat or be empty while typed
         <div className="row header-row" key={i}>
           <Field label={`Header name ${i + 1}`} error={errorOf(i, r.name)}>
             {(ids) => <input {...ids} value={r.name} onChange={(e) => put(i, { ...r, name: e.target.value })} autoComplete="off" />}

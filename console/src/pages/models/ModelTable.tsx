@@ -152,6 +152,7 @@ function DeleteButton({ model, onDeleted }: { model: Model; onDeleted: (m: Model
   }
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape from either button inside cancels the confirmation
     <div
       className="delete"
       onKeyDown={(e) => {

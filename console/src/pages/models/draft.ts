@@ -154,11 +154,11 @@ export function shownPaths(d: ModelDraft): Set<string> {
   if (d.mode === 'flat') paths.push('inputPrice', 'outputPrice', 'totalPrice');
   else {
     paths.push('pricingTiers');
-    d.usageTypes.forEach((_, j) => paths.push(`usageTypes.${j}`));
+    for (let j = 0; j < d.usageTypes.length; j++) paths.push(`usageTypes.${j}`);
     d.tiers.forEach((t, i) => {
       const p = `pricingTiers.${i}`;
       paths.push(p, `${p}.name`, `${p}.priority`, `${p}.isDefault`, `${p}.prices`, `${p}.conditions`);
-      d.usageTypes.forEach((u) => paths.push(`${p}.prices.${u.name.trim()}`));
+      for (const u of d.usageTypes) paths.push(`${p}.prices.${u.name.trim()}`);
       t.conditions.forEach((_, j) => {
         const c = `${p}.conditions.${j}`;
         paths.push(c, `${c}.usageDetailPattern`, `${c}.operator`, `${c}.value`, `${c}.caseSensitive`);

@@ -38,6 +38,7 @@ export function CompletionDetails({ c }: { c: PlaygroundCompletion }) {
         <>
           <h3>Tool calls</h3>
           {c.toolCalls.map((t, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a finished completion's tool calls never reorder
             <pre key={i}>
               {t.name}({t.arguments})
             </pre>

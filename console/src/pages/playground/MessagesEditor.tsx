@@ -26,6 +26,7 @@ export function MessagesEditor({
         </div>
       ) : null}
       {messages.map((m, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a message is its position in the conversation; field errors are keyed the same way
         <div className="message-row" key={i}>
           <Field label={`Role of message ${i + 1}`} error={fields[`messages.${i}.role`]}>
             {(ids) => (

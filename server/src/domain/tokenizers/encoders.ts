@@ -110,8 +110,8 @@ function openaiCounter(encoding: 'o200k_base' | 'cl100k_base'): (text: string) =
 
 /** special tokens count one each; the text between them is counted as plain text */
 function splitSpecials(specials: readonly string[], countPlain: (segment: string) => number): (text: string) => number {
-  const escape = (s: string) => s.replace(/[\\^$*+?.()|[\]{}]/g, '\\$&');
-  const special = new RegExp(specials.map(escape).join('|'), 'g');
+  const escapeRegex = (s: string) => s.replace(/[\\^$*+?.()|[\]{}]/g, '\\$&');
+  const special = new RegExp(specials.map(escapeRegex).join('|'), 'g');
   // the prefix all special tokens share ("<|", "<"): text without it has none of them
   let marker = specials[0]!;
   for (const s of specials) while (!s.startsWith(marker)) marker = marker.slice(0, -1);

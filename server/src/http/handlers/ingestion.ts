@@ -12,7 +12,7 @@ const eventId = (raw: unknown) =>
 export const ingestionBatch: OperationHandler = async (ctx) => {
   const projectId = projectOf(ctx);
   const units = (ctx.body.batch as unknown[]).map((raw) => ({ id: eventId(raw), events: [raw] }));
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof ingest>>;
   try {
     outcome = await ingest(ctx.em, ctx.services, projectId, units, { source: 'batch', checkText: ctx.mayHoldUnstorableText });
   } catch (e) {

@@ -204,7 +204,8 @@ function indexedMessages(a: Attributes, prefix: string): unknown[] | undefined {
     if (!m) continue;
     const i = Number(m[1]);
     if (i > 10_000) continue;
-    (out[i] ??= {})[m[2]!] = parsedJson(v);
+    out[i] ??= {};
+    out[i][m[2]!] = parsedJson(v);
   }
   const list = out.filter(Boolean);
   return list.length ? list : undefined;
@@ -385,10 +386,16 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
   if (version !== undefined) obs.version = version;
   const input = firstOf(a, INPUT_KEYS);
   if (input !== undefined) obs.input = parsedJson(input);
-  else if ((obs.input = indexedMessages(a, 'gen_ai.prompt')) === undefined) delete obs.input;
+  else {
+    const messages = indexedMessages(a, 'gen_ai.prompt');
+    if (messages !== undefined) obs.input = messages;
+  }
   const output = firstOf(a, OUTPUT_KEYS);
   if (output !== undefined) obs.output = parsedJson(output);
-  else if ((obs.output = indexedMessages(a, 'gen_ai.completion')) === undefined) delete obs.output;
+  else {
+    const messages = indexedMessages(a, 'gen_ai.completion');
+    if (messages !== undefined) obs.output = messages;
+  }
   // the root span's input and output are the trace's, unless the sender set the trace's own
   if (isRoot) {
     if (trace.input === undefined && obs.input !== undefined) trace.input = obs.input;

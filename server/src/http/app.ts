@@ -16,7 +16,7 @@ import { findTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { jsonBody } from './body.ts';
 import { OTEL_TRACES_PATH, otelBodyParser } from './handlers/otel.ts';
 import { pathProblem } from './request-path.ts';
-import { findUnstorableText, holdsNonFiniteNumber } from './unstorable-text.ts';
+import { findUnstorableText, holdsNonFiniteNumber } from '../domain/unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
 
 // set on a request whose raw JSON body has an escape PostgreSQL may not store, or bytes that are not UTF-8

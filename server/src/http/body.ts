@@ -18,7 +18,7 @@ import type { Transform } from 'node:stream';
 import { constants as zc, createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { decodeUtf8, pruneDeepJson } from './json-bytes.ts';
-import { mayHoldUnstorableText } from './unstorable-text.ts';
+import { mayHoldUnstorableText } from '../domain/unstorable-text.ts';
 
 const MB = 1024 * 1024;
 

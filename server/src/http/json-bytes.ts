@@ -5,16 +5,16 @@
 //   U+FFFD the client meant, so they were stored as such. A body with them (Buffer's native
 //   isUtf8 says so, about 7 µs for a 270 KB body) is decoded here with each ill-formed sequence
 //   replaced by INVALID_UTF8_MARK, two lone low surrogates: no valid UTF-8 decodes to one, so
-//   the marked strings are exactly the ones that held the bytes, and unstorable-text.ts refuses
+//   the marked strings are exactly the ones that held the bytes, and domain/unstorable-text.ts refuses
 //   them with the field (or, in a batch, the event) named, as it does NUL and lone surrogates.
 // - nesting far beyond the depth the API takes (json-depth.ts). JSON.parse of 4 MB of `[[[[…`
 //   builds two million arrays (about 150 MB and 2 s) before the depth check can refuse them.
 //   `pruneDeepJson` empties every container at a depth past which everything is refused anyway,
 //   so the parsed value is refused exactly as before, with the same path, without being built.
+import { INVALID_UTF8_MARK } from '../domain/unstorable-text.ts';
 import { isUtf8 } from 'node:buffer';
 
 /** what an ill-formed UTF-8 sequence decodes to; two units, so an escaped high surrogate before it still leaves one unpaired */
-export const INVALID_UTF8_MARK = '\uDFFF\uDFFF';
 
 /**
  * The length of the well-formed UTF-8 sequence at `i` (Unicode table 3-7), or minus the length
@@ -110,9 +110,9 @@ const WS = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const DIGIT = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
 const HEX = (c: number | undefined) => c !== undefined && ((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66));
 const LITERALS: Record<number, number[]> = {
-  0x74: [0x74, 0x72, 0x75, 0x65],
-  0x66: [0x66, 0x61, 0x6c, 0x73, 0x65],
-  0x6e: [0x6e, 0x75, 0x6c, 0x6c],
+  116: [0x74, 0x72, 0x75, 0x65],
+  102: [0x66, 0x61, 0x6c, 0x73, 0x65],
+  110: [0x6e, 0x75, 0x6c, 0x6c],
 };
 
 /** the end of the JSON string whose opening quote is at `i` (the index after its closing quote), or minus the offending index */

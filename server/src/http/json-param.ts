@@ -4,7 +4,7 @@
 import type { ValidateFunction } from 'ajv';
 import { invalidData, invalidRequest } from './errors.ts';
 import { findTooDeep } from '../domain/json-depth.ts';
-import { findUnstorableText } from './unstorable-text.ts';
+import { findUnstorableText } from '../domain/unstorable-text.ts';
 import { issuesFromAjv } from '../spec/issues.ts';
 
 export function readJsonParam(raw: unknown, name: string, validate: ValidateFunction): unknown {

@@ -13,7 +13,7 @@ import {
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 import { componentValidators, loadSpec } from '../spec/spec.ts';
 import { findTooDeep } from '../domain/json-depth.ts';
-import { findUnstorableText } from '../http/unstorable-text.ts';
+import { findUnstorableText } from '../domain/unstorable-text.ts';
 import { issuesFromAjv } from '../spec/issues.ts';
 
 const LEGACY_OBSERVATION_TYPES = new Set(['observation-create', 'observation-update']);

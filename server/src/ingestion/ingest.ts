@@ -32,7 +32,7 @@ const validateEvent = createEventValidator();
 
 export interface IngestOptions {
   source: IngestSource;
-  /** the request body may hold text PostgreSQL cannot store (http/unstorable-text.ts) */
+  /** the request body may hold text PostgreSQL cannot store (domain/unstorable-text.ts) */
   checkText?: boolean;
 }
 

@@ -86,13 +86,6 @@ const MAY_IMPORT: Record<string, string[]> = {
   mock: ['http', 'spec', '../sdk'],
 };
 
-/**
- * The one import that still breaks the table: the event validator (ingestion/events.ts) checks
- * text through http/unstorable-text.ts, which reads the raw request bytes' marks
- * (http/json-bytes.ts). Delete this list when that check moves below HTTP; never add to it.
- */
-const KNOWN_UNTIL_ISSUE_22_ITEM_1: { from: string; to: string }[] = [{ from: 'ingestion/events.ts', to: 'http/unstorable-text.ts' }];
-
 interface Edge {
   from: string;
   to: string;
@@ -141,12 +134,10 @@ function edges(): Edge[] {
   );
 }
 
-const known = (e: Edge) => KNOWN_UNTIL_ISSUE_22_ITEM_1.some((k) => e.from.startsWith(k.from) && e.to === k.to);
-
 /** the imports of `all` the table does not allow, as "from → to (part may import: …)" */
 function violations(all: Edge[]): string[] {
   return all
-    .filter((e) => e.fromPart !== e.toPart && !(MAY_IMPORT[e.fromPart] ?? []).includes(e.toPart) && !known(e))
+    .filter((e) => e.fromPart !== e.toPart && !(MAY_IMPORT[e.fromPart] ?? []).includes(e.toPart))
     .map((e) => `${e.from} → ${e.to} (${e.fromPart} may import: ${(MAY_IMPORT[e.fromPart] ?? []).join(', ') || 'nothing else'})`);
 }
 

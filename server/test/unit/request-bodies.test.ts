@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyBudget, readBody, type BodyError } from '../../src/http/body.ts';
-import { decodeUtf8, INVALID_UTF8_MARK, invalidJsonAt, pruneDeepJson } from '../../src/http/json-bytes.ts';
+import { decodeUtf8, invalidJsonAt, pruneDeepJson } from '../../src/http/json-bytes.ts';
+import { INVALID_UTF8_MARK } from '../../src/domain/unstorable-text.ts';
 import { findTooDeep } from '../../src/http/json-depth.ts';
-import { findUnstorableText } from '../../src/http/unstorable-text.ts';
+import { findUnstorableText } from '../../src/domain/unstorable-text.ts';
 
 const bytes = (...parts: (string | number[])[]) =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findUnstorableText, holdsNonFiniteNumber, mayHoldUnstorableText } from '../../src/http/unstorable-text.ts';
+import { findUnstorableText, holdsNonFiniteNumber, mayHoldUnstorableText } from '../../src/domain/unstorable-text.ts';
 
 describe('text PostgreSQL cannot store', () => {
   it('is suspected from the raw body only when it has a NUL or surrogate escape', () => {

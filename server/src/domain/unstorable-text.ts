@@ -4,9 +4,15 @@
 // JSON.parse as ±Infinity, which a walk over the parsed numbers finds. A body with neither needs
 // no further look; one with them is walked to name the field, so the client gets a 400 for that
 // field (or that event) instead of a 500 or a silently changed value. Bytes that are not UTF-8
-// reach here as INVALID_UTF8_MARK (json-bytes.ts), lone surrogates no valid text decodes to.
+// reach here as INVALID_UTF8_MARK (put there by http/json-bytes.ts), lone surrogates no valid
+// text decodes to.
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
-import { INVALID_UTF8_MARK } from './json-bytes.ts';
+
+/**
+ * What the body decoder puts in place of each ill-formed UTF-8 sequence: two lone low
+ * surrogates, which no valid UTF-8 decodes to, so the check below can name the field.
+ */
+export const INVALID_UTF8_MARK = '\uDFFF\uDFFF';
 
 /** cheap pre-check on the raw JSON body: false means no string in it can be unstorable */
 export function mayHoldUnstorableText(raw: Buffer): boolean {

@@ -5,11 +5,8 @@ import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.t
 import type { ModelMatcher } from '../domain/models/matcher.ts';
 import { computeFromProvided, needsTokenization, type UsageAndCost } from '../domain/usage/index.ts';
 import type { StoredModel } from '../domain/models/types.ts';
+import { isPricedType } from '../domain/usage/priced-types.ts';
 import type { TokenizerPool } from '../threads/tokenizer-pool.ts';
-import { ObservationTypeValues } from '../../../generated/enums.ts';
-
-// Langfuse tracks usage and cost on generation-like observations only
-const PRICED_TYPES = new Set<string>(ObservationTypeValues.filter((t) => t !== 'SPAN' && t !== 'EVENT'));
 
 export interface PricingInput {
   model: StoredModel | null;
@@ -64,7 +61,7 @@ export async function priceObservation(
   tokenizers: TokenizerPool,
   trace?: TraceRecord,
 ): Promise<ObservationRecord> {
-  const model = PRICED_TYPES.has(rec.type) ? matcher.match(rec.model) : null;
+  const model = isPricedType(rec.type) ? matcher.match(rec.model) : null;
   const r = await priceUsage(
     {
       model,

@@ -10,6 +10,7 @@ import type { AnyValue, KeyValue, OtlpExport, OtlpSpan } from './decode.ts';
 import { extractCost, extractModel, extractUsage, isAgentAggregate, jsonObject, MODEL_KEYS, type Attributes } from './usage.ts';
 import { ObservationLevelValues, ObservationTypeValues } from '../../../../generated/enums.ts';
 import { MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
+import { isPricedType } from '../../domain/usage/priced-types.ts';
 
 export interface RawEvent {
   id: string;
@@ -415,7 +416,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): MappedSpan {
     ...(ctx.scope.name ? { scope: { name: ctx.scope.name, ...(ctx.scope.version ? { version: ctx.scope.version } : {}) } } : {}),
   };
 
-  if (type !== 'span' && type !== 'event') {
+  if (isPricedType(type)) {
     const model = extractModel(a);
     if (model !== undefined) obs.model = model;
     if (!isAgentAggregate(a)) {

@@ -30,7 +30,20 @@ export interface TokenizationQuestion {
 
 /** Tokenize only when nothing usable was provided, a model with a tokenizer matched, and the call did not fail. */
 export function needsTokenization({ providedUsage, providedCost, model, level }: TokenizationQuestion): boolean {
-  return !!model?.tokenizerId && level !== 'ERROR' && !hasEntries(finaliseUsage(providedUsage).provided) && !hasValue(providedCost);
+  return tokenizes(model, level, finaliseUsage(providedUsage).provided, providedCost);
+}
+
+/**
+ * The rule itself, on a provided usage map already finalised (finaliseUsage's `provided`): a
+ * model with a tokenizer matched, the call did not fail, no usage count and no cost was provided.
+ */
+function tokenizes(
+  model: StoredModel | null,
+  level: ObservationLevel | string | null | undefined,
+  finalProvidedUsage: Record<string, number>,
+  providedCost: Record<string, unknown>,
+): boolean {
+  return !!model?.tokenizerId && level !== 'ERROR' && !hasEntries(finalProvidedUsage) && !hasValue(providedCost);
 }
 
 function hasValue(o: Record<string, unknown>): boolean {
@@ -85,8 +98,8 @@ export function computeFromProvided(input: FromProvidedInput): UsageAndCost {
     const v = input.providedCost[k];
     if (v != null) setEntry(providedCostDetails, k, v);
   }
-  // needsTokenization on maps already finalised (without finalising `provided` again)
-  const infer = !!input.model?.tokenizerId && input.level !== 'ERROR' && !hasEntries(provided) && !hasValue(providedCostDetails);
+  // needsTokenization's rule on the maps already finalised (without finalising `provided` again)
+  const infer = tokenizes(input.model, input.level, provided, providedCostDetails);
   // Tokenizer failure leaves usage empty: no zero is written and no fallback runs.
   const repair = infer ? null : repairOverlap(finalProvided, provided);
   const usageDetails = infer ? { ...(input.inferredUsage ?? {}) } : (repair?.usage ?? finalProvided);
@@ -134,7 +147,6 @@ export interface EventUsageInput
   costDetails?: unknown;
 }
 
-/** One event on its own: parse, build the provided maps, then compute. */
 /** The usage and cost an event carries: its usageDetails read (strictly), merged with the legacy `usage` object. */
 export function readProvided(input: { legacyUsage?: LegacyUsage; usageDetails?: unknown; costDetails?: unknown }) {
   const parsed = parseUsageDetails(input.usageDetails);
@@ -145,6 +157,7 @@ export function readProvided(input: { legacyUsage?: LegacyUsage; usageDetails?: 
   };
 }
 
+/** One event on its own: parse, build the provided maps, then compute. */
 export function computeUsageAndCost(input: EventUsageInput): UsageAndCost {
   const { legacyUsage, usageDetails, costDetails, ...rest } = input;
   const { parsed, providedUsage, providedCost } = readProvided({ legacyUsage, usageDetails, costDetails });

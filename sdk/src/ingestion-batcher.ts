@@ -5,12 +5,13 @@
 // `successes`), or when it can never succeed (a 4xx per-event error, or larger than a request
 // may be), or after `maxRetries` retries; each of the last three is reported to `onError`.
 // Failed requests, 5xx/429 per-event errors and events the response does not mention are
-// resent with exponential backoff and jitter. Event ids are kept as given, so a resend of an
+// resent with exponential backoff and half jitter (backoff.ts). Event ids are kept as given, so a resend of an
 // event the server did store after all (a lost response) changes nothing there.
 //
 // Plain ESM, no dependencies, no Node-only APIs (the interval timer is unref'd where the runtime
 // has it, so an idle batcher never keeps a process alive; call shutdown() before exiting).
 import type { IngestionEvent, IngestionResponse } from '../../generated/client/types.gen.ts';
+import { halfJitterDelay } from './backoff.ts';
 
 export type { IngestionEvent, IngestionResponse };
 
@@ -264,9 +265,7 @@ export class IngestionBatcher {
     if (!again.length) return;
     for (const e of again) e.retries++;
     const attempt = Math.max(...again.map((e) => e.retries));
-    const cap = Math.min(this.#retryMaxMs, this.#retryBaseMs * 2 ** (attempt - 1));
-    // half fixed, half jitter: spreads clients out without ever retrying at once
-    const delay = Math.round(cap / 2 + Math.random() * (cap / 2));
+    const delay = halfJitterDelay(attempt - 1, this.#retryBaseMs, this.#retryMaxMs);
     this.#report({ kind: 'retrying', events: again.map((e) => e.event), status, error, retryInMs: delay });
     const timer = setTimeout(() => {
       this.#retryTimers.delete(timer);

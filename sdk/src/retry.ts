@@ -2,6 +2,7 @@
 // (GET, HEAD, OPTIONS, PUT, DELETE) and on ingestion (POST /api/public/ingestion and
 // /api/public/otel/…: events carry ids, so the server dedupes a replay). Exponential backoff with
 // full jitter; a Retry-After header (seconds or HTTP date) wins over the computed delay.
+import { fullJitterDelay } from './backoff.ts';
 
 export interface RetryOptions {
   /** Retries after the first attempt; 0 turns retrying off. Default 2. */
@@ -38,10 +39,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** Full jitter: uniform in [0, min(max, base·2^attempt)]. */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
-  return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** attempt));
-}
+/** Full jitter: uniform in [0, min(max, base·2^attempt)] (backoff.ts). */
+export const backoffDelay = fullJitterDelay;
 
 function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {

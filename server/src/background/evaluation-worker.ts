@@ -4,6 +4,7 @@
 // provider failure (at most MAX_ATTEMPTS within MAX_AGE_MS), ERROR, or CANCELLED when what it
 // was for is gone. A provider failure that no retry can fix pauses the evaluator, as in Langfuse.
 import type { Database } from '../db/orm.ts';
+import { backoffMs } from '../domain/backoff.ts';
 import { executionTraceId, scoreId } from '../domain/evaluation/ids.ts';
 import { compilePrompt } from '../domain/evaluation/prompt.ts';
 import { isInternalEnvironment } from '../domain/evaluation/rule-match.ts';
@@ -131,7 +132,7 @@ export class EvaluationWorker {
   }
 
   private retryDelay(attempt: number): number {
-    return this.opts.retryBaseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+    return backoffMs(attempt, { baseMs: this.opts.retryBaseMs, jitter: 'half' });
   }
 
   private async settle(job: StoredJob, outcome: JobOutcome): Promise<void> {

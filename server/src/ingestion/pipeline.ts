@@ -10,6 +10,7 @@ import {
   toScore,
   type ObservationEvent,
 } from '../domain/ingestion/merge.ts';
+import { backoffMs, type Backoff } from '../domain/backoff.ts';
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
 import { readProvided } from '../domain/usage/index.ts';
@@ -70,7 +71,7 @@ function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 // Before the locks, 8 writers updating the same 50 observations retried 2.3 times per batch
 // and 7 of 4,309 batches ran out of 20 attempts (bench/contention.ts).
 const MAX_ATTEMPTS = 10;
-const backoffMs = (attempt: number) => Math.random() * Math.min(200, 5 * 2 ** (attempt - 1));
+const CONFLICT_BACKOFF: Backoff = { baseMs: 5, maxMs: 200, jitter: 'full' };
 /** the longest a statement of a batch waits for rows locked by other batches */
 const LOCK_TIMEOUT_MS = 5_000;
 const RETRY_AFTER_SECONDS = 1;
@@ -117,7 +118,7 @@ export async function applyBatch(
         throw new BatchContentionError(`the batch met concurrent writes on each of ${MAX_ATTEMPTS} attempts`, { cause: e });
       }
       contentionCounters.retries++;
-      await new Promise((r) => setTimeout(r, backoffMs(attempt)));
+      await new Promise((r) => setTimeout(r, backoffMs(attempt, CONFLICT_BACKOFF)));
     }
   }
   return { warnings: new Map([...warnings].map(([e, w]) => [e.id, w])) };

@@ -4,11 +4,10 @@
 // is a MetricsQueryError, which the HTTP layer answers with 400 InvalidRequestError.
 import type { MetricsQueryV1 } from '../../../../generated/client/types.gen.ts';
 import { checkFilters, type CheckedFilter, type ColumnType } from '../filters/check.ts';
+import type { Granularity } from './granularity.ts';
 import { AGGREGATIONS, aggregationsFor, VIEWS, type Aggregation, type Dimension, type Measure, type View, type ViewName } from './views.ts';
 
 export class MetricsQueryError extends Error {}
-
-export type Granularity = 'auto' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
 /** the wire query after schema validation: v1's shape, which is v2's plus the `traces` view */
 export type MetricsQueryInput = MetricsQueryV1;

@@ -3,10 +3,9 @@
 // source: the roll-ups for the whole hours of the window (the daily one for its whole UTC days
 // when the buckets are days or longer, the hourly one for the other whole hours) plus the base
 // table for the partial hours at its edges, or the base table alone.
-import type { Granularity, ParsedMetric, ParsedQuery } from './parse.ts';
+import { wholeDays, type Bucket } from './granularity.ts';
+import type { ParsedMetric, ParsedQuery } from './parse.ts';
 import { TIME_ALIAS } from './parse.ts';
-
-export type Bucket = Exclude<Granularity, 'auto'>;
 
 export interface OrderTerm {
   /** output name: a dimension field, a metric alias or time_dimension */
@@ -32,8 +31,6 @@ export interface Plan {
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-/** buckets made of whole UTC days (week buckets start on a Monday, month buckets on the 1st) */
-const DAY_BUCKETS = new Set<Bucket | null>([null, 'day', 'week', 'month']);
 const ROLLUP_AGGREGATIONS = new Set(['sum', 'count', 'avg']);
 const ROLLUP_FILTER_TYPES = new Set(['string', 'stringOptions', 'null']);
 
@@ -77,7 +74,9 @@ export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRo
     if (from < to) {
       const dayFrom = new Date(Math.ceil(from.getTime() / DAY) * DAY),
         dayTo = new Date(Math.floor(to.getTime() / DAY) * DAY);
-      rollup = { from, to, days: DAY_BUCKETS.has(bucket) && dayFrom < dayTo ? { from: dayFrom, to: dayTo } : null };
+      // the daily roll-up serves buckets made of whole UTC days, or no buckets at all
+      const daily = bucket === null || wholeDays(bucket);
+      rollup = { from, to, days: daily && dayFrom < dayTo ? { from: dayFrom, to: dayTo } : null };
     }
   }
   return {

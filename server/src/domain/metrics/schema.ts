@@ -1,8 +1,7 @@
 // The views as the schema endpoint lists them, read from the same declarations the engine uses.
 import { ALLOWED_FILTER_TYPES } from '../filters/check.ts';
+import { GRANULARITIES } from './granularity.ts';
 import { aggregationsFor, V2_VIEWS, VIEWS } from './views.ts';
-
-export const GRANULARITIES = ['auto', 'minute', 'hour', 'day', 'week', 'month'] as const;
 
 export function metricsSchema() {
   return {

@@ -3,13 +3,13 @@
 // text), histogram bins are attached to their group, and a time series without explicit
 // orderBy gets its empty buckets filled.
 import { TIME_ALIAS } from './parse.ts';
-import type { Bucket, Plan } from './plan.ts';
+import { strideMs, UNIT_MS, wholeDays, type Bucket } from './granularity.ts';
+import type { Plan } from './plan.ts';
 
 export type Row = Record<string, unknown>;
 export type HistogramRow = Row & { lower: unknown; upper: unknown; n: unknown };
 
-const DAY = 86_400_000;
-const STEP_MS: Partial<Record<Bucket, number>> = { minute: 60_000, hour: 3_600_000, day: DAY, week: 7 * DAY };
+const DAY = UNIT_MS.day;
 
 /** the start of the bucket holding `d`, as PostgreSQL's date_trunc(bucket, d, 'UTC') */
 export function bucketStart(bucket: Bucket, d: Date): Date {
@@ -23,17 +23,17 @@ export function bucketStart(bucket: Bucket, d: Date): Date {
       return new Date(day - sinceMonday * DAY);
     }
     default:
-      return new Date(Math.floor(t / STEP_MS[bucket]!) * STEP_MS[bucket]!);
+      return new Date(Math.floor(t / strideMs(bucket)!) * strideMs(bucket)!);
   }
 }
 
 const nextBucket = (bucket: Bucket, d: Date) =>
-  bucket === 'month' ? new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)) : new Date(d.getTime() + STEP_MS[bucket]!);
+  bucket === 'month' ? new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)) : new Date(d.getTime() + strideMs(bucket)!);
 
 /** date only for day/week/month buckets, date-time with Z for minute/hour (as Langfuse answers) */
 export function formatBucket(bucket: Bucket, d: Date): string {
   const iso = d.toISOString();
-  return bucket === 'minute' || bucket === 'hour' ? iso.replace(/\.000Z$/, 'Z') : iso.slice(0, 10);
+  return wholeDays(bucket) ? iso.slice(0, 10) : iso.replace(/\.000Z$/, 'Z');
 }
 
 const toDate = (v: unknown) =>

@@ -1,6 +1,8 @@
 // Produces generated/ from openapi/: the bundled spec (one JSON document the server,
-// mock and conformance suite load), the hey-api typed fetch client and types (generated/client),
-// and the class-based client the SDK package wraps (generated/sdk-client).
+// mock and conformance suite load), the spec's enums as values (generated/enums.ts), and one
+// hey-api client (generated/client): the types (types.gen.ts, which the server imports), the fetch
+// client runtime and the class `TallySdk` with every operation, which the SDK package wraps and
+// the console and the tests call.
 // `--check` generates into a temporary folder and fails when generated/ differs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, readdirSync, readFileSync, statSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -38,23 +40,18 @@ run(bin('redocly'), ['bundle', 'openapi/openapi.yaml', '--output', join(out, 'op
   }
   writeFileSync(join(out, 'enums.ts'), lines.join('\n'));
 }
-await createClient({
-  input: join(out, 'openapi.json'),
-  // .ts extensions so Node 24 runs the client directly (type stripping, no build step)
-  output: { path: join(out, 'client'), importFileExtension: '.ts' },
-  plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
-  logs: { level: 'silent' },
-});
-// The SDK package's client (sdk/): the same operations grouped into one instantiable class,
+// The one client: the operations grouped into one instantiable class,
 // `new TallySdk({ client }).models.list()`, from the operationIds (`models_list` → models.list);
 // the metrics query gets the name users know instead of the version in its id (metrics_v2).
 const sdkMethodNames: Record<string, string> = { v2: 'query', v2Schema: 'querySchema' };
 await createClient({
   input: join(out, 'openapi.json'),
-  output: { path: join(out, 'sdk-client'), importFileExtension: '.ts' },
+  // .ts extensions so Node 24 runs the client directly (type stripping, no build step)
+  output: { path: join(out, 'client'), importFileExtension: '.ts' },
   plugins: [
-    // provider-SDK style: a non-2xx throws (TallyApiError, sdk/src/errors.ts); `throwOnError: false`
-    // on a call returns { data, error } instead, and the types follow either way
+    // provider-SDK style: a non-2xx throws (a TallyApiError through the SDK, sdk/src/errors.ts);
+    // `throwOnError: false` on a call or a client returns { data, error } instead, and the types
+    // follow either way
     { name: '@hey-api/client-fetch', throwOnError: true },
     '@hey-api/typescript',
     {

@@ -1,4 +1,4 @@
-// `make sdk`: compiles sdk/ (and generated/sdk-client, which it wraps) with tsc into sdk/dist/,
+// `make sdk`: compiles sdk/ (and generated/client, which it wraps) with tsc into sdk/dist/,
 // then `npm pack`s the package into sdk/dist/tally-sdk-<version>.tgz. Prints the tarball's path.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, existsSync } from 'node:fs';

@@ -18,718 +18,932 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
     meta?: keyof ClientMeta extends never ? Record<string, unknown> : ClientMeta;
 };
 
-/**
- * Liveness and database check.
- *
- * Needs no API key. Runs `select 1` against the database and answers 200 with the server
- * version when it succeeds, 503 when the database does not answer; use it as a liveness or
- * readiness probe.
- *
- */
-export const healthHealth = <ThrowOnError extends boolean = false>(options?: Options<HealthHealthData, ThrowOnError>): RequestResult<HealthHealthResponses, HealthHealthErrors, ThrowOnError> => (options?.client ?? client).get<HealthHealthResponses, HealthHealthErrors, ThrowOnError>({ url: '/api/public/health', ...options });
-
-/**
- * List the project's model definitions and the managed ones.
- *
- * Ordered by `modelName`, then `unit`, then `startDate` (newest first, nulls last).
- */
-export const modelsList = <ThrowOnError extends boolean = false>(options?: Options<ModelsListData, ThrowOnError>): RequestResult<ModelsListResponses, ModelsListErrors, ThrowOnError> => (options?.client ?? client).get<ModelsListResponses, ModelsListErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/models',
-    ...options
-});
-
-/**
- * Create a model definition in the project.
- *
- * A project model with the same `matchPattern` as a managed model takes precedence over it.
- * Give flat prices (one default tier "Standard" is created) or `pricingTiers`, not both.
- *
- */
-export const modelsCreate = <ThrowOnError extends boolean = false>(options: Options<ModelsCreateData, ThrowOnError>): RequestResult<ModelsCreateResponses, ModelsCreateErrors, ThrowOnError> => (options.client ?? client).post<ModelsCreateResponses, ModelsCreateErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/models',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+class HeyApiClient {
+    protected client: Client;
+    
+    constructor(args?: {
+        client?: Client;
+    }) {
+        this.client = args?.client ?? client;
     }
-});
+}
 
-/**
- * Explain how a generation would be priced, without storing anything.
- *
- * Tally extension. Runs the same usage normalisation, model matching, tier selection and cost
- * calculation as ingestion and shows each step: the matched model and pattern, the chosen tier
- * and why, units × price per usage type, the buckets without a price, and the total.
- *
- */
-export const modelsExplain = <ThrowOnError extends boolean = false>(options: Options<ModelsExplainData, ThrowOnError>): RequestResult<ModelsExplainResponses, ModelsExplainErrors, ThrowOnError> => (options.client ?? client).post<ModelsExplainResponses, ModelsExplainErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/models/explain',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+class HeyApiRegistry<T> {
+    private readonly defaultKey = 'default';
+    
+    private readonly instances: Map<string, T> = new Map();
+    
+    get(key?: string): T {
+        const instance = this.instances.get(key ?? this.defaultKey);
+        if (!instance) {
+            throw new Error(`No SDK client found. Create one with "new TallySdk()" to fix this error.`);
+        }
+        return instance;
     }
-});
-
-/**
- * Delete a project model definition.
- *
- * Managed models cannot be deleted; override them with a project model of the same name.
- */
-export const modelsDelete = <ThrowOnError extends boolean = false>(options: Options<ModelsDeleteData, ThrowOnError>): RequestResult<ModelsDeleteResponses, ModelsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<ModelsDeleteResponses, ModelsDeleteErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/models/{id}',
-    ...options
-});
-
-/**
- * Get a project or managed model definition.
- *
- * Returns a model defined in this project, or one of the Langfuse-managed models every project
- * sees, with its match pattern, unit, flat prices and pricing tiers. Prices are in USD per
- * unit (per token for `unit: TOKENS`).
- *
- */
-export const modelsGet = <ThrowOnError extends boolean = false>(options: Options<ModelsGetData, ThrowOnError>): RequestResult<ModelsGetResponses, ModelsGetErrors, ThrowOnError> => (options.client ?? client).get<ModelsGetResponses, ModelsGetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/models/{id}',
-    ...options
-});
-
-/**
- * Ingest a batch of traces, observations and scores.
- *
- * Answers 207 whenever the envelope parses: each event is reported in `successes` (status 201)
- * or `errors`. Events reported as successes are committed before the response is sent; an
- * event id that was already ingested is acknowledged and changes nothing (ids are remembered
- * for `TALLY_EVENT_ID_RETENTION_DAYS`, 30 by default). `sdk-log` events appear in neither list.
- *
- * **Merging and ordering.** Events merge into the stored observation or trace field by field,
- * in the order of the events' `timestamp` (the event envelope's, not a time in its body), as
- * Langfuse replays events: each field keeps the non-null value of the event with the latest
- * `timestamp` that set it, whether the events came in one batch
- * or in several, in whatever order the batches arrived. So a batch whose events are older than
- * those already applied (an SDK's retried batch, say) does not roll `endTime`, `output` or any
- * other field back, and still sets the fields that no later event has set. A null or absent
- * field changes nothing. Ties: at the same `timestamp` an `*-update` event comes after a
- * `*-create` event; of two events of the same kind and `timestamp`, the one applied later
- * wins. `usageDetails` (or `usage`) and `costDetails` are each replaced whole by the latest
- * event that carries a non-empty one; an observation's type is that of its latest create
- * event. Usage and cost are then recomputed from the merged state. Observations and traces
- * stored before Tally kept these times take, per field, the next event that sets it.
- * Scores are not merged: a `score-create` replaces the score with its id.
- *
- * **Usage that is not what the provider billed** (Tally extensions, each a deliberate
- * difference from Langfuse). When a sent `total` proves that `input`/`output` include their
- * details (the buckets exceed it by exactly the `input_*`/`output_*` details, as `langfuse` v3's
- * observeOpenAI sends them), the buckets are stored exclusive and the event's success entry
- * carries a warning saying so; any other overlap is stored as sent, with a warning. A bucket
- * with no price of its own is priced under another spelling of the same bucket, else at its
- * parent's rate (`output_*` as `output`, `input_*` as `input`), and the observation's
- * `usagePricedAs` names it.
- *
- * **Concurrent batches.** Batches that write the same observations or traces are applied
- * one after the other, each waiting for the rows the other holds; by the rule above, which of
- * them ran first changes no stored field (but for ties). A batch that still cannot be applied is answered 503
- * with `Retry-After`, and nothing of it is stored.
- *
- */
-export const ingestionBatch = <ThrowOnError extends boolean = false>(options: Options<IngestionBatchData, ThrowOnError>): RequestResult<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError> => (options.client ?? client).post<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/ingestion',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+    
+    set(value: T, key?: string): void {
+        this.instances.set(key ?? this.defaultKey, value);
     }
-});
+}
 
-/**
- * Ingest OpenTelemetry spans (OTLP/HTTP trace export).
- *
- * The endpoint the current Langfuse SDKs (`@langfuse/otel`, Python v3+) and OpenTelemetry
- * OTLP/HTTP exporters send spans to. The body is an OTLP `ExportTraceServiceRequest`, in
- * protobuf (`application/x-protobuf`) or OTLP/JSON (`application/json`; ids as hex,
- * 64-bit integers as strings or numbers, enums as numbers), and may be sent with
- * `Content-Encoding: gzip` (or deflate, br); at most 32 MB once decompressed. A header
- * `x-langfuse-ingestion-version` above 4 or not a number is a 400, as in Langfuse.
- *
- * Each span becomes a trace and an observation: the observation's id is
- * the span id (16 lowercase hex characters), its trace id the span's trace id (32), its parent
- * the parent span; `langfuse.*` attributes (observation type, model, usage and cost details,
- * input/output, metadata, level, status message, trace name/user/session/tags/public/
- * release/version, environment, prompt, model parameters, completion start time) and the OTel
- * GenAI conventions (`gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.*` with
- * cache-read, cache-creation and reasoning tokens subtracted from input and output,
- * `gen_ai.usage.cost`) set its fields. Usage keys of every producer (OTel GenAI with both cache
- * spellings, OpenInference `llm.token_count.*`, OpenLLMetry, the Vercel AI SDK, the Anthropic
- * SDK's own spans, Langfuse's keys) are read through one alias table, and each detail is taken
- * off its parent once. Deliberate differences from Langfuse, each so the cost equals the
- * provider's bill: OpenLLMetry's Anthropic spans already exclude the cache from their input and
- * it is not subtracted again; the AI SDK's wrapper spans (`ai.generateText`, `ai.streamText`)
- * are spans and only its `*.doGenerate`/`*.doStream` calls are generations; user, session and
- * tags are also read from OpenLLMetry's `traceloop.association.properties.*` and the AI SDK 7
- * runtime context (`ai.settings.context.*`). As in Langfuse, a root span's input and output are
- * the trace's unless `langfuse.trace.input`/`output` are set, and the AI SDK names spans
- * `<functionId>:<operationId>`. The events are then validated and applied exactly as
- * `POST /api/public/ingestion` applies them (usage normalisation, tokenizer inference, pricing,
- * `costStatus`), before the answer is sent. Their ids are derived from the span, so an export
- * sent again changes nothing; spans of one trace may arrive in several exports, in any order.
- *
- * Answers as an OTLP collector does: 200 with an `ExportTraceServiceResponse`, in protobuf
- * when the request was protobuf, else JSON (`{}`); spans that could not be taken (an id of
- * the wrong length, a missing start time, a field the ingestion schema refuses) are counted in
- * `partialSuccess` with the reasons, and the others are stored. A body that is not an OTLP
- * export is a 400 with a JSON body naming why (`error`: `Invalid content type`,
- * `Failed to parse OTel Protobuf Trace`, `Failed to parse OTel JSON Trace`,
- * `Invalid OTLP trace export`, `Failed to decompress request body`, `Invalid ingestion version`).
- *
- */
-export const opentelemetryExportTraces = <ThrowOnError extends boolean = false>(options: Options<OpentelemetryExportTracesData, ThrowOnError>): RequestResult<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError> => (options.client ?? client).post<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/otel/v1/traces',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+export class Health extends HeyApiClient {
+    /**
+     * Liveness and database check.
+     *
+     * Needs no API key. Runs `select 1` against the database and answers 200 with the server
+     * version when it succeeds, 503 when the database does not answer; use it as a liveness or
+     * readiness probe.
+     *
+     */
+    public health<ThrowOnError extends boolean = true>(options?: Options<HealthHealthData, ThrowOnError>): RequestResult<HealthHealthResponses, HealthHealthErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<HealthHealthResponses, HealthHealthErrors, ThrowOnError>({ url: '/api/public/health', ...options });
     }
-});
+}
 
-/**
- * List observations, newest first.
- *
- * One page of the project's observations, ordered by start time (newest first), narrowed by
- * the query parameters below, all of which must hold. Each observation carries its usage
- * (tokens or the model's unit), its costs in USD and its `costStatus`: `ingested` (the client
- * sent the cost), `inferred` (Tally priced every usage key from the matched model),
- * `partial` (some keys, listed in `unpricedUsageKeys`, had no price, not even their parent's; keys priced at their parent's rate are listed in `usagePricedAs`), `unpriced` (usage but
- * no matching model or price) or `none` (no usage). Timestamps are ISO 8601 in UTC.
- *
- */
-export const observationsGetMany = <ThrowOnError extends boolean = false>(options?: Options<ObservationsGetManyData, ThrowOnError>): RequestResult<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError> => (options?.client ?? client).get<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/observations',
-    ...options
-});
-
-/**
- * Get one observation with its usage, cost and pricing.
- *
- * Returns the observation with its usage buckets (`usageDetails`, in tokens or the model's
- * unit), its costs in USD (`costDetails`, `calculated*Cost`), the model and pricing tier used
- * to price it, `costStatus` (`ingested`, `inferred`, `partial`, `unpriced` or `none`) and the
- * `unpricedUsageKeys` that had no price. `latency` and `timeToFirstToken` are in seconds. To see
- * step by step how a cost was computed, use `models_explain`.
- *
- */
-export const observationsGet = <ThrowOnError extends boolean = false>(options: Options<ObservationsGetData, ThrowOnError>): RequestResult<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError> => (options.client ?? client).get<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/observations/{observationId}',
-    ...options
-});
-
-/**
- * Get a trace with its observations.
- *
- * Returns the trace and all of its observations. `totalCost` is the sum of its observations'
- * costs in USD and `latency` its duration in seconds; each observation carries its own usage,
- * cost and `costStatus`, as in `observations_get`.
- *
- */
-export const traceGet = <ThrowOnError extends boolean = false>(options: Options<TraceGetData, ThrowOnError>): RequestResult<TraceGetResponses, TraceGetErrors, ThrowOnError> => (options.client ?? client).get<TraceGetResponses, TraceGetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/traces/{traceId}',
-    ...options
-});
-
-/**
- * Aggregate observations or scores (metrics API v2).
- *
- * `query` is the JSON of a `MetricsQuery`, URL-encoded. The answer is `{"data": [rows]}`:
- * each requested dimension under its field name, each metric under
- * `<aggregation>_<measure>` (`sum_totalCost`), the time bucket under `time_dimension`, and a
- * bare `count` when `metrics` is empty. `GET /api/public/v2/metrics/schema` lists every view's
- * dimensions, measures and allowed aggregations.
- *
- * Rules, as in Langfuse's v2: `config.row_limit` defaults to 100 (at most 1000); the
- * high-cardinality dimensions (`id`, `traceId`, `userId`, `sessionId`, …) may be filtered on
- * but grouped by only without `timeDimension`, with an explicit `config.row_limit` and an
- * `orderBy` on a measure with direction `desc`; one `costType`/`usageType` dimension per
- * query. Without `orderBy` rows are ordered by `time_dimension` ascending, else by the first
- * metric descending, else by the first dimension ascending; a time-bucketed query without
- * `orderBy` has its empty buckets filled (zero metrics, empty-string dimensions) from the
- * bucket of `fromTimestamp` up to, not including, the bucket of `toTimestamp`.
- *
- * Where Tally's numbers are defined more tightly than Langfuse's: costs are summed exactly
- * (decimal, not float); percentiles are exact (linear interpolation between the two nearest
- * values, PostgreSQL's `percentile_cont`), not ClickHouse's sampled `quantile`; `histogram`
- * gives `bins` equal-width bins between the group's minimum and maximum as
- * `[lower, upper, count]` triples (empty bins left out), not ClickHouse's adaptive bins.
- * Dimensions and measures Tally does not record (tool names and calls, experiments, the score
- * evaluator id) answer 400 naming the field rather than a column of nulls.
- *
- */
-export const metricsV2 = <ThrowOnError extends boolean = false>(options: Options<MetricsV2Data, ThrowOnError>): RequestResult<MetricsV2Responses, MetricsV2Errors, ThrowOnError> => (options.client ?? client).get<MetricsV2Responses, MetricsV2Errors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/v2/metrics',
-    ...options
-});
-
-/**
- * The views of the metrics API with their dimensions, measures, aggregations and filters.
- *
- * Tally extension, generated from the declarations the query engine itself uses, so a
- * dashboard builder can render its pickers from it. `available: false` marks a Langfuse field
- * Tally does not record (a query naming it answers 400 with `reason`).
- *
- */
-export const metricsV2Schema = <ThrowOnError extends boolean = false>(options?: Options<MetricsV2SchemaData, ThrowOnError>): RequestResult<MetricsV2SchemaResponses, MetricsV2SchemaErrors, ThrowOnError> => (options?.client ?? client).get<MetricsV2SchemaResponses, MetricsV2SchemaErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/v2/metrics/schema',
-    ...options
-});
-
-/**
- * Aggregate traces, observations or scores (metrics API v1, deprecated; use v2).
- *
- * The same engine and query object as v2 with v1's rules: the `traces` view exists (its
- * measures roll each trace's observations up: `observationsCount`, `latency` from the first
- * start to the last end, `totalTokens`, `totalCost`), there is no high-cardinality rule and no
- * default row limit (rows are limited only by `config.row_limit`).
- *
- *
- * @deprecated
- */
-export const metricsV1 = <ThrowOnError extends boolean = false>(options: Options<MetricsV1Data, ThrowOnError>): RequestResult<MetricsV1Responses, MetricsV1Errors, ThrowOnError> => (options.client ?? client).get<MetricsV1Responses, MetricsV1Errors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/metrics',
-    ...options
-});
-
-/**
- * Daily traces, observations, cost and usage per model (metrics API v1, deprecated).
- *
- * One entry per UTC day that has traces or observations, newest first: traces counted by
- * their timestamp's day, observations by their start time's day, and per provided model name
- * (`null` for none) the usage (keys containing `input` / `output`, and `total`), the
- * observation and trace counts and the cost. `fromTimestamp` is inclusive and `toTimestamp`
- * exclusive, on the trace timestamp; `tags` must all be on the trace.
- *
- *
- * @deprecated
- */
-export const metricsDaily = <ThrowOnError extends boolean = false>(options?: Options<MetricsDailyData, ThrowOnError>): RequestResult<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError> => (options?.client ?? client).get<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/metrics/daily',
-    ...options
-});
-
-/**
- * List the project's LLM connections, newest first.
- *
- * Secrets are never returned: `displaySecretKey` is a masked form of the key and
- * `extraHeaderKeys` names the custom headers without their values.
- *
- */
-export const llmConnectionsList = <ThrowOnError extends boolean = false>(options?: Options<LlmConnectionsListData, ThrowOnError>): RequestResult<LlmConnectionsListResponses, LlmConnectionsListErrors, ThrowOnError> => (options?.client ?? client).get<LlmConnectionsListResponses, LlmConnectionsListErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/llm-connections',
-    ...options
-});
-
-/**
- * Create or update the project's connection of this `provider`.
- *
- * Upsert keyed on (project, `provider`): 201 when created, 200 when updated. An update
- * writes every mutable field from the request: an omitted `baseURL` becomes null, omitted
- * `customModels` `[]`, omitted `extraHeaders` are cleared and an omitted `withDefaultModels`
- * becomes true; an omitted `config` keeps the stored one (`config: null` is refused), and so
- * does an omitted `secretKey` when the adapter is unchanged (a Tally extension: Langfuse
- * requires the key on every upsert).
- * `id` and `createdAt` are kept.
- *
- * `secretKey` and the values of `extraHeaders` are encrypted at rest (AES-256-GCM under
- * `ENCRYPTION_KEY`) and never returned. `baseURL` must be an http(s) URL (no egress policy
- * on the host yet).
- *
- * Per adapter: `bedrock` needs `config.region` and a `secretKey` that is a JSON object
- * `{accessKeyId, secretAccessKey}` or `{apiKey}`, or the sentinel
- * `__BEDROCK_DEFAULT_CREDENTIALS__` (self-hosted only); `openai` accepts
- * `config: {useResponsesApi?: boolean}`; `google-vertex-ai` accepts `config: {location?: string}`;
- * the other adapters take no config (absent or `{}`).
- *
- */
-export const llmConnectionsUpsert = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsUpsertData, ThrowOnError>): RequestResult<LlmConnectionsUpsertResponses, LlmConnectionsUpsertErrors, ThrowOnError> => (options.client ?? client).put<LlmConnectionsUpsertResponses, LlmConnectionsUpsertErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/llm-connections',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+export class Models extends HeyApiClient {
+    /**
+     * List the project's model definitions and the managed ones.
+     *
+     * Ordered by `modelName`, then `unit`, then `startDate` (newest first, nulls last).
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<ModelsListData, ThrowOnError>): RequestResult<ModelsListResponses, ModelsListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ModelsListResponses, ModelsListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models',
+            ...options
+        });
     }
-});
-
-/**
- * Delete one of the project's connections.
- *
- * Deletes the connection and its encrypted key. Evaluators whose `modelConfig.provider` names
- * it keep their configuration, but their next evaluation job fails and pauses them with
- * `pausedReason: LLM_CONNECTION_MISSING` until a connection with that provider exists again.
- *
- */
-export const llmConnectionsDelete = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsDeleteData, ThrowOnError>): RequestResult<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/llm-connections/{id}',
-    ...options
-});
-
-/**
- * The model names a connection offers (a Tally addition).
- *
- * The adapter's default model families when `withDefaultModels` is true (chat-completions
- * and reasoning series for `openai` and `azure`, the messages-API family for `anthropic`,
- * Gemini 2.5/2.0/1.5/1.0 for the two Gemini adapters, the hub's chat models for `bedrock`),
- * followed by the connection's `customModels` (a custom name already in the defaults is
- * listed once, as a default).
- *
- */
-export const llmConnectionsModels = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsModelsData, ThrowOnError>): RequestResult<LlmConnectionsModelsResponses, LlmConnectionsModelsErrors, ThrowOnError> => (options.client ?? client).get<LlmConnectionsModelsResponses, LlmConnectionsModelsErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/llm-connections/{id}/models',
-    ...options
-});
-
-/**
- * Probe a connection with the evaluator's structured call (a Tally addition).
- *
- * Sends the probe Langfuse sends when a default evaluation model is saved: one user message
- * `Extract a score (1-5) and reasoning from this text: "This is a test. It worked perfectly
- * because it matched all passing criteria."` with the `extract` tool (string `score` and
- * `reasoning`, both required) forced. `ok` is true when the provider answered with that tool
- * call and its arguments parse as an object holding both fields. A provider failure is not
- * an HTTP error here: the answer is 200 with `ok: false` and the classified `error` (secrets
- * redacted). Nothing is recorded.
- *
- */
-export const llmConnectionsTest = <ThrowOnError extends boolean = false>(options: Options<LlmConnectionsTestData, ThrowOnError>): RequestResult<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError> => (options.client ?? client).post<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/llm-connections/{id}/test',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+    
+    /**
+     * Create a model definition in the project.
+     *
+     * A project model with the same `matchPattern` as a managed model takes precedence over it.
+     * Give flat prices (one default tier "Standard" is created) or `pricingTiers`, not both.
+     *
+     */
+    public create<ThrowOnError extends boolean = true>(options: Options<ModelsCreateData, ThrowOnError>): RequestResult<ModelsCreateResponses, ModelsCreateErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<ModelsCreateResponses, ModelsCreateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
     }
-});
-
-/**
- * List the project's evaluators (latest versions), by updatedAt desc then id desc.
- *
- * One page of the project's evaluators, each at its latest version, with the `variables` its
- * prompt uses, its default `mapping` and `evaluationRuleCount` (how many rule assignments use
- * it). Errors use the unstable envelope (`UnstableError`).
- *
- */
-export const evaluatorsList = <ThrowOnError extends boolean = false>(options?: Options<EvaluatorsListData, ThrowOnError>): RequestResult<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError> => (options?.client ?? client).get<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluators',
-    ...options
-});
-
-/**
- * Create an evaluator, or add a version to the one of this name (always 200).
- *
- * Upsert by name: a new name creates version 1; an existing name of the same type gets a new
- * version (latest + 1, even when nothing changed) and keeps its id. Rules using the evaluator
- * run the new version. A supplied `mapping` is checked against the prompt's variables (target
- * observation); a new version must still be fully mapped by every rule assignment of the
- * evaluator. Code evaluators are not enabled in Tally (403).
- *
- */
-export const evaluatorsCreate = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsCreateData, ThrowOnError>): RequestResult<EvaluatorsCreateResponses, EvaluatorsCreateErrors, ThrowOnError> => (options.client ?? client).post<EvaluatorsCreateResponses, EvaluatorsCreateErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluators',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+    
+    /**
+     * Explain how a generation would be priced, without storing anything.
+     *
+     * Tally extension. Runs the same usage normalisation, model matching, tier selection and cost
+     * calculation as ingestion and shows each step: the matched model and pattern, the chosen tier
+     * and why, units × price per usage type, the buckets without a price, and the total.
+     *
+     */
+    public explain<ThrowOnError extends boolean = true>(options: Options<ModelsExplainData, ThrowOnError>): RequestResult<ModelsExplainResponses, ModelsExplainErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<ModelsExplainResponses, ModelsExplainErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models/explain',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
     }
-});
-
-/**
- * Delete an evaluator with all its versions and rule assignments.
- *
- * A rule left without assignments is set inactive. Scores stay.
- */
-export const evaluatorsDelete = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsDeleteData, ThrowOnError>): RequestResult<EvaluatorsDeleteResponses, EvaluatorsDeleteErrors, ThrowOnError> => (options.client ?? client).delete<EvaluatorsDeleteResponses, EvaluatorsDeleteErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluators/{evaluatorId}',
-    ...options
-});
-
-/**
- * One evaluator at its latest version.
- *
- * Returns the evaluator at its latest version: prompt, output definition, `modelConfig`
- * (`null` when it relies on a project default model, which Tally does not have), variables,
- * default mapping and `evaluationRuleCount`. 404 `resource_not_found` when the id is not in
- * the project.
- *
- */
-export const evaluatorsGet = <ThrowOnError extends boolean = false>(options: Options<EvaluatorsGetData, ThrowOnError>): RequestResult<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError> => (options.client ?? client).get<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluators/{evaluatorId}',
-    ...options
-});
-
-/**
- * List the project's evaluation rules, by createdAt desc then id desc.
- *
- * One page of the project's rules, each with its evaluator assignments, `sampling` (the
- * fraction of matching observations evaluated, 0 to 1), `filter`, and `status` (`active`,
- * `inactive`, or `paused` with `pausedReason` and `pausedMessage` when an evaluator it uses
- * is blocked, e.g. by a missing LLM connection).
- *
- */
-export const evaluationRulesList = <ThrowOnError extends boolean = false>(options?: Options<EvaluationRulesListData, ThrowOnError>): RequestResult<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError> => (options?.client ?? client).get<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluation-rules',
-    ...options
-});
-
-/**
- * Create an evaluation rule for target `observation` (always 200).
- *
- * Checks, in order: the body schema; the name (409 `name_conflict`); the active-rule limit
- * (500, 409 `conflict`); each evaluator reference by name and type (404); an evaluator
- * attached twice (409); the `type`/`level` filter values (400 `invalid_filter_value`); each
- * LLM assignment's effective mapping (its own, else the evaluator's default) against the
- * prompt's variables. Tally does not make a live preflight call to the judge model when the
- * rule is enabled: an unusable model pauses the rule at run time instead. Target
- * `experiment` is not supported (400 `invalid_request`).
- *
- */
-export const evaluationRulesCreate = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesCreateData, ThrowOnError>): RequestResult<EvaluationRulesCreateResponses, EvaluationRulesCreateErrors, ThrowOnError> => (options.client ?? client).post<EvaluationRulesCreateResponses, EvaluationRulesCreateErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluation-rules',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+    
+    /**
+     * Delete a project model definition.
+     *
+     * Managed models cannot be deleted; override them with a project model of the same name.
+     */
+    public delete<ThrowOnError extends boolean = true>(options: Options<ModelsDeleteData, ThrowOnError>): RequestResult<ModelsDeleteResponses, ModelsDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<ModelsDeleteResponses, ModelsDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models/{id}',
+            ...options
+        });
     }
-});
-
-/**
- * Delete a rule and its assignments (evaluators and scores stay).
- *
- * Removes the rule and its evaluator assignments; no new observation is evaluated by it.
- * Its evaluators and the scores they already wrote are kept, and jobs of the rule still
- * queued end as `CANCELLED`. 404 when the id is not in the project.
- *
- */
-export const evaluationRulesDelete = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesDeleteData, ThrowOnError>): RequestResult<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError> => (options.client ?? client).delete<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
-    ...options
-});
-
-/**
- * One evaluation rule.
- *
- * Returns the rule with its evaluator assignments, sampling, filter and `status` (with
- * `pausedReason` and `pausedMessage` when paused). A rule with no assignments is still
- * readable. 404 `resource_not_found` when the id is not in the project.
- *
- */
-export const evaluationRulesGet = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesGetData, ThrowOnError>): RequestResult<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError> => (options.client ?? client).get<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
-    ...options
-});
-
-/**
- * Change a rule; omitted fields keep their values.
- *
- * `filter` and `mapping` are accepted only together with `target`. `evaluators` replaces the
- * whole assignment set; `evaluator` (`{name}`) and `mapping` patch the first assignment. A
- * rename is not checked for uniqueness (as in Langfuse). A rule left with no assignments is
- * stored disabled.
- *
- */
-export const evaluationRulesUpdate = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesUpdateData, ThrowOnError>): RequestResult<EvaluationRulesUpdateResponses, EvaluationRulesUpdateErrors, ThrowOnError> => (options.client ?? client).patch<EvaluationRulesUpdateResponses, EvaluationRulesUpdateErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+    
+    /**
+     * Get a project or managed model definition.
+     *
+     * Returns a model defined in this project, or one of the Langfuse-managed models every project
+     * sees, with its match pattern, unit, flat prices and pricing tiers. Prices are in USD per
+     * unit (per token for `unit: TOKENS`).
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<ModelsGetData, ThrowOnError>): RequestResult<ModelsGetResponses, ModelsGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<ModelsGetResponses, ModelsGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models/{id}',
+            ...options
+        });
     }
-});
+}
 
-/**
- * Call a model through one of the project's LLM connections and record the call.
- *
- * Tally's public form of the playground (Langfuse's playground is a UI over an internal
- * route). The connection is picked by its `provider` name; its adapter, key, custom headers,
- * base URL and config make the call, under the egress policy and `TALLY_LLM_TIMEOUT_MS`.
- *
- * Every successful call is recorded as a trace holding one generation, in environment
- * `tally-playground`: the provider's usage object goes through the same normaliser as
- * ingestion (`usageDetails` of the generation), so it is priced by the models list, shows
- * `costStatus`, and appears in metrics. A usage object the normaliser does not recognise
- * (for example one with extra keys) is stored unmapped, and `warnings` says so, exactly as
- * the ingestion endpoint's success entry would.
- *
- * With `stream: true` the answer is `text/event-stream`: `delta` events carry pieces of text
- * as they arrive (`{"text": "..."}`), then one `completion` event carries the same object as
- * the non-streaming answer, or one `error` event carries an `LlmCallError` body. Errors found
- * before the provider is called (validation, unknown provider) are plain JSON answers.
- *
- * Provider failures are classified (`kind`): `invalid_request` and `egress_refused` answer
- * 400, `rate_limited` 429, `timeout` 504, every other provider failure 502 (Langfuse passes
- * the provider's status through; a 401 from a provider would read as a failure of the caller's
- * own Tally credentials). The provider's status is in `providerStatus`, its message in
- * `message` with every secret of the connection redacted.
- *
- */
-export const playgroundCompletions = <ThrowOnError extends boolean = false>(options: Options<PlaygroundCompletionsData, ThrowOnError>): RequestResult<PlaygroundCompletionsResponses, PlaygroundCompletionsErrors, ThrowOnError> => (options.client ?? client).post<PlaygroundCompletionsResponses, PlaygroundCompletionsErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/playground/completions',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+export class Ingestion extends HeyApiClient {
+    /**
+     * Ingest a batch of traces, observations and scores.
+     *
+     * Answers 207 whenever the envelope parses: each event is reported in `successes` (status 201)
+     * or `errors`. Events reported as successes are committed before the response is sent; an
+     * event id that was already ingested is acknowledged and changes nothing (ids are remembered
+     * for `TALLY_EVENT_ID_RETENTION_DAYS`, 30 by default). `sdk-log` events appear in neither list.
+     *
+     * **Merging and ordering.** Events merge into the stored observation or trace field by field,
+     * in the order of the events' `timestamp` (the event envelope's, not a time in its body), as
+     * Langfuse replays events: each field keeps the non-null value of the event with the latest
+     * `timestamp` that set it, whether the events came in one batch
+     * or in several, in whatever order the batches arrived. So a batch whose events are older than
+     * those already applied (an SDK's retried batch, say) does not roll `endTime`, `output` or any
+     * other field back, and still sets the fields that no later event has set. A null or absent
+     * field changes nothing. Ties: at the same `timestamp` an `*-update` event comes after a
+     * `*-create` event; of two events of the same kind and `timestamp`, the one applied later
+     * wins. `usageDetails` (or `usage`) and `costDetails` are each replaced whole by the latest
+     * event that carries a non-empty one; an observation's type is that of its latest create
+     * event. Usage and cost are then recomputed from the merged state. Observations and traces
+     * stored before Tally kept these times take, per field, the next event that sets it.
+     * Scores are not merged: a `score-create` replaces the score with its id.
+     *
+     * **Usage that is not what the provider billed** (Tally extensions, each a deliberate
+     * difference from Langfuse). When a sent `total` proves that `input`/`output` include their
+     * details (the buckets exceed it by exactly the `input_*`/`output_*` details, as `langfuse` v3's
+     * observeOpenAI sends them), the buckets are stored exclusive and the event's success entry
+     * carries a warning saying so; any other overlap is stored as sent, with a warning. A bucket
+     * with no price of its own is priced under another spelling of the same bucket, else at its
+     * parent's rate (`output_*` as `output`, `input_*` as `input`), and the observation's
+     * `usagePricedAs` names it.
+     *
+     * **Concurrent batches.** Batches that write the same observations or traces are applied
+     * one after the other, each waiting for the rows the other holds; by the rule above, which of
+     * them ran first changes no stored field (but for ties). A batch that still cannot be applied is answered 503
+     * with `Retry-After`, and nothing of it is stored.
+     *
+     */
+    public batch<ThrowOnError extends boolean = true>(options: Options<IngestionBatchData, ThrowOnError>): RequestResult<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<IngestionBatchResponses, IngestionBatchErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/ingestion',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
     }
-});
+}
 
-/**
- * Run one LLM-as-a-judge evaluation now (a Tally addition).
- *
- * For trying an evaluator's prompt and for scripts. The prompt's `{{variables}}` are filled
- * from `variables` (strings as they are, other values as JSON; a placeholder without a value
- * stays), and the judge is called through the project's connection named `provider` with
- * exactly the request the `llmJudgeRequest` webhook documents: one user message, the six
- * model parameters (those not set in `modelParams` take their defaults: temperature 0,
- * top_p 1, frequency_penalty 0, presence_penalty 0, max_tokens 1024, n 1), `stream: false`
- * and the forced `extract` tool.
- *
- * The call is recorded as a trace `Execute evaluator: <scoreName>` in environment
- * `langfuse-llm-as-a-judge` with one generation, priced like any ingested one. With a
- * `target`, the verdict is also written as score(s) named `scoreName`, source `EVAL`, the
- * reasoning as comment (a CATEGORICAL definition allowing several matches writes one score
- * per category).
- *
- * Failures: a provider failure answers as the playground does (`LlmCallError`, 502/429/504/400);
- * an answer without a usable `extract` call (no call, a score that does not fit the output
- * definition) answers 422 `JudgeAnswerError`, and nothing is scored.
- *
- */
-export const evaluationsLlmAsAJudge = <ThrowOnError extends boolean = false>(options: Options<EvaluationsLlmAsAJudgeData, ThrowOnError>): RequestResult<EvaluationsLlmAsAJudgeResponses, EvaluationsLlmAsAJudgeErrors, ThrowOnError> => (options.client ?? client).post<EvaluationsLlmAsAJudgeResponses, EvaluationsLlmAsAJudgeErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/evaluations/llm-as-a-judge',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+export class Opentelemetry extends HeyApiClient {
+    /**
+     * Ingest OpenTelemetry spans (OTLP/HTTP trace export).
+     *
+     * The endpoint the current Langfuse SDKs (`@langfuse/otel`, Python v3+) and OpenTelemetry
+     * OTLP/HTTP exporters send spans to. The body is an OTLP `ExportTraceServiceRequest`, in
+     * protobuf (`application/x-protobuf`) or OTLP/JSON (`application/json`; ids as hex,
+     * 64-bit integers as strings or numbers, enums as numbers), and may be sent with
+     * `Content-Encoding: gzip` (or deflate, br); at most 32 MB once decompressed. A header
+     * `x-langfuse-ingestion-version` above 4 or not a number is a 400, as in Langfuse.
+     *
+     * Each span becomes a trace and an observation: the observation's id is
+     * the span id (16 lowercase hex characters), its trace id the span's trace id (32), its parent
+     * the parent span; `langfuse.*` attributes (observation type, model, usage and cost details,
+     * input/output, metadata, level, status message, trace name/user/session/tags/public/
+     * release/version, environment, prompt, model parameters, completion start time) and the OTel
+     * GenAI conventions (`gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.*` with
+     * cache-read, cache-creation and reasoning tokens subtracted from input and output,
+     * `gen_ai.usage.cost`) set its fields. Usage keys of every producer (OTel GenAI with both cache
+     * spellings, OpenInference `llm.token_count.*`, OpenLLMetry, the Vercel AI SDK, the Anthropic
+     * SDK's own spans, Langfuse's keys) are read through one alias table, and each detail is taken
+     * off its parent once. Deliberate differences from Langfuse, each so the cost equals the
+     * provider's bill: OpenLLMetry's Anthropic spans already exclude the cache from their input and
+     * it is not subtracted again; the AI SDK's wrapper spans (`ai.generateText`, `ai.streamText`)
+     * are spans and only its `*.doGenerate`/`*.doStream` calls are generations; user, session and
+     * tags are also read from OpenLLMetry's `traceloop.association.properties.*` and the AI SDK 7
+     * runtime context (`ai.settings.context.*`). As in Langfuse, a root span's input and output are
+     * the trace's unless `langfuse.trace.input`/`output` are set, and the AI SDK names spans
+     * `<functionId>:<operationId>`. The events are then validated and applied exactly as
+     * `POST /api/public/ingestion` applies them (usage normalisation, tokenizer inference, pricing,
+     * `costStatus`), before the answer is sent. Their ids are derived from the span, so an export
+     * sent again changes nothing; spans of one trace may arrive in several exports, in any order.
+     *
+     * Answers as an OTLP collector does: 200 with an `ExportTraceServiceResponse`, in protobuf
+     * when the request was protobuf, else JSON (`{}`); spans that could not be taken (an id of
+     * the wrong length, a missing start time, a field the ingestion schema refuses) are counted in
+     * `partialSuccess` with the reasons, and the others are stored. A body that is not an OTLP
+     * export is a 400 with a JSON body naming why (`error`: `Invalid content type`,
+     * `Failed to parse OTel Protobuf Trace`, `Failed to parse OTel JSON Trace`,
+     * `Invalid OTLP trace export`, `Failed to decompress request body`, `Invalid ingestion version`).
+     *
+     */
+    public exportTraces<ThrowOnError extends boolean = true>(options: Options<OpentelemetryExportTracesData, ThrowOnError>): RequestResult<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<OpentelemetryExportTracesResponses, OpentelemetryExportTracesErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/otel/v1/traces',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
     }
-});
+}
 
-/**
- * The rule's evaluation jobs, newest first (a Tally addition).
- *
- * One job per matching observation and evaluator, with its status: `PENDING` (queued),
- * `RUNNING`, `DELAYED` (a retryable provider failure, tried again at `runAfter`; at most 4
- * attempts within 2 hours), `COMPLETED` (with the first score's id and the judge's trace id),
- * `ERROR` (with the reason: a provider failure, an answer that did not fit, a paused
- * evaluator), `CANCELLED` (the rule, evaluator or observation went away, or the observation
- * is in an internal environment). So a user can see why a score is missing.
- *
- */
-export const evaluationRulesExecutions = <ThrowOnError extends boolean = false>(options: Options<EvaluationRulesExecutionsData, ThrowOnError>): RequestResult<EvaluationRulesExecutionsResponses, EvaluationRulesExecutionsErrors, ThrowOnError> => (options.client ?? client).get<EvaluationRulesExecutionsResponses, EvaluationRulesExecutionsErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}/executions',
-    ...options
-});
-
-/**
- * List trace scores (v1), newest first.
- *
- * Only scores of a trace, of data type NUMERIC, CATEGORICAL, BOOLEAN or TEXT; each carries its trace's `userId`, `tags` and `environment`.
- */
-export const scoresList = <ThrowOnError extends boolean = false>(options?: Options<ScoresListData, ThrowOnError>): RequestResult<ScoresListResponses, ScoresListErrors, ThrowOnError> => (options?.client ?? client).get<ScoresListResponses, ScoresListErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/scores',
-    ...options
-});
-
-/**
- * Create a score, or overwrite the score with the same id.
- *
- * The score is written before the answer: it can be read back at once. Besides Basic auth, this
- * operation (and only this one) takes the project's public key alone as `Authorization: Bearer
- * pk-...`, as Langfuse does, so a browser can send user feedback without holding the secret key;
- * an unknown public key answers 401 `Invalid public key…`.
- *
- */
-export const scoresCreate = <ThrowOnError extends boolean = false>(options: Options<ScoresCreateData, ThrowOnError>): RequestResult<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError> => (options.client ?? client).post<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/scores',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
+export class Observations extends HeyApiClient {
+    /**
+     * List observations, newest first.
+     *
+     * One page of the project's observations, ordered by start time (newest first), narrowed by
+     * the query parameters below, all of which must hold. Each observation carries its usage
+     * (tokens or the model's unit), its costs in USD and its `costStatus`: `ingested` (the client
+     * sent the cost), `inferred` (Tally priced every usage key from the matched model),
+     * `partial` (some keys, listed in `unpricedUsageKeys`, had no price, not even their parent's; keys priced at their parent's rate are listed in `usagePricedAs`), `unpriced` (usage but
+     * no matching model or price) or `none` (no usage). Timestamps are ISO 8601 in UTC.
+     *
+     */
+    public getMany<ThrowOnError extends boolean = true>(options?: Options<ObservationsGetManyData, ThrowOnError>): RequestResult<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ObservationsGetManyResponses, ObservationsGetManyErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/observations',
+            ...options
+        });
     }
-});
+    
+    /**
+     * Get one observation with its usage, cost and pricing.
+     *
+     * Returns the observation with its usage buckets (`usageDetails`, in tokens or the model's
+     * unit), its costs in USD (`costDetails`, `calculated*Cost`), the model and pricing tier used
+     * to price it, `costStatus` (`ingested`, `inferred`, `partial`, `unpriced` or `none`) and the
+     * `unpricedUsageKeys` that had no price. `latency` and `timeToFirstToken` are in seconds. To see
+     * step by step how a cost was computed, use `models_explain`.
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<ObservationsGetData, ThrowOnError>): RequestResult<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<ObservationsGetResponses, ObservationsGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/observations/{observationId}',
+            ...options
+        });
+    }
+}
 
-/**
- * Delete a score.
- *
- * Answers 202 whether or not the score exists, as Langfuse does; the score is gone when the answer arrives.
- */
-export const scoresDelete = <ThrowOnError extends boolean = false>(options: Options<ScoresDeleteData, ThrowOnError>): RequestResult<ScoresDeleteResponses, ScoresDeleteErrors, ThrowOnError> => (options.client ?? client).delete<ScoresDeleteResponses, ScoresDeleteErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/scores/{scoreId}',
-    ...options
-});
+export class Trace extends HeyApiClient {
+    /**
+     * Get a trace with its observations.
+     *
+     * Returns the trace and all of its observations. `totalCost` is the sum of its observations'
+     * costs in USD and `latency` its duration in seconds; each observation carries its own usage,
+     * cost and `costStatus`, as in `observations_get`.
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<TraceGetData, ThrowOnError>): RequestResult<TraceGetResponses, TraceGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<TraceGetResponses, TraceGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/traces/{traceId}',
+            ...options
+        });
+    }
+}
 
-/**
- * Get one trace score (v1).
- *
- * A CORRECTION score, or one without a trace, is not found here (use the v2 route).
- */
-export const scoresGet = <ThrowOnError extends boolean = false>(options: Options<ScoresGetData, ThrowOnError>): RequestResult<ScoresGetResponses, ScoresGetErrors, ThrowOnError> => (options.client ?? client).get<ScoresGetResponses, ScoresGetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/scores/{scoreId}',
-    ...options
-});
+export class Metrics extends HeyApiClient {
+    /**
+     * Aggregate observations or scores (metrics API v2).
+     *
+     * `query` is the JSON of a `MetricsQuery`, URL-encoded. The answer is `{"data": [rows]}`:
+     * each requested dimension under its field name, each metric under
+     * `<aggregation>_<measure>` (`sum_totalCost`), the time bucket under `time_dimension`, and a
+     * bare `count` when `metrics` is empty. `GET /api/public/v2/metrics/schema` lists every view's
+     * dimensions, measures and allowed aggregations.
+     *
+     * Rules, as in Langfuse's v2: `config.row_limit` defaults to 100 (at most 1000); the
+     * high-cardinality dimensions (`id`, `traceId`, `userId`, `sessionId`, …) may be filtered on
+     * but grouped by only without `timeDimension`, with an explicit `config.row_limit` and an
+     * `orderBy` on a measure with direction `desc`; one `costType`/`usageType` dimension per
+     * query. Without `orderBy` rows are ordered by `time_dimension` ascending, else by the first
+     * metric descending, else by the first dimension ascending; a time-bucketed query without
+     * `orderBy` has its empty buckets filled (zero metrics, empty-string dimensions) from the
+     * bucket of `fromTimestamp` up to, not including, the bucket of `toTimestamp`.
+     *
+     * Where Tally's numbers are defined more tightly than Langfuse's: costs are summed exactly
+     * (decimal, not float); percentiles are exact (linear interpolation between the two nearest
+     * values, PostgreSQL's `percentile_cont`), not ClickHouse's sampled `quantile`; `histogram`
+     * gives `bins` equal-width bins between the group's minimum and maximum as
+     * `[lower, upper, count]` triples (empty bins left out), not ClickHouse's adaptive bins.
+     * Dimensions and measures Tally does not record (tool names and calls, experiments, the score
+     * evaluator id) answer 400 naming the field rather than a column of nulls.
+     *
+     */
+    public query<ThrowOnError extends boolean = true>(options: Options<MetricsV2Data, ThrowOnError>): RequestResult<MetricsV2Responses, MetricsV2Errors, ThrowOnError> {
+        return (options.client ?? this.client).get<MetricsV2Responses, MetricsV2Errors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/v2/metrics',
+            ...options
+        });
+    }
+    
+    /**
+     * The views of the metrics API with their dimensions, measures, aggregations and filters.
+     *
+     * Tally extension, generated from the declarations the query engine itself uses, so a
+     * dashboard builder can render its pickers from it. `available: false` marks a Langfuse field
+     * Tally does not record (a query naming it answers 400 with `reason`).
+     *
+     */
+    public querySchema<ThrowOnError extends boolean = true>(options?: Options<MetricsV2SchemaData, ThrowOnError>): RequestResult<MetricsV2SchemaResponses, MetricsV2SchemaErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<MetricsV2SchemaResponses, MetricsV2SchemaErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/v2/metrics/schema',
+            ...options
+        });
+    }
+    
+    /**
+     * Aggregate traces, observations or scores (metrics API v1, deprecated; use v2).
+     *
+     * The same engine and query object as v2 with v1's rules: the `traces` view exists (its
+     * measures roll each trace's observations up: `observationsCount`, `latency` from the first
+     * start to the last end, `totalTokens`, `totalCost`), there is no high-cardinality rule and no
+     * default row limit (rows are limited only by `config.row_limit`).
+     *
+     *
+     * @deprecated
+     */
+    public v1<ThrowOnError extends boolean = true>(options: Options<MetricsV1Data, ThrowOnError>): RequestResult<MetricsV1Responses, MetricsV1Errors, ThrowOnError> {
+        return (options.client ?? this.client).get<MetricsV1Responses, MetricsV1Errors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/metrics',
+            ...options
+        });
+    }
+    
+    /**
+     * Daily traces, observations, cost and usage per model (metrics API v1, deprecated).
+     *
+     * One entry per UTC day that has traces or observations, newest first: traces counted by
+     * their timestamp's day, observations by their start time's day, and per provided model name
+     * (`null` for none) the usage (keys containing `input` / `output`, and `total`), the
+     * observation and trace counts and the cost. `fromTimestamp` is inclusive and `toTimestamp`
+     * exclusive, on the trace timestamp; `tags` must all be on the trace.
+     *
+     *
+     * @deprecated
+     */
+    public daily<ThrowOnError extends boolean = true>(options?: Options<MetricsDailyData, ThrowOnError>): RequestResult<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<MetricsDailyResponses, MetricsDailyErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/metrics/daily',
+            ...options
+        });
+    }
+}
 
-/**
- * List scores of every subject and data type (v2), newest first.
- *
- * One page of scores of any subject (trace, observation, session or dataset run) and any data
- * type, newest first by `timestamp`, narrowed by the query parameters, all of which must hold.
- * With `trace` in `fields`, each score carries its trace's `userId`, `tags` and `environment`
- * (null when the score has no stored trace). Timestamps are ISO 8601 in UTC.
- *
- */
-export const scoresV2List = <ThrowOnError extends boolean = false>(options?: Options<ScoresV2ListData, ThrowOnError>): RequestResult<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError> => (options?.client ?? client).get<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/v2/scores',
-    ...options
-});
+export class LlmConnections extends HeyApiClient {
+    /**
+     * List the project's LLM connections, newest first.
+     *
+     * Secrets are never returned: `displaySecretKey` is a masked form of the key and
+     * `extraHeaderKeys` names the custom headers without their values.
+     *
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<LlmConnectionsListData, ThrowOnError>): RequestResult<LlmConnectionsListResponses, LlmConnectionsListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<LlmConnectionsListResponses, LlmConnectionsListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/llm-connections',
+            ...options
+        });
+    }
+    
+    /**
+     * Create or update the project's connection of this `provider`.
+     *
+     * Upsert keyed on (project, `provider`): 201 when created, 200 when updated. An update
+     * writes every mutable field from the request: an omitted `baseURL` becomes null, omitted
+     * `customModels` `[]`, omitted `extraHeaders` are cleared and an omitted `withDefaultModels`
+     * becomes true; an omitted `config` keeps the stored one (`config: null` is refused), and so
+     * does an omitted `secretKey` when the adapter is unchanged (a Tally extension: Langfuse
+     * requires the key on every upsert).
+     * `id` and `createdAt` are kept.
+     *
+     * `secretKey` and the values of `extraHeaders` are encrypted at rest (AES-256-GCM under
+     * `ENCRYPTION_KEY`) and never returned. `baseURL` must be an http(s) URL (no egress policy
+     * on the host yet).
+     *
+     * Per adapter: `bedrock` needs `config.region` and a `secretKey` that is a JSON object
+     * `{accessKeyId, secretAccessKey}` or `{apiKey}`, or the sentinel
+     * `__BEDROCK_DEFAULT_CREDENTIALS__` (self-hosted only); `openai` accepts
+     * `config: {useResponsesApi?: boolean}`; `google-vertex-ai` accepts `config: {location?: string}`;
+     * the other adapters take no config (absent or `{}`).
+     *
+     */
+    public upsert<ThrowOnError extends boolean = true>(options: Options<LlmConnectionsUpsertData, ThrowOnError>): RequestResult<LlmConnectionsUpsertResponses, LlmConnectionsUpsertErrors, ThrowOnError> {
+        return (options.client ?? this.client).put<LlmConnectionsUpsertResponses, LlmConnectionsUpsertErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/llm-connections',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Delete one of the project's connections.
+     *
+     * Deletes the connection and its encrypted key. Evaluators whose `modelConfig.provider` names
+     * it keep their configuration, but their next evaluation job fails and pauses them with
+     * `pausedReason: LLM_CONNECTION_MISSING` until a connection with that provider exists again.
+     *
+     */
+    public delete<ThrowOnError extends boolean = true>(options: Options<LlmConnectionsDeleteData, ThrowOnError>): RequestResult<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<LlmConnectionsDeleteResponses, LlmConnectionsDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/llm-connections/{id}',
+            ...options
+        });
+    }
+    
+    /**
+     * The model names a connection offers (a Tally addition).
+     *
+     * The adapter's default model families when `withDefaultModels` is true (chat-completions
+     * and reasoning series for `openai` and `azure`, the messages-API family for `anthropic`,
+     * Gemini 2.5/2.0/1.5/1.0 for the two Gemini adapters, the hub's chat models for `bedrock`),
+     * followed by the connection's `customModels` (a custom name already in the defaults is
+     * listed once, as a default).
+     *
+     */
+    public models<ThrowOnError extends boolean = true>(options: Options<LlmConnectionsModelsData, ThrowOnError>): RequestResult<LlmConnectionsModelsResponses, LlmConnectionsModelsErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<LlmConnectionsModelsResponses, LlmConnectionsModelsErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/llm-connections/{id}/models',
+            ...options
+        });
+    }
+    
+    /**
+     * Probe a connection with the evaluator's structured call (a Tally addition).
+     *
+     * Sends the probe Langfuse sends when a default evaluation model is saved: one user message
+     * `Extract a score (1-5) and reasoning from this text: "This is a test. It worked perfectly
+     * because it matched all passing criteria."` with the `extract` tool (string `score` and
+     * `reasoning`, both required) forced. `ok` is true when the provider answered with that tool
+     * call and its arguments parse as an object holding both fields. A provider failure is not
+     * an HTTP error here: the answer is 200 with `ok: false` and the classified `error` (secrets
+     * redacted). Nothing is recorded.
+     *
+     */
+    public test<ThrowOnError extends boolean = true>(options: Options<LlmConnectionsTestData, ThrowOnError>): RequestResult<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<LlmConnectionsTestResponses, LlmConnectionsTestErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/llm-connections/{id}/test',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+}
 
-/**
- * Get one score of any subject and data type (v2).
- *
- * Returns the score whatever it is attached to (trace, observation, session or dataset run) and
- * whatever its data type, including CORRECTION scores that the v1 route does not show, with its
- * trace's `userId`, `tags` and `environment` (null when it has no stored trace).
- *
- */
-export const scoresV2Get = <ThrowOnError extends boolean = false>(options: Options<ScoresV2GetData, ThrowOnError>): RequestResult<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError> => (options.client ?? client).get<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError>({
-    security: [{ scheme: 'basic', type: 'http' }],
-    url: '/api/public/v2/scores/{scoreId}',
-    ...options
-});
+export class Evaluators extends HeyApiClient {
+    /**
+     * List the project's evaluators (latest versions), by updatedAt desc then id desc.
+     *
+     * One page of the project's evaluators, each at its latest version, with the `variables` its
+     * prompt uses, its default `mapping` and `evaluationRuleCount` (how many rule assignments use
+     * it). Errors use the unstable envelope (`UnstableError`).
+     *
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<EvaluatorsListData, ThrowOnError>): RequestResult<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<EvaluatorsListResponses, EvaluatorsListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluators',
+            ...options
+        });
+    }
+    
+    /**
+     * Create an evaluator, or add a version to the one of this name (always 200).
+     *
+     * Upsert by name: a new name creates version 1; an existing name of the same type gets a new
+     * version (latest + 1, even when nothing changed) and keeps its id. Rules using the evaluator
+     * run the new version. A supplied `mapping` is checked against the prompt's variables (target
+     * observation); a new version must still be fully mapped by every rule assignment of the
+     * evaluator. Code evaluators are not enabled in Tally (403).
+     *
+     */
+    public create<ThrowOnError extends boolean = true>(options: Options<EvaluatorsCreateData, ThrowOnError>): RequestResult<EvaluatorsCreateResponses, EvaluatorsCreateErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<EvaluatorsCreateResponses, EvaluatorsCreateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluators',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Delete an evaluator with all its versions and rule assignments.
+     *
+     * A rule left without assignments is set inactive. Scores stay.
+     */
+    public delete<ThrowOnError extends boolean = true>(options: Options<EvaluatorsDeleteData, ThrowOnError>): RequestResult<EvaluatorsDeleteResponses, EvaluatorsDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<EvaluatorsDeleteResponses, EvaluatorsDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluators/{evaluatorId}',
+            ...options
+        });
+    }
+    
+    /**
+     * One evaluator at its latest version.
+     *
+     * Returns the evaluator at its latest version: prompt, output definition, `modelConfig`
+     * (`null` when it relies on a project default model, which Tally does not have), variables,
+     * default mapping and `evaluationRuleCount`. 404 `resource_not_found` when the id is not in
+     * the project.
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<EvaluatorsGetData, ThrowOnError>): RequestResult<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<EvaluatorsGetResponses, EvaluatorsGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluators/{evaluatorId}',
+            ...options
+        });
+    }
+}
+
+export class EvaluationRules extends HeyApiClient {
+    /**
+     * List the project's evaluation rules, by createdAt desc then id desc.
+     *
+     * One page of the project's rules, each with its evaluator assignments, `sampling` (the
+     * fraction of matching observations evaluated, 0 to 1), `filter`, and `status` (`active`,
+     * `inactive`, or `paused` with `pausedReason` and `pausedMessage` when an evaluator it uses
+     * is blocked, e.g. by a missing LLM connection).
+     *
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<EvaluationRulesListData, ThrowOnError>): RequestResult<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<EvaluationRulesListResponses, EvaluationRulesListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluation-rules',
+            ...options
+        });
+    }
+    
+    /**
+     * Create an evaluation rule for target `observation` (always 200).
+     *
+     * Checks, in order: the body schema; the name (409 `name_conflict`); the active-rule limit
+     * (500, 409 `conflict`); each evaluator reference by name and type (404); an evaluator
+     * attached twice (409); the `type`/`level` filter values (400 `invalid_filter_value`); each
+     * LLM assignment's effective mapping (its own, else the evaluator's default) against the
+     * prompt's variables. Tally does not make a live preflight call to the judge model when the
+     * rule is enabled: an unusable model pauses the rule at run time instead. Target
+     * `experiment` is not supported (400 `invalid_request`).
+     *
+     */
+    public create<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesCreateData, ThrowOnError>): RequestResult<EvaluationRulesCreateResponses, EvaluationRulesCreateErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<EvaluationRulesCreateResponses, EvaluationRulesCreateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluation-rules',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Delete a rule and its assignments (evaluators and scores stay).
+     *
+     * Removes the rule and its evaluator assignments; no new observation is evaluated by it.
+     * Its evaluators and the scores they already wrote are kept, and jobs of the rule still
+     * queued end as `CANCELLED`. 404 when the id is not in the project.
+     *
+     */
+    public delete<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesDeleteData, ThrowOnError>): RequestResult<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<EvaluationRulesDeleteResponses, EvaluationRulesDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
+            ...options
+        });
+    }
+    
+    /**
+     * One evaluation rule.
+     *
+     * Returns the rule with its evaluator assignments, sampling, filter and `status` (with
+     * `pausedReason` and `pausedMessage` when paused). A rule with no assignments is still
+     * readable. 404 `resource_not_found` when the id is not in the project.
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesGetData, ThrowOnError>): RequestResult<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<EvaluationRulesGetResponses, EvaluationRulesGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
+            ...options
+        });
+    }
+    
+    /**
+     * Change a rule; omitted fields keep their values.
+     *
+     * `filter` and `mapping` are accepted only together with `target`. `evaluators` replaces the
+     * whole assignment set; `evaluator` (`{name}`) and `mapping` patch the first assignment. A
+     * rename is not checked for uniqueness (as in Langfuse). A rule left with no assignments is
+     * stored disabled.
+     *
+     */
+    public update<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesUpdateData, ThrowOnError>): RequestResult<EvaluationRulesUpdateResponses, EvaluationRulesUpdateErrors, ThrowOnError> {
+        return (options.client ?? this.client).patch<EvaluationRulesUpdateResponses, EvaluationRulesUpdateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * The rule's evaluation jobs, newest first (a Tally addition).
+     *
+     * One job per matching observation and evaluator, with its status: `PENDING` (queued),
+     * `RUNNING`, `DELAYED` (a retryable provider failure, tried again at `runAfter`; at most 4
+     * attempts within 2 hours), `COMPLETED` (with the first score's id and the judge's trace id),
+     * `ERROR` (with the reason: a provider failure, an answer that did not fit, a paused
+     * evaluator), `CANCELLED` (the rule, evaluator or observation went away, or the observation
+     * is in an internal environment). So a user can see why a score is missing.
+     *
+     */
+    public executions<ThrowOnError extends boolean = true>(options: Options<EvaluationRulesExecutionsData, ThrowOnError>): RequestResult<EvaluationRulesExecutionsResponses, EvaluationRulesExecutionsErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<EvaluationRulesExecutionsResponses, EvaluationRulesExecutionsErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}/executions',
+            ...options
+        });
+    }
+}
+
+export class Playground extends HeyApiClient {
+    /**
+     * Call a model through one of the project's LLM connections and record the call.
+     *
+     * Tally's public form of the playground (Langfuse's playground is a UI over an internal
+     * route). The connection is picked by its `provider` name; its adapter, key, custom headers,
+     * base URL and config make the call, under the egress policy and `TALLY_LLM_TIMEOUT_MS`.
+     *
+     * Every successful call is recorded as a trace holding one generation, in environment
+     * `tally-playground`: the provider's usage object goes through the same normaliser as
+     * ingestion (`usageDetails` of the generation), so it is priced by the models list, shows
+     * `costStatus`, and appears in metrics. A usage object the normaliser does not recognise
+     * (for example one with extra keys) is stored unmapped, and `warnings` says so, exactly as
+     * the ingestion endpoint's success entry would.
+     *
+     * With `stream: true` the answer is `text/event-stream`: `delta` events carry pieces of text
+     * as they arrive (`{"text": "..."}`), then one `completion` event carries the same object as
+     * the non-streaming answer, or one `error` event carries an `LlmCallError` body. Errors found
+     * before the provider is called (validation, unknown provider) are plain JSON answers.
+     *
+     * Provider failures are classified (`kind`): `invalid_request` and `egress_refused` answer
+     * 400, `rate_limited` 429, `timeout` 504, every other provider failure 502 (Langfuse passes
+     * the provider's status through; a 401 from a provider would read as a failure of the caller's
+     * own Tally credentials). The provider's status is in `providerStatus`, its message in
+     * `message` with every secret of the connection redacted.
+     *
+     */
+    public completions<ThrowOnError extends boolean = true>(options: Options<PlaygroundCompletionsData, ThrowOnError>): RequestResult<PlaygroundCompletionsResponses, PlaygroundCompletionsErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<PlaygroundCompletionsResponses, PlaygroundCompletionsErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/playground/completions',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+}
+
+export class Evaluations extends HeyApiClient {
+    /**
+     * Run one LLM-as-a-judge evaluation now (a Tally addition).
+     *
+     * For trying an evaluator's prompt and for scripts. The prompt's `{{variables}}` are filled
+     * from `variables` (strings as they are, other values as JSON; a placeholder without a value
+     * stays), and the judge is called through the project's connection named `provider` with
+     * exactly the request the `llmJudgeRequest` webhook documents: one user message, the six
+     * model parameters (those not set in `modelParams` take their defaults: temperature 0,
+     * top_p 1, frequency_penalty 0, presence_penalty 0, max_tokens 1024, n 1), `stream: false`
+     * and the forced `extract` tool.
+     *
+     * The call is recorded as a trace `Execute evaluator: <scoreName>` in environment
+     * `langfuse-llm-as-a-judge` with one generation, priced like any ingested one. With a
+     * `target`, the verdict is also written as score(s) named `scoreName`, source `EVAL`, the
+     * reasoning as comment (a CATEGORICAL definition allowing several matches writes one score
+     * per category).
+     *
+     * Failures: a provider failure answers as the playground does (`LlmCallError`, 502/429/504/400);
+     * an answer without a usable `extract` call (no call, a score that does not fit the output
+     * definition) answers 422 `JudgeAnswerError`, and nothing is scored.
+     *
+     */
+    public llmAsAJudge<ThrowOnError extends boolean = true>(options: Options<EvaluationsLlmAsAJudgeData, ThrowOnError>): RequestResult<EvaluationsLlmAsAJudgeResponses, EvaluationsLlmAsAJudgeErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<EvaluationsLlmAsAJudgeResponses, EvaluationsLlmAsAJudgeErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/evaluations/llm-as-a-judge',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+}
+
+export class Scores extends HeyApiClient {
+    /**
+     * List trace scores (v1), newest first.
+     *
+     * Only scores of a trace, of data type NUMERIC, CATEGORICAL, BOOLEAN or TEXT; each carries its trace's `userId`, `tags` and `environment`.
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<ScoresListData, ThrowOnError>): RequestResult<ScoresListResponses, ScoresListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ScoresListResponses, ScoresListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/scores',
+            ...options
+        });
+    }
+    
+    /**
+     * Create a score, or overwrite the score with the same id.
+     *
+     * The score is written before the answer: it can be read back at once. Besides Basic auth, this
+     * operation (and only this one) takes the project's public key alone as `Authorization: Bearer
+     * pk-...`, as Langfuse does, so a browser can send user feedback without holding the secret key;
+     * an unknown public key answers 401 `Invalid public key…`.
+     *
+     */
+    public create<ThrowOnError extends boolean = true>(options: Options<ScoresCreateData, ThrowOnError>): RequestResult<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<ScoresCreateResponses, ScoresCreateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/scores',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Delete a score.
+     *
+     * Answers 202 whether or not the score exists, as Langfuse does; the score is gone when the answer arrives.
+     */
+    public delete<ThrowOnError extends boolean = true>(options: Options<ScoresDeleteData, ThrowOnError>): RequestResult<ScoresDeleteResponses, ScoresDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<ScoresDeleteResponses, ScoresDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/scores/{scoreId}',
+            ...options
+        });
+    }
+    
+    /**
+     * Get one trace score (v1).
+     *
+     * A CORRECTION score, or one without a trace, is not found here (use the v2 route).
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<ScoresGetData, ThrowOnError>): RequestResult<ScoresGetResponses, ScoresGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<ScoresGetResponses, ScoresGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/scores/{scoreId}',
+            ...options
+        });
+    }
+}
+
+export class ScoresV2 extends HeyApiClient {
+    /**
+     * List scores of every subject and data type (v2), newest first.
+     *
+     * One page of scores of any subject (trace, observation, session or dataset run) and any data
+     * type, newest first by `timestamp`, narrowed by the query parameters, all of which must hold.
+     * With `trace` in `fields`, each score carries its trace's `userId`, `tags` and `environment`
+     * (null when the score has no stored trace). Timestamps are ISO 8601 in UTC.
+     *
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<ScoresV2ListData, ThrowOnError>): RequestResult<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ScoresV2ListResponses, ScoresV2ListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/v2/scores',
+            ...options
+        });
+    }
+    
+    /**
+     * Get one score of any subject and data type (v2).
+     *
+     * Returns the score whatever it is attached to (trace, observation, session or dataset run) and
+     * whatever its data type, including CORRECTION scores that the v1 route does not show, with its
+     * trace's `userId`, `tags` and `environment` (null when it has no stored trace).
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<ScoresV2GetData, ThrowOnError>): RequestResult<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<ScoresV2GetResponses, ScoresV2GetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/v2/scores/{scoreId}',
+            ...options
+        });
+    }
+}
+
+export class TallySdk extends HeyApiClient {
+    public static readonly __registry: HeyApiRegistry<TallySdk> = new HeyApiRegistry<TallySdk>();
+    
+    constructor(args?: {
+        client?: Client;
+        key?: string;
+    }) {
+        super(args);
+        TallySdk.__registry.set(this, args?.key);
+    }
+    
+    private _health?: Health;
+    get health(): Health {
+        return this._health ??= new Health({ client: this.client });
+    }
+    
+    private _models?: Models;
+    get models(): Models {
+        return this._models ??= new Models({ client: this.client });
+    }
+    
+    private _ingestion?: Ingestion;
+    get ingestion(): Ingestion {
+        return this._ingestion ??= new Ingestion({ client: this.client });
+    }
+    
+    private _opentelemetry?: Opentelemetry;
+    get opentelemetry(): Opentelemetry {
+        return this._opentelemetry ??= new Opentelemetry({ client: this.client });
+    }
+    
+    private _observations?: Observations;
+    get observations(): Observations {
+        return this._observations ??= new Observations({ client: this.client });
+    }
+    
+    private _trace?: Trace;
+    get trace(): Trace {
+        return this._trace ??= new Trace({ client: this.client });
+    }
+    
+    private _metrics?: Metrics;
+    get metrics(): Metrics {
+        return this._metrics ??= new Metrics({ client: this.client });
+    }
+    
+    private _llmConnections?: LlmConnections;
+    get llmConnections(): LlmConnections {
+        return this._llmConnections ??= new LlmConnections({ client: this.client });
+    }
+    
+    private _evaluators?: Evaluators;
+    get evaluators(): Evaluators {
+        return this._evaluators ??= new Evaluators({ client: this.client });
+    }
+    
+    private _evaluationRules?: EvaluationRules;
+    get evaluationRules(): EvaluationRules {
+        return this._evaluationRules ??= new EvaluationRules({ client: this.client });
+    }
+    
+    private _playground?: Playground;
+    get playground(): Playground {
+        return this._playground ??= new Playground({ client: this.client });
+    }
+    
+    private _evaluations?: Evaluations;
+    get evaluations(): Evaluations {
+        return this._evaluations ??= new Evaluations({ client: this.client });
+    }
+    
+    private _scores?: Scores;
+    get scores(): Scores {
+        return this._scores ??= new Scores({ client: this.client });
+    }
+    
+    private _scoresV2?: ScoresV2;
+    get scoresV2(): ScoresV2 {
+        return this._scoresV2 ??= new ScoresV2({ client: this.client });
+    }
+}

@@ -1,10 +1,10 @@
 // `new Tally({ baseUrl, publicKey, secretKey })`: the class hey-api generates from the spec
-// (generated/sdk-client, one group per operationId prefix: tally.models.list(), tally.metrics.query(),
+// (generated/client, one group per operationId prefix: tally.models.list(), tally.metrics.query(),
 // tally.llmConnections.upsert(), tally.ingestion.batch(), tally.scores.create(), …) on a fetch
 // client that adds Basic auth, retries (src/retry.ts), typed errors (src/errors.ts) and
 // `iterate()` on every paginated list group (src/paginate.ts). Nothing here is per operation.
-import { TallySdk } from '../../generated/sdk-client/sdk.gen.ts';
-import { createClient, type Client } from '../../generated/sdk-client/client/index.ts';
+import { TallySdk } from '../../generated/client/sdk.gen.ts';
+import { createClient, type Client } from '../../generated/client/client/index.ts';
 import { TallyApiError, TallyNetworkError } from './errors.ts';
 import { retryingFetch, type RetryOptions } from './retry.ts';
 import { paginate, type ListFn, type PageItem, type PaginateParams } from './paginate.ts';
@@ -36,7 +36,7 @@ function basicAuth(publicKey: string, secretKey: string): string {
   const bytes = new TextEncoder().encode(`${publicKey}:${secretKey}`);
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
-  return 'Basic ' + btoa(binary);
+  return `Basic ${btoa(binary)}`;
 }
 
 /** A fetch client for one project, with auth, retries and typed errors; `new Tally` uses it. */
@@ -72,13 +72,17 @@ export function createTallyClient(opts: TallyOptions): Client {
   return client;
 }
 
-export interface Tally extends TallyGroups {}
+// The groups are own properties the constructor defines from TallySdk's getters, so TypeScript
+// cannot see them being set: an empty base class typed as constructing TallyGroups declares them
+// all, with that one claim in a visible cast (not an interface merged into the class).
+const TallyGroupsBase = class {} as new () => TallyGroups;
 
-export class Tally {
+export class Tally extends TallyGroupsBase {
   /** The underlying hey-api fetch client (interceptors, `buildUrl`, raw requests). */
   readonly client: Client;
 
   constructor(opts: TallyOptions) {
+    super();
     this.client = createTallyClient(opts);
     const sdk = new TallySdk({ client: this.client });
     // every generated group (tally.models, tally.metrics, …), with `iterate()` where there is `list`

@@ -2,7 +2,6 @@
 // DATABASE_URL is set. Every response body is kept and searched for each stored secret at the end.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { llmConnectionsList, llmConnectionsUpsert } from '../../../generated/client/index.ts';
 import { openDatabase } from '../../src/db/orm.ts';
 import { decryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
 import { DEFAULT_MODELS } from '../../src/domain/llm-connections/default-models.ts';
@@ -153,14 +152,13 @@ describe('LLM connections: upsert', () => {
 
   it('answers through the generated SDK client', async () => {
     const provider = unique('sdk');
-    const res = await llmConnectionsUpsert({
-      client: clientFor('projectA'),
+    const res = await clientFor('projectA').llmConnections.upsert({
       body: { provider, adapter: 'anthropic', secretKey: secret('sk-ant') },
     });
     expect(res.response!.status).toBe(201);
     expect(res.data!.adapter).toBe('anthropic');
     bodies.push(JSON.stringify(res.data));
-    const list = await llmConnectionsList({ client: clientFor('projectA'), query: { limit: 100 } });
+    const list = await clientFor('projectA').llmConnections.list({ query: { limit: 100 } });
     expect(list.data!.data.some((c) => c.provider === provider)).toBe(true);
     bodies.push(JSON.stringify(list.data));
   });

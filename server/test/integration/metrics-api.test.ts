@@ -2,7 +2,6 @@
 // Langfuse's own client (@langfuse/client), which must get the same rows.
 import { LangfuseClient } from '@langfuse/client';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from '../../../generated/client/sdk.gen.ts';
 import { clientFor, raw, unique } from '../support/client.ts';
 
 const env = unique('metrics-env');
@@ -70,7 +69,7 @@ describe('metrics API', () => {
       fromTimestamp: FROM,
       toTimestamp: TO,
     };
-    const ours = await metricsV2({ client: clientFor('projectA'), query: { query: JSON.stringify(query) } });
+    const ours = await clientFor('projectA').metrics.query({ query: { query: JSON.stringify(query) } });
     expect(ours.response?.status).toBe(200);
     const { publicKey, secretKey } = inject('projectA');
     const langfuse = new LangfuseClient({ publicKey, secretKey, baseUrl: inject('baseUrl') });
@@ -93,7 +92,7 @@ describe('metrics API', () => {
       fromTimestamp: FROM,
       toTimestamp: TO,
     };
-    const v1 = await metricsV1({ client: clientFor('projectA'), query: { query: JSON.stringify(v1Query) } });
+    const v1 = await clientFor('projectA').metrics.v1({ query: { query: JSON.stringify(v1Query) } });
     const v1Theirs = await langfuse.api.legacy.metricsV1.metrics({ query: JSON.stringify(v1Query) });
     expect(v1Theirs.data).toEqual(v1.data!.data);
     expect(v1.data!.data).toEqual([
@@ -110,13 +109,12 @@ describe('metrics API', () => {
       fromTimestamp: FROM,
       toTimestamp: TO,
     };
-    const b = await metricsV2({ client: clientFor('projectB'), query: { query: JSON.stringify(query) } });
+    const b = await clientFor('projectB').metrics.query({ query: { query: JSON.stringify(query) } });
     expect(b.data!.data).toEqual([{ count_count: 0 }]);
   });
 
   it('answers daily metrics newest first, paginated, with the trace filters', async () => {
-    const page1 = await metricsDaily({
-      client: clientFor('projectA'),
+    const page1 = await clientFor('projectA').metrics.daily({
       query: { environment: env, limit: 1, fromTimestamp: FROM, toTimestamp: TO },
     });
     expect(page1.data!.meta).toEqual({ page: 1, limit: 1, totalItems: 3, totalPages: 3 });
@@ -127,13 +125,13 @@ describe('metrics API', () => {
       totalCost: 2,
       usage: [{ model: 'gpt-x', countTraces: 1, inputUsage: 40, outputUsage: 4 }],
     });
-    const tagged = await metricsDaily({ client: clientFor('projectA'), query: { environment: env, tags: ['a', 'b'] } });
+    const tagged = await clientFor('projectA').metrics.daily({ query: { environment: env, tags: ['a', 'b'] } });
     expect(tagged.data!.data.map((d) => d.date)).toEqual(['2003-05-01']);
     expect(tagged.data!.data[0]).toMatchObject({ countTraces: 1, countObservations: 2, totalCost: 0.75 });
   });
 
   it('lists the schema the engine uses', async () => {
-    const s = await metricsV2Schema({ client: clientFor('projectA') });
+    const s = await clientFor('projectA').metrics.querySchema();
     expect(s.data!.views.find((v) => v.name === 'scores-boolean')!.dimensions.map((d) => d.name)).toContain('booleanValue');
   });
 

@@ -1,12 +1,11 @@
 import { describe, expect, inject, it } from 'vitest';
-import { modelsCreate, modelsDelete, modelsGet, modelsList } from '../../../generated/client/index.ts';
 import { clientFor, raw, unique } from '../support/client.ts';
 
 const a = clientFor('projectA');
 const b = clientFor('projectB');
 
 async function create(body: Record<string, unknown>, client = a) {
-  const res = await modelsCreate({ client, body: body as never });
+  const res = await client.models.create({ body: body as never });
   return res;
 }
 
@@ -78,7 +77,7 @@ describe('Models API', () => {
         prices: { input: 0.000001, output: 0.000002 },
       },
     ]);
-    const got = await modelsGet({ client: a, path: { id: m.id } });
+    const got = await a.models.get({ path: { id: m.id } });
     expect(got.data).toEqual(m);
   });
 
@@ -141,10 +140,10 @@ describe('Models API', () => {
   it("never lets one project see, get or delete another project's model", async () => {
     const name = unique('private');
     const m = (await create({ modelName: name, matchPattern: `^${name}$`, unit: 'TOKENS', inputPrice: 1 })).data!;
-    expect((await modelsGet({ client: b, path: { id: m.id } })).response!.status).toBe(404);
-    const del = await modelsDelete({ client: b, path: { id: m.id } });
+    expect((await b.models.get({ path: { id: m.id }, throwOnError: false })).response!.status).toBe(404);
+    const del = await b.models.delete({ path: { id: m.id }, throwOnError: false });
     expect(del.response!.status).toBe(404);
-    expect((await modelsGet({ client: a, path: { id: m.id } })).response!.status).toBe(200);
+    expect((await a.models.get({ path: { id: m.id } })).response!.status).toBe(200);
     const listB = await raw(`/api/public/models?limit=100&page=1`, { project: 'projectB' });
     const all: string[] = [];
     for (let page = 1; page <= listB.body.meta.totalPages; page++) {
@@ -157,19 +156,19 @@ describe('Models API', () => {
   it('deletes a project model (200 + message), after which it is gone', async () => {
     const name = unique('del');
     const m = (await create({ modelName: name, matchPattern: `^${name}$`, unit: 'TOKENS', inputPrice: 1 })).data!;
-    const del = await modelsDelete({ client: a, path: { id: m.id } });
+    const del = await a.models.delete({ path: { id: m.id } });
     expect(del.response!.status).toBe(200);
     expect(del.data).toEqual({ message: 'Model successfully deleted' });
-    expect((await modelsGet({ client: a, path: { id: m.id } })).response!.status).toBe(404);
+    expect((await a.models.get({ path: { id: m.id }, throwOnError: false })).response!.status).toBe(404);
   });
 
   it('lists managed models to every project, read-only', async () => {
-    const first = await modelsList({ client: a, query: { page: 1, limit: 100 } });
+    const first = await a.models.list({ query: { page: 1, limit: 100 } });
     expect(first.response!.status).toBe(200);
     const total = first.data!.meta.totalItems;
     expect(total).toBeGreaterThanOrEqual(150);
     const managed = first.data!.data.find((m) => m.isLangfuseManaged)!;
-    expect((await modelsGet({ client: b, path: { id: managed.id } })).data).toEqual(managed);
+    expect((await b.models.get({ path: { id: managed.id } })).data).toEqual(managed);
     const del = await raw(`/api/public/models/${encodeURIComponent(managed.id)}`, { method: 'DELETE' });
     expect(del).toMatchObject({
       status: 404,
@@ -182,7 +181,7 @@ describe('Models API', () => {
     let page = 1;
     let totalPages = 1;
     do {
-      const r = await modelsList({ client: a, query: { page, limit: 37 } });
+      const r = await a.models.list({ query: { page, limit: 37 } });
       expect(r.data!.meta).toMatchObject({ page, limit: 37 });
       totalPages = r.data!.meta.totalPages;
       expect(totalPages).toBe(Math.ceil(r.data!.meta.totalItems / 37));
@@ -191,7 +190,7 @@ describe('Models API', () => {
     } while (page <= totalPages);
     expect(seen).toEqual([...seen].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
     expect(new Set(seen).size).toBe(seen.length);
-    const beyond = await modelsList({ client: a, query: { page: totalPages + 1, limit: 37 } });
+    const beyond = await a.models.list({ query: { page: totalPages + 1, limit: 37 } });
     expect(beyond.data!.data).toEqual([]);
     expect(beyond.data!.meta.totalItems).toBe(seen.length);
     void inject;

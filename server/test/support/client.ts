@@ -1,11 +1,15 @@
-// The generated SDK client, pointed at the test server: tests speak to Tally the way
-// an integrator's code does.
+// The generated client (the class TallySdk that the SDK package wraps), pointed at the test
+// server: tests speak to Tally the way an integrator's code does. As in the SDK, a non-2xx
+// throws; `throwOnError: false` on a call returns { data, error, response } instead.
 import { inject } from 'vitest';
 import { createClient } from '../../../generated/client/client/index.ts';
+import { TallySdk } from '../../../generated/client/sdk.gen.ts';
 import { basic } from './start.ts';
 
 export function clientFor(project: 'projectA' | 'projectB') {
-  return createClient({ baseUrl: inject('baseUrl'), headers: { authorization: basic(inject(project)) } });
+  return new TallySdk({
+    client: createClient({ baseUrl: inject('baseUrl'), headers: { authorization: basic(inject(project)) }, throwOnError: true }),
+  });
 }
 
 /** raw fetch for what the SDK would refuse to send (bad auth, malformed bodies) */

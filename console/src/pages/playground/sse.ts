@@ -1,6 +1,6 @@
 // A small server-sent-events parser (the WHATWG event-stream format): bytes in, events out,
 // whatever the chunk boundaries (an event, a line or a UTF-8 character may be split anywhere).
-// Not hey-api's SSE client (generated/sdk-client/core/serverSentEvents.gen.ts): it reconnects
+// Not hey-api's SSE client (generated/client/core/serverSentEvents.gen.ts): it reconnects
 // after a dropped stream, and re-sending this POST would run (and bill) the model call again;
 // the typed operation with `parseAs: 'stream'` hands over the body once.
 

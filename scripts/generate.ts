@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, readdirSync, readFileSync, statSync, existsSync, m
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createClient } from '@hey-api/openapi-ts';
+import { operationsModule } from './operations-module.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const check = process.argv.includes('--check');
@@ -68,6 +69,12 @@ await createClient({
   ],
   logs: { level: 'silent' },
 });
+
+// generated/operations.ts: each operation with its request and answer types, for the server's handlers
+writeFileSync(
+  join(out, 'operations.ts'),
+  operationsModule(JSON.parse(readFileSync(join(out, 'openapi.json'), 'utf8')), readFileSync(join(out, 'client', 'types.gen.ts'), 'utf8')),
+);
 
 if (check) {
   const files = (dir: string): string[] =>

@@ -7,8 +7,8 @@ import type { Database } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../app-context.ts';
 import { AuthzError, authenticate } from './auth.ts';
-import { ApiError, invalidData, isUnstablePath, toUnstableBody, unstableError } from './errors.ts';
-import type { OperationHandler } from './handler.ts';
+import { type ExpressError, ApiError, invalidData, isUnstablePath, toUnstableBody, unstableError } from './errors.ts';
+import type { AnyHandler, HandlerContext, HandlerRegistry } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { consoleRouter } from './console.ts';
 import { docsRouter } from './docs.ts';
@@ -21,6 +21,11 @@ import { issuesFromAjv } from './validation-issues.ts';
 
 // set on a request whose raw JSON body has an escape PostgreSQL may not store, or bytes that are not UTF-8
 const UNSTORABLE = Symbol('mayHoldUnstorableText');
+/** what this app hangs on a request: its logger (with the request id) and the body's text mark */
+type TallyRequest = Request & { log?: Logger; [UNSTORABLE]?: boolean };
+const tallyReq = (req: Request) => req as TallyRequest;
+/** an operation's `x-tally-*` extensions in the spec */
+const extension = (c: Context, name: string): unknown => (c.operation as unknown as Record<string, unknown>)[`x-tally-${name}`];
 
 export const BODY_LIMIT_BYTES = 4.5 * 1024 * 1024;
 
@@ -28,7 +33,7 @@ export interface AppOptions {
   db: Database;
   log: Logger;
   services: Services;
-  handlers: Record<string, OperationHandler>;
+  handlers: HandlerRegistry;
   /** check every response against the spec; a mismatch becomes a 500 (tests turn this on) */
   validateResponses?: boolean;
 }
@@ -106,8 +111,8 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
   const lenient = lenientQueryNames();
   const ingestionPaths = ingestionStylePaths();
 
-  const wrap = (operationId: string, fn: OperationHandler) => async (c: Context, req: Request, res: Response) => {
-    const rlog = (req as any).log as Logger;
+  const wrap = (operationId: string, fn: AnyHandler) => async (c: Context, req: Request, res: Response) => {
+    const rlog = tallyReq(req).log!;
     let status = 500;
     let body: unknown;
     let headers: Record<string, string> | undefined;
@@ -116,17 +121,17 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    const ingestionStyle = (c.operation as any)['x-tally-error-style'] === 'ingestion';
-    const unstableStyle = (c.operation as any)['x-tally-error-style'] === 'unstable';
-    const envelopeOnly = (c.operation as any)['x-tally-validate'] === 'envelope';
+    const ingestionStyle = extension(c, 'error-style') === 'ingestion';
+    const unstableStyle = extension(c, 'error-style') === 'unstable';
+    const envelopeOnly = extension(c, 'validate') === 'envelope';
     // the handler decodes and checks the body itself (the OTLP endpoint's raw bytes)
-    const rawBody = (c.operation as any)['x-tally-validate'] === 'none';
+    const rawBody = extension(c, 'validate') === 'none';
     try {
       const em = db.em();
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       const projectId = secured
         ? await authenticate(req.headers.authorization, em, rlog, {
-            bearerPublicKey: (c.operation as any)['x-tally-bearer-public-key'] === true,
+            bearerPublicKey: extension(c, 'bearer-public-key') === true,
           })
         : null;
       // before schema validation: nothing below walks a value of unbounded depth
@@ -156,7 +161,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       }
       // query values always (a few strings); the body only when its raw text has a suspect escape
       // or it parsed to a number beyond a double
-      const mayHoldUnstorable = (req as any)[UNSTORABLE] === true || (!rawBody && holdsNonFiniteNumber(c.request.requestBody));
+      const mayHoldUnstorable = tallyReq(req)[UNSTORABLE] === true || (!rawBody && holdsNonFiniteNumber(c.request.requestBody));
       const textIssue =
         findUnstorableText(c.request.query) ?? (mayHoldUnstorable && !envelopeOnly ? findUnstorableText(c.request.requestBody) : null);
       if (textIssue) throw invalidData([textIssue]);
@@ -164,7 +169,8 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         projectId,
         em,
         body: c.request.requestBody,
-        params: c.request.params as Record<string, string>,
+        // the router matched the operation's path, so each of its path parameters is there
+        params: c.request.params as HandlerContext['params'],
         query: c.request.query,
         log: rlog,
         services,
@@ -196,7 +202,8 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     send(res, status, body, headers);
   };
 
-  for (const [operationId, fn] of Object.entries(opts.handlers)) api.register(operationId, wrap(operationId, fn));
+  // each handler is typed by its operation; the wrapper hands it what the spec validated for that operation
+  for (const [operationId, fn] of Object.entries(opts.handlers)) api.register(operationId, wrap(operationId, fn as AnyHandler));
   api.registerSecurityHandler('BasicAuth', () => true); // the wrapper authenticates, before validation
   api.register('notFound', (c: Context, _req: Request, res: Response) =>
     send(res, 404, { message: `No route for ${String(c.request.method).toUpperCase()} ${c.request.path}`, error: 'NotFoundError' }),
@@ -218,9 +225,9 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 128) || randomUUID();
     res.setHeader('x-request-id', id);
     const started = process.hrtime.bigint();
-    (req as any).log = log.child({ requestId: id });
+    tallyReq(req).log = log.child({ requestId: id });
     res.on('finish', () => {
-      (req as any).log.info(
+      tallyReq(req).log!.info(
         { method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
         'request',
       );
@@ -238,7 +245,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       type: ['application/json', 'application/*+json'],
       keepDepth: MAX_JSON_DEPTH + 3,
       mayHoldUnstorable: (req) => {
-        (req as any)[UNSTORABLE] = true;
+        tallyReq(req)[UNSTORABLE] = true;
       },
     }),
   );
@@ -268,7 +275,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     }
   });
   // body-parser failures and anything else that escaped: always a JSON body
-  app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: ExpressError, req: Request, res: Response, _next: NextFunction) => {
     if (err?.type === 'body.busy') {
       const body = ingestionPaths.has(req.path)
         ? { message: err.message, errors: [err.message] }
@@ -284,7 +291,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
           error: 'PayloadTooLargeError',
         }),
       );
-    if (err?.status >= 400 && err?.status < 500) {
+    if (err?.status !== undefined && err.status >= 400 && err.status < 500) {
       // not V8's message: it quotes the text around the error, which may be a secret
       const position = err.type === 'entity.parse.failed' ? /position (\d+)/.exec(String(err.message))?.[1] : undefined;
       const message =
@@ -293,7 +300,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       if (err.status === 400 && ingestionPaths.has(req.path)) return send(res, 400, { message: 'Invalid request data', errors: [message] });
       return send(res, err.status, shaped(req.path, err.status, { message, error: 'InvalidRequestError' }));
     }
-    ((req as any).log ?? log).error({ err }, 'unhandled error');
+    (tallyReq(req).log ?? log).error({ err }, 'unhandled error');
     send(res, 500, shaped(req.path, 500, { message: 'Internal Server Error', error: 'An unknown error occurred' }));
   });
   return { app, api };

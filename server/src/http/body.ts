@@ -401,7 +401,7 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
 }
 
 /** the claim of a request, closed when its response is over */
-function claimFor(req: Request, res: Response, budget: BodyBudget): Claim {
+function claimFor(res: Response, budget: BodyBudget): Claim {
   const claim = budget.open();
   res.once('close', () => budget.close(claim));
   return claim;
@@ -434,7 +434,7 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
     if (!charset.startsWith('utf-') || (charset !== 'utf-8' && !OTHER_UTF.has(charset))) {
       return next(bodyError(415, 'charset.unsupported', `unsupported charset "${charset.toUpperCase()}"`));
     }
-    readBody(req, budget, claimFor(req, res, budget), opts.limit).then((bytes) => {
+    readBody(req, budget, claimFor(res, budget), opts.limit).then((bytes) => {
       let raw = bytes;
       if (charset !== 'utf-8') raw = Buffer.from(new TextDecoder(charset).decode(raw), 'utf8');
       else if (raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) raw = raw.subarray(3); // a BOM, as iconv-lite dropped it
@@ -477,7 +477,7 @@ export function rawBody(opts: { limit: number; budget?: BodyBudget }): RequestHa
   const budget = opts.budget ?? bodyBudget;
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.readableEnded || !hasBody(req)) return next();
-    readBody(req, budget, claimFor(req, res, budget), opts.limit).then((body) => {
+    readBody(req, budget, claimFor(res, budget), opts.limit).then((body) => {
       req.body = body;
       next();
     }, next);

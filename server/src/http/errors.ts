@@ -39,3 +39,6 @@ export function toUnstableBody(status: number, body: { message: string; error?: 
   if (status >= 500) return { message: 'Internal Server Error', code: 'internal_error' };
   return { message: body.message, code: UNSTABLE_CODE_BY_STATUS[status] ?? 'invalid_request' };
 }
+
+/** what an error handed to Express may carry (body-parser's, http/body.ts's) */
+export type ExpressError = { type?: string; status?: number; message: string; retryAfterSeconds?: number } | undefined;

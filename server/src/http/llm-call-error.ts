@@ -6,7 +6,7 @@ import type { LlmError, LlmErrorKind } from '../domain/llm/call.ts';
 import type { ConnectionSecretsUnreadable } from '../llm/llm-gateway.ts';
 import { ApiError } from './errors.ts';
 
-const STATUS: Record<LlmErrorKind, number> = {
+const STATUS = {
   invalid_request: 400,
   egress_refused: 400,
   rate_limited: 429,
@@ -16,9 +16,9 @@ const STATUS: Record<LlmErrorKind, number> = {
   model_unavailable: 502,
   provider_error: 502,
   unreachable: 502,
-};
+} as const satisfies Record<LlmErrorKind, number>;
 
-export const llmErrorStatus = (e: LlmError) => STATUS[e.kind] ?? 502;
+export const llmErrorStatus = (e: LlmError): (typeof STATUS)[LlmErrorKind] => STATUS[e.kind] ?? 502;
 
 export function llmErrorBody(e: LlmError): LlmCallError {
   return { message: e.message, error: 'LlmCallError', kind: e.kind, ...(e.status === undefined ? {} : { providerStatus: e.status }) };

@@ -7,6 +7,19 @@ import { precomputeRouting } from './route-match.ts';
 
 export { componentValidators, deref, loadSpec, SPEC_PATH } from '../spec/spec.ts';
 
+/** the few fields of the spec these walks read */
+interface Parameter {
+  in: string;
+  name: string;
+}
+interface SpecOperation {
+  operationId?: string;
+  parameters?: unknown[];
+  [extension: `x-tally-${string}`]: unknown;
+}
+type PathItem = { parameters?: unknown[] } & Partial<Record<string, SpecOperation>>;
+const pathsOf = (definition: Document) => (definition.paths ?? {}) as Record<string, unknown>;
+
 export async function createBackend(definition: Document = loadSpec()): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition,
@@ -29,13 +42,14 @@ export async function createBackend(definition: Document = loadSpec()): Promise<
  */
 export function lenientQueryNames(definition: Document = loadSpec()): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const rawItem of Object.values<any>((definition as any).paths ?? {})) {
-    const item = deref(definition, rawItem);
+  for (const rawItem of Object.values(pathsOf(definition))) {
+    const item = deref(definition, rawItem) as PathItem | undefined;
+    if (!item) continue;
     for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
       const op = item?.[method];
       if (!op?.operationId || op['x-tally-strict-query']) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => deref(definition, p));
-      out.set(op.operationId, new Set(params.filter((p: any) => p.in === 'query').map((p: any) => p.name)));
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(definition, p) as Parameter);
+      out.set(op.operationId, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
     }
   }
   return out;
@@ -44,8 +58,8 @@ export function lenientQueryNames(definition: Document = loadSpec()): Map<string
 /** paths of operations that answer errors in the ingestion endpoint's shape (`x-tally-error-style`) */
 export function ingestionStylePaths(definition: Document = loadSpec()): Set<string> {
   const out = new Set<string>();
-  for (const [path, rawItem] of Object.entries<any>((definition as any).paths ?? {})) {
-    const item = deref(definition, rawItem);
+  for (const [path, rawItem] of Object.entries(pathsOf(definition))) {
+    const item = deref(definition, rawItem) as PathItem | undefined;
     for (const method of ['get', 'put', 'post', 'delete', 'patch'])
       if (item?.[method]?.['x-tally-error-style'] === 'ingestion') out.add(path);
   }

@@ -25,6 +25,8 @@ export interface AcceptedEvent {
   timestamp: Date;
   body: Record<string, any>;
   internal?: boolean;
+  /** the legacy `usage` object as the validator read it (read once, then kept for the pipeline) */
+  legacyUsage?: ReturnType<typeof parseLegacyUsage>;
 }
 export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: string; issues: Issue[] };
 
@@ -82,16 +84,14 @@ export function createEventValidator(definition: Document = loadSpec()) {
     const oversized =
       findOversizedCost(b.costDetails, ['body', 'costDetails']) ?? findOversizedCost(b.usage, ['body', 'usage'], LEGACY_COST_KEYS);
     if (oversized) return { ok: false, id, issues: [{ code: 'too_big', path: oversized.path, message: oversizedCostMessage(oversized) }] };
-    if (b.usage != null) {
-      const legacy = parseLegacyUsage(b.usage);
-      if (legacy.error) return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'usage'], message: legacy.error }] };
-    }
+    const legacyUsage = b.usage != null ? parseLegacyUsage(b.usage) : undefined;
+    if (legacyUsage?.error) return { ok: false, id, issues: [{ code: 'custom', path: ['body', 'usage'], message: legacyUsage.error }] };
     if (checkText) {
       const issue = findUnstorableText(raw);
       if (issue) return { ok: false, id, issues: [issue] };
     }
     // a legacy observation event may omit the observation id: the event's own id names it, so a replay still changes nothing
     const body = b.id == null && LEGACY_OBSERVATION_TYPES.has(ev.type) ? { ...b, id: ev.id } : b;
-    return { ok: true, event: { id: ev.id, type: ev.type, timestamp: new Date(ev.timestamp), body } };
+    return { ok: true, event: { id: ev.id, type: ev.type, timestamp: new Date(ev.timestamp), body, legacyUsage } };
   };
 }

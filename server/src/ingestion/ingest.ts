@@ -1,16 +1,25 @@
 // The one way events get in, whoever sends them: the batch endpoint, the OTel endpoint (an
-// export's spans mapped to events) and Tally's record of its own LLM calls. Each unit of events
+// export's spans mapped to events), Tally's record of its own LLM calls, and the explain
+// endpoint, whose one generation goes the whole way but for the storing (a dry run). Each unit of events
 // is checked against the spec's event schemas and stands or falls whole (an OTel span's trace
 // and observation event), `sdk-log` events are set aside, and what is accepted is applied in one
 // transaction by the pipeline. A BatchContentionError from the pipeline means nothing was stored.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 import type { Services } from '../app-context.ts';
-import { responseOrder } from '../domain/ingestion/merge.ts';
+import { applyObservationEvent, OBSERVATION_EVENT_TYPES, responseOrder } from '../domain/ingestion/merge.ts';
+import type { ObservationRecord } from '../domain/ingestion/types.ts';
+import type { StoredModel } from '../domain/models/types.ts';
+import type { UsageAndCost } from '../domain/usage/index.ts';
+import { modelRevision } from '../store/models.ts';
+import { kysely } from '../store/sql.ts';
+import { readObservationEvent, type ReadObservationEvent } from './observation-event.ts';
+import { pricingOf } from './price.ts';
 import { createEventValidator, type AcceptedEvent } from './events.ts';
 import { applyBatch } from './pipeline.ts';
 
-export type IngestSource = 'batch' | 'otel' | 'internal';
+/** `explain`: a dry run; the events are read, merged and priced as ingestion would, and nothing is stored */
+export type IngestSource = 'batch' | 'otel' | 'internal' | 'explain';
 
 /** events that stand or fall together; `id` names the unit in a rejection */
 export interface IngestUnit {
@@ -26,6 +35,17 @@ export interface IngestOutcome {
   warnings: Map<string, string[]>;
   /** the bodies of `sdk-log` events, for the caller to log */
   sdkLogs: unknown[];
+  /** a dry run's observations, each priced as ingestion would have stored it */
+  priced: DryRunPricing[];
+}
+
+export interface DryRunPricing {
+  observation: ObservationRecord;
+  model: StoredModel | null;
+  pricing: UsageAndCost;
+  usageShape: ReadObservationEvent['usageShape'];
+  /** what ingestion would have answered for the event */
+  warnings: string[];
 }
 
 const validateEvent = createEventValidator();
@@ -69,6 +89,24 @@ export async function ingest(
       else accepted.push(e);
     }
   }
+  if (opts.source === 'explain')
+    return { accepted: responseOrder(accepted), rejected, warnings: new Map(), sdkLogs, priced: await dryRun(em, services, projectId, accepted) };
   const { warnings } = accepted.length ? await applyBatch(em, services, projectId, accepted) : { warnings: new Map<string, string[]>() };
-  return { accepted: responseOrder(accepted), rejected, warnings, sdkLogs };
+  return { accepted: responseOrder(accepted), rejected, warnings, sdkLogs, priced: [] };
+}
+
+/** each observation event on its own, read, merged into a new observation and priced; nothing is stored */
+async function dryRun(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<DryRunPricing[]> {
+  const observations = events.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type));
+  if (!observations.length) return [];
+  const matcher = await services.models.matcherFor(em, projectId, await modelRevision(kysely(em), projectId));
+  const now = new Date();
+  return Promise.all(
+    observations.map(async (e) => {
+      const read = readObservationEvent(e);
+      const observation = applyObservationEvent(undefined, read.event, now);
+      const { model, result } = await pricingOf(observation, matcher, services.tokenizers);
+      return { observation, model, pricing: result, usageShape: read.usageShape, warnings: read.warnings };
+    }),
+  );
 }

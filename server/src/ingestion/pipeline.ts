@@ -8,14 +8,9 @@ import {
   applyTraceEvent,
   processingOrder,
   toScore,
-  type ObservationEvent,
 } from '../domain/ingestion/merge.ts';
 import { backoffMs, type Backoff } from '../domain/backoff.ts';
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
-import { finaliseUsage, parseLegacyUsage } from '../domain/usage/normalise.ts';
-import { readProvided } from '../domain/usage/index.ts';
-import { droppedValueWarnings, legacyDroppedWarnings, usageWarnings } from '../domain/usage/warnings.ts';
-import { repairOverlap } from '../domain/usage/overlap.ts';
 import type { AcceptedEvent } from './events.ts';
 import type { Services } from '../app-context.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
@@ -24,32 +19,12 @@ import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { enqueueEvaluations } from './evaluation-enqueue.ts';
+import { readObservationEvent } from './observation-event.ts';
 import { priceObservation } from './price.ts';
 
 export interface BatchResult {
   /** warnings per event id (only events that have some) */
   warnings: Map<string, string[]>;
-}
-
-function toObservationEvent(e: AcceptedEvent, warnings: Map<AcceptedEvent, string[]>): ObservationEvent {
-  const b = e.body;
-  const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
-  const legacyUsage = legacy.value;
-  const {
-    parsed,
-    providedUsage: usage,
-    providedCost: cost,
-  } = readProvided({ legacyUsage, usageDetails: b.usageDetails, costDetails: b.costDetails });
-  const final = finaliseUsage(usage).usage;
-  const repair = repairOverlap(final, usage);
-  const w = [
-    ...(repair ? [repair.note] : []),
-    ...(b.usageDetails != null ? usageWarnings(b.usageDetails, parsed, repair?.usage ?? final, usage) : []),
-    ...droppedValueWarnings(b.usageDetails, parsed, b.costDetails),
-    ...legacyDroppedWarnings(legacy.dropped),
-  ];
-  if (w.length) warnings.set(e, w);
-  return { eventId: e.id, type: e.type, timestamp: e.timestamp, body: b, providedUsage: usage, providedCost: cost, internal: e.internal };
 }
 
 function group<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
@@ -163,7 +138,15 @@ async function applyProject(
     (e) => e.body.id,
   );
   // warnings describe the payload as sent, so a replayed event gets them too
-  const parsed = new Map(events.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type)).map((e) => [e, toObservationEvent(e, warnings)]));
+  const parsed = new Map(
+    events
+      .filter((e) => OBSERVATION_EVENT_TYPES.has(e.type))
+      .map((e) => {
+        const read = readObservationEvent(e);
+        if (read.warnings.length) warnings.set(e, read.warnings);
+        return [e, read.event];
+      }),
+  );
   const obsEvents = fresh.filter((e) => parsed.has(e)).map((e) => parsed.get(e)!);
   const byObs = group(obsEvents, (e) => e.body.id);
 

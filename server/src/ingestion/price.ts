@@ -61,8 +61,18 @@ export async function priceObservation(
   tokenizers: TokenizerPool,
   trace?: TraceRecord,
 ): Promise<ObservationRecord> {
+  const { model, result: r } = await pricingOf(rec, matcher, tokenizers);
+  return pricedRecord(rec, model, r, trace);
+}
+
+/** the model an observation matches and what pricing it comes to (explain shows every step of it) */
+export async function pricingOf(
+  rec: ObservationRecord,
+  matcher: ModelMatcher,
+  tokenizers: TokenizerPool,
+): Promise<{ model: StoredModel | null; result: UsageAndCost }> {
   const model = isPricedType(rec.type) ? matcher.match(rec.model) : null;
-  const r = await priceUsage(
+  const result = await priceUsage(
     {
       model,
       providedUsage: rec.providedUsageDetails ?? {},
@@ -75,6 +85,10 @@ export async function priceObservation(
     },
     tokenizers,
   );
+  return { model, result };
+}
+
+function pricedRecord(rec: ObservationRecord, model: StoredModel | null, r: UsageAndCost, trace?: TraceRecord): ObservationRecord {
   const tier = appliedTier(model, r);
   const out: ObservationRecord = {
     ...rec,

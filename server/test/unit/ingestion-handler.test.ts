@@ -10,7 +10,7 @@ import { createLogger } from '../../src/logger.ts';
 import type { Services } from '../../src/app-context.ts';
 import { ConcurrentWriteError } from '../../src/store/sql.ts';
 
-const batch = [{ id: 'e1', timestamp: '2026-11-22T10:00:00.000Z', type: 'span-create', body: { id: 'o1' } }];
+const batch = [{ id: 'e1', timestamp: '2026-11-22T10:00:00.000Z', type: 'span-create' as const, body: { id: 'o1' } }];
 
 /** the handler's outcome when every transaction it opens fails with `error` */
 async function answerWhenEveryAttemptThrows(error: unknown) {

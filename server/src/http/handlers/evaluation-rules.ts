@@ -23,7 +23,7 @@ import {
 } from '../../store/evaluation-rules.ts';
 import { evaluatorsNamed, type StoredEvaluator } from '../../store/evaluators.ts';
 import { unstableError } from '../errors.ts';
-import { paginated, pagination, projectOf, type HandlerContext, type OperationHandler } from '../handler.ts';
+import { paginated, pagination, projectOf, type OperationHandler, type RequestScope } from '../handler.ts';
 import { presentRule, ruleStatus } from '../present/evaluation-rule.ts';
 import { invalidBody } from './evaluators.ts';
 
@@ -38,7 +38,7 @@ const EVALUATORS_WITH_ALIASES =
 const EMPTY_PATCH = 'Request body cannot be empty. At least one field must be provided for update.';
 const NO_ASSIGNMENT_TO_MAP =
   'This evaluation rule has no evaluator assignments, so there is no mapping to update. Provide `evaluators` to attach one.';
-const PATCH_KEYS = ['name', 'enabled', 'sampling', 'evaluator', 'evaluators', 'target', 'filter', 'mapping'];
+const PATCH_KEYS = ['name', 'enabled', 'sampling', 'evaluator', 'evaluators', 'target', 'filter', 'mapping'] as const;
 
 type Ref = { name: string; type?: 'llm_as_judge' | 'code' };
 interface Requested {
@@ -50,7 +50,8 @@ interface Resolved {
   mapping: Mapping[] | null;
 }
 
-const has = (body: any, key: string) => body[key] !== undefined;
+const has = <T extends object, K extends keyof T>(body: T, key: K): body is T & { [P in K]-?: Exclude<T[P], undefined> } =>
+  body[key] !== undefined;
 const notFound = () => unstableError(404, 'resource_not_found', RULE_NOT_FOUND);
 
 /** the body-schema checks of a target's filters and mapping sources (observation only here) */
@@ -70,7 +71,7 @@ function bodyShapeIssues(filters: RuleFilter[] | undefined, mappings: { at: (str
   return issues;
 }
 
-async function resolve(ctx: HandlerContext, projectId: string, requested: Requested[]): Promise<Resolved[]> {
+async function resolve(ctx: RequestScope, projectId: string, requested: Requested[]): Promise<Resolved[]> {
   const out: Resolved[] = [];
   for (const r of requested) {
     const type = r.ref.type ?? 'llm_as_judge';
@@ -113,7 +114,7 @@ const activeLimit = () =>
   );
 
 async function save(
-  ctx: HandlerContext,
+  ctx: RequestScope,
   projectId: string,
   id: string | null,
   rule: { name: string; filters: RuleFilter[]; sampling: number; enabled: boolean; assignments: Resolved[] },
@@ -136,19 +137,19 @@ async function save(
   }
 }
 
-export const evaluationRulesList: OperationHandler = async (ctx) => {
+export const evaluationRulesList: OperationHandler<'evaluationRules_list'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const { rules, total } = await listRules(ctx.em, projectOf(ctx), page, limit);
   return { status: 200, body: paginated(rules.map(presentRule), page, limit, total) };
 };
 
-export const evaluationRulesGet: OperationHandler = async (ctx) => {
+export const evaluationRulesGet: OperationHandler<'evaluationRules_get'> = async (ctx) => {
   const rule = await getRule(ctx.em, projectOf(ctx), ctx.params.evaluationRuleId!);
   if (!rule) throw notFound();
   return { status: 200, body: presentRule(rule) };
 };
 
-export const evaluationRulesDelete: OperationHandler = async (ctx) => {
+export const evaluationRulesDelete: OperationHandler<'evaluationRules_delete'> = async (ctx) => {
   if (!(await deleteRule(ctx.em, projectOf(ctx), ctx.params.evaluationRuleId!))) throw notFound();
   ctx.services.evaluation?.rules.invalidate(projectOf(ctx));
   return { status: 200, body: { message: 'Evaluation rule successfully deleted' } };
@@ -156,7 +157,7 @@ export const evaluationRulesDelete: OperationHandler = async (ctx) => {
 
 const mappingOf = (m: unknown): Mapping[] | null => (Array.isArray(m) ? normaliseMapping(m) : null);
 
-export const evaluationRulesCreate: OperationHandler = async (ctx) => {
+export const evaluationRulesCreate: OperationHandler<'evaluationRules_create'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const body = ctx.body ?? {};
   // the schema's refinements
@@ -165,7 +166,7 @@ export const evaluationRulesCreate: OperationHandler = async (ctx) => {
     issues.push({ code: 'custom', path: ['evaluators'], message: 'Provide exactly one of evaluator or evaluators.' });
   if (has(body, 'evaluators') && has(body, 'mapping')) issues.push({ code: 'custom', path: ['mapping'], message: MAPPING_WITH_EVALUATORS });
   const requested: Requested[] = has(body, 'evaluators')
-    ? body.evaluators.map((e: any) => ({ ref: e.evaluator, mapping: mappingOf(e.mapping) }))
+    ? body.evaluators.map((e) => ({ ref: e.evaluator, mapping: mappingOf(e.mapping) }))
     : has(body, 'evaluator')
       ? [{ ref: body.evaluator, mapping: mappingOf(body.mapping) }]
       : [];
@@ -208,14 +209,14 @@ export const evaluationRulesCreate: OperationHandler = async (ctx) => {
   return { status: 200, body: presentRule(rule!) };
 };
 
-export const evaluationRulesUpdate: OperationHandler = async (ctx) => {
+export const evaluationRulesUpdate: OperationHandler<'evaluationRules_update'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const body = ctx.body ?? {};
   if (!PATCH_KEYS.some((k) => has(body, k))) throw invalidBody([{ code: 'custom', path: [], message: EMPTY_PATCH }]);
   const issues: Issue[] = [];
   if (has(body, 'evaluators') && (has(body, 'evaluator') || has(body, 'mapping')))
     issues.push({ code: 'custom', path: ['evaluators'], message: EVALUATORS_WITH_ALIASES });
-  for (const k of ['filter', 'mapping']) {
+  for (const k of ['filter', 'mapping'] as const) {
     if (has(body, k) && !has(body, 'target'))
       issues.push({ code: 'custom', path: [k], message: `\`${k}\` can only be updated together with \`target\`.` });
   }
@@ -229,7 +230,7 @@ export const evaluationRulesUpdate: OperationHandler = async (ctx) => {
   const filters: RuleFilter[] = body.filter ? cleanFilters(body.filter) : current.filters;
   const bodyMapping = mappingOf(body.mapping);
   const entries: Requested[] | null = has(body, 'evaluators')
-    ? body.evaluators.map((e: any) => ({ ref: { name: e.evaluator.name, type: e.evaluator.type }, mapping: mappingOf(e.mapping) }))
+    ? body.evaluators.map((e) => ({ ref: { name: e.evaluator.name, type: e.evaluator.type }, mapping: mappingOf(e.mapping) }))
     : null;
   const shape = bodyShapeIssues(
     has(body, 'filter') ? filters : undefined,

@@ -1,7 +1,7 @@
 // POST /api/public/evaluations/llm-as-a-judge (one evaluation now) and
 // GET /api/public/unstable/evaluation-rules/{id}/executions (a rule's jobs).
 import { randomBytes } from 'node:crypto';
-import type { EvaluationJob, LlmAsAJudgeRequest, LlmAsAJudgeResult } from '../../../../generated/client/types.gen.ts';
+import type { EvaluationJob, LlmAsAJudgeResult } from '../../../../generated/client/types.gen.ts';
 import { scoreId } from '../../domain/evaluation/ids.ts';
 import type { OutputDefinition } from '../../domain/evaluation/judge.ts';
 import { compilePrompt } from '../../domain/evaluation/prompt.ts';
@@ -20,9 +20,9 @@ import { llmErrorBody, llmErrorStatus } from '../llm-call-error.ts';
 import { unreadableSecrets } from '../llm-call-error.ts';
 import { RULE_NOT_FOUND } from './evaluation-rules.ts';
 
-export const evaluationsLlmAsAJudge: OperationHandler = async (ctx) => {
+export const evaluationsLlmAsAJudge: OperationHandler<'evaluations_llmAsAJudge'> = async (ctx) => {
   const projectId = projectOf(ctx);
-  const req = ctx.body as LlmAsAJudgeRequest;
+  const req = ctx.body;
   const connection = await getConnectionByProvider(ctx.em, projectId, req.provider);
   if (!connection) throw notFound(`No LLM connection with provider "${req.provider}" in this project`);
   const scoreName = req.scoreName ?? 'llm-as-a-judge';
@@ -78,7 +78,7 @@ export const evaluationsLlmAsAJudge: OperationHandler = async (ctx) => {
   }
 };
 
-export const evaluationRulesExecutions: OperationHandler = async (ctx) => {
+export const evaluationRulesExecutions: OperationHandler<'evaluationRules_executions'> = async (ctx) => {
   const projectId = projectOf(ctx);
   if (!(await getRule(ctx.em, projectId, ctx.params.evaluationRuleId!))) throw unstableError(404, 'resource_not_found', RULE_NOT_FOUND);
   const { page, limit } = pagination(ctx.query);

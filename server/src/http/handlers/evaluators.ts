@@ -19,7 +19,7 @@ export const EVALUATOR_NOT_FOUND = 'Evaluator not found';
 export const SOURCE_CODE_MAX_BYTES = 262144;
 
 export const invalidBody = (issues: Issue[]) => unstableError(400, 'invalid_body', 'Invalid request body', { issues });
-const present = (body: any, key: string) => Object.hasOwn(body, key) && body[key] !== undefined;
+const present = (body: object, key: string) => Object.hasOwn(body, key) && (body as Record<string, unknown>)[key] !== undefined;
 const mustBeAbsent = (key: string): Issue => ({ code: 'invalid_type', path: [key], message: 'Invalid input: expected undefined' });
 const required = (key: string, type: string): Issue => ({
   code: 'invalid_type',
@@ -27,26 +27,26 @@ const required = (key: string, type: string): Issue => ({
   message: `Invalid input: expected ${type}, received undefined`,
 });
 
-export const evaluatorsList: OperationHandler = async (ctx) => {
+export const evaluatorsList: OperationHandler<'evaluators_list'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const { evaluators, total } = await listEvaluators(ctx.em, projectOf(ctx), page, limit);
   return { status: 200, body: paginated(evaluators.map(presentEvaluator), page, limit, total) };
 };
 
-export const evaluatorsGet: OperationHandler = async (ctx) => {
+export const evaluatorsGet: OperationHandler<'evaluators_get'> = async (ctx) => {
   const e = await getEvaluator(ctx.em, projectOf(ctx), ctx.params.evaluatorId!);
   if (!e) throw unstableError(404, 'resource_not_found', EVALUATOR_NOT_FOUND);
   return { status: 200, body: presentEvaluator(e) };
 };
 
-export const evaluatorsDelete: OperationHandler = async (ctx) => {
+export const evaluatorsDelete: OperationHandler<'evaluators_delete'> = async (ctx) => {
   if (!(await deleteEvaluator(ctx.em, projectOf(ctx), ctx.params.evaluatorId!)))
     throw unstableError(404, 'resource_not_found', EVALUATOR_NOT_FOUND);
   ctx.services.evaluation?.rules.invalidate(projectOf(ctx));
   return { status: 200, body: { message: 'Evaluator successfully deleted' } };
 };
 
-export const evaluatorsCreate: OperationHandler = async (ctx) => {
+export const evaluatorsCreate: OperationHandler<'evaluators_create'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const body = ctx.body ?? {};
   const type: 'llm_as_judge' | 'code' = body.type ?? 'llm_as_judge';
@@ -57,7 +57,7 @@ export const evaluatorsCreate: OperationHandler = async (ctx) => {
   if (type === 'code') {
     for (const k of ['prompt', 'outputDefinition', 'modelConfig', 'mapping']) if (present(body, k)) issues.push(mustBeAbsent(k));
     if (!present(body, 'sourceCode')) issues.push(required('sourceCode', 'string'));
-    else if (Buffer.byteLength(body.sourceCode, 'utf8') > SOURCE_CODE_MAX_BYTES)
+    else if (Buffer.byteLength(body.sourceCode ?? '', 'utf8') > SOURCE_CODE_MAX_BYTES)
       issues.push({ code: 'custom', path: ['sourceCode'], message: 'Source code must be 262144 bytes or less' });
     if (!present(body, 'sourceCodeLanguage')) issues.push(required('sourceCodeLanguage', 'string'));
     if (issues.length) throw invalidBody(issues);
@@ -74,7 +74,8 @@ export const evaluatorsCreate: OperationHandler = async (ctx) => {
     outputDefinition = parsed.value ?? null;
   }
   if (issues.length) throw invalidBody(issues);
-  const prompt: string = body.prompt;
+  // an llm_as_judge body without a prompt was refused above
+  const prompt = body.prompt ?? '';
   const variables = promptVariables(prompt);
   const mapping: Mapping[] | null = body.mapping === undefined || body.mapping === null ? null : normaliseMapping(body.mapping);
 

@@ -1,62 +1,34 @@
-// POST /api/public/models/explain — the ingestion pricing path, shown step by step and
-// stored nowhere.
+// POST /api/public/models/explain: one generation through ingestion as a dry run (ingest() with
+// source `explain`: the same validation, usage reading, merge, model match and pricing as a batch,
+// and nothing stored), shown step by step.
 import type { ExplainCostResponse } from '../../../../generated/client/types.gen.ts';
-import { appliedTier, priceUsage } from '../../ingestion/price.ts';
-import { parseLegacyUsage } from '../../domain/usage/normalise.ts';
-import { readProvided } from '../../domain/usage/index.ts';
-import { legacyDroppedWarnings } from '../../domain/usage/warnings.ts';
-import {
-  findInexactCount,
-  findOversizedCost,
-  inexactCountMessage,
-  LEGACY_COST_KEYS,
-  oversizedCostMessage,
-} from '../../domain/usage/exact-counts.ts';
-import { modelRevision } from '../../store/models.ts';
-import { kysely } from '../../store/sql.ts';
+import { ingest } from '../../ingestion/ingest.ts';
+import { appliedTier } from '../../ingestion/price.ts';
 import { invalidData } from '../errors.ts';
-import { projectOf, type OperationHandler } from '../handler.ts';
+import { type OperationHandler, projectOf } from '../handler.ts';
 
-export const modelsExplain: OperationHandler = async (ctx) => {
+const EVENT_ID = 'explain';
+const BODY_FIELDS = ['model', 'usage', 'usageDetails', 'costDetails', 'modelParameters', 'metadata', 'input', 'output'] as const;
+
+export const modelsExplain: OperationHandler<'models_explain'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const b = ctx.body;
-  const inexact = findInexactCount(b.usageDetails, ['usageDetails']) ?? findInexactCount(b.usage, ['usage']);
-  if (inexact) throw invalidData([{ code: 'too_big', path: inexact.path, message: inexactCountMessage(inexact) }]);
-  const oversized = findOversizedCost(b.costDetails, ['costDetails']) ?? findOversizedCost(b.usage, ['usage'], LEGACY_COST_KEYS);
-  if (oversized) throw invalidData([{ code: 'too_big', path: oversized.path, message: oversizedCostMessage(oversized) }]);
-  const legacy = b.usage != null ? parseLegacyUsage(b.usage) : {};
-  if (legacy.error) throw invalidData([{ code: 'custom', path: ['usage'], message: legacy.error }]);
-  const revision = await modelRevision(kysely(ctx.em), projectId);
-  const model = (await ctx.services.models.matcherFor(ctx.em, projectId, revision)).match(b.model);
-  const { parsed, providedUsage, providedCost } = readProvided({
-    legacyUsage: legacy.value,
-    usageDetails: b.usageDetails,
-    costDetails: b.costDetails,
-  });
-  const r = await priceUsage(
-    {
-      model,
-      level: 'DEFAULT',
-      modelParameters: b.modelParameters,
-      metadata: b.metadata,
-      input: b.input,
-      output: b.output,
-      providedUsage,
-      providedCost,
-      rawUsageDetails: b.usageDetails,
-      parsedUsageDetails: parsed,
-      rawCostDetails: b.costDetails,
-    },
-    ctx.services.tokenizers,
-  );
+  const body: Record<string, unknown> = { id: EVENT_ID };
+  for (const k of BODY_FIELDS) if (b[k] !== undefined) body[k] = b[k];
+  const event = { id: EVENT_ID, type: 'generation-create', timestamp: new Date().toISOString(), body };
+  const outcome = await ingest(ctx.em, ctx.services, projectId, [{ id: EVENT_ID, events: [event] }], { source: 'explain' });
+  const refused = outcome.rejected[0];
+  // the request's fields are the event body's: name them as the caller sent them
+  if (refused) throw invalidData(refused.issues.map((i) => (i.path[0] === 'body' ? { ...i, path: i.path.slice(1) } : i)));
+  const { model, pricing: r, usageShape, warnings } = outcome.priced[0]!;
   const tier = appliedTier(model, r);
-  const body: ExplainCostResponse = {
+  const answer: ExplainCostResponse = {
     model: model
       ? { id: model.id, modelName: model.modelName, matchPattern: model.matchPattern, isLangfuseManaged: model.projectId === null }
       : null,
     tier: tier ? { id: tier.id, name: tier.name, priority: tier.priority, isDefault: tier.isDefault } : null,
     tierReason: r.tierReason || null,
-    usageShape: r.usageInferred ? 'inferred' : parsed.shape,
+    usageShape: r.usageInferred ? 'inferred' : usageShape,
     usageDetails: r.usageDetails,
     costDetails: r.costDetails,
     lines: r.lines,
@@ -64,7 +36,7 @@ export const modelsExplain: OperationHandler = async (ctx) => {
     usagePricedAs: r.pricedAs,
     totalCost: r.costDetails.total ?? null,
     costStatus: r.costStatus,
-    warnings: [...legacyDroppedWarnings(legacy.dropped), ...r.warnings],
+    warnings,
   };
-  return { status: 200, body };
+  return { status: 200, body: answer };
 };

@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../handler.ts';
 
-export const health: OperationHandler = async ({ em, services }) => {
+export const health: OperationHandler<'health_health'> = async ({ em, services }) => {
   try {
     await em.getConnection().execute('select 1');
   } catch {

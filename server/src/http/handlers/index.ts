@@ -1,5 +1,5 @@
 // operationId (from the spec) → handler
-import type { OperationHandler } from '../handler.ts';
+import type { HandlerRegistry } from '../handler.ts';
 import { modelsExplain } from './explain.ts';
 import { health } from './health.ts';
 import { ingestionBatch } from './ingestion.ts';
@@ -26,7 +26,7 @@ import {
 } from './evaluation-rules.ts';
 import { scoresCreate, scoresDelete, scoresGet, scoresList, scoresV2Get, scoresV2List } from './scores.ts';
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers: HandlerRegistry = {
   health_health: health,
   models_list: modelsList,
   models_create: modelsCreate,

@@ -9,7 +9,7 @@ import { projectOf, type OperationHandler } from '../handler.ts';
 const eventId = (raw: unknown) =>
   raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : 'unknown';
 
-export const ingestionBatch: OperationHandler = async (ctx) => {
+export const ingestionBatch: OperationHandler<'ingestion_batch'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const units = (ctx.body.batch as unknown[]).map((raw) => ({ id: eventId(raw), events: [raw] }));
   let outcome: Awaited<ReturnType<typeof ingest>>;

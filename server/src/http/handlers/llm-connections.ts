@@ -30,13 +30,13 @@ const NOT_FOUND = 'LLM connection not found';
 export const NO_ENCRYPTION_KEY =
   'LLM connections cannot be stored: set ENCRYPTION_KEY (64 hex characters, `openssl rand -hex 32`) and restart Tally';
 
-export const llmConnectionsList: OperationHandler = async (ctx) => {
+export const llmConnectionsList: OperationHandler<'llmConnections_list'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const { connections, total } = await listConnections(ctx.em, projectOf(ctx), page, limit);
   return { status: 200, body: paginated(connections.map(presentConnection), page, limit, total) };
 };
 
-export const llmConnectionsUpsert: OperationHandler = async (ctx) => {
+export const llmConnectionsUpsert: OperationHandler<'llmConnections_upsert'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const body = ctx.body;
   const base = checkBaseUrl(body.baseURL);
@@ -99,18 +99,18 @@ async function keptKey(
   return existing;
 }
 
-export const llmConnectionsDelete: OperationHandler = async (ctx) => {
+export const llmConnectionsDelete: OperationHandler<'llmConnections_delete'> = async (ctx) => {
   if (!(await deleteConnection(ctx.em, projectOf(ctx), ctx.params.id!))) throw notFound(NOT_FOUND);
   return { status: 200, body: { message: 'LLM connection successfully deleted' } };
 };
 
-export const llmConnectionsModels: OperationHandler = async (ctx) => {
+export const llmConnectionsModels: OperationHandler<'llmConnections_models'> = async (ctx) => {
   const c = await getConnection(ctx.em, projectOf(ctx), ctx.params.id!);
   if (!c) throw notFound(NOT_FOUND);
   return { status: 200, body: { data: connectionModels(c.adapter, c.withDefaultModels, c.customModels) } };
 };
 
-export const llmConnectionsTest: OperationHandler = async (ctx) => {
+export const llmConnectionsTest: OperationHandler<'llmConnections_test'> = async (ctx) => {
   const c = await getConnection(ctx.em, projectOf(ctx), ctx.params.id!);
   if (!c) throw notFound(NOT_FOUND);
   // a connection's custom models are what its owner configured (a gateway often serves no default model)

@@ -18,10 +18,13 @@ function readQuery(raw: unknown, version: EngineOptions['version']): MetricsQuer
   return readJsonParam(raw, 'query', validators[version]) as MetricsQueryInput;
 }
 
-async function run(ctx: HandlerContext, version: EngineOptions['version']) {
+async function run(
+  ctx: HandlerContext<'metrics_v2'> | HandlerContext<'metrics_v1'>,
+  version: EngineOptions['version'],
+): Promise<{ status: 200; body: MetricsResponse }> {
   const projectId = projectOf(ctx);
   const input = readQuery(ctx.query.query, version);
-  let prepared;
+  let prepared: ReturnType<typeof prepareMetrics>;
   try {
     prepared = prepareMetrics(input, projectId, { version });
   } catch (e) {
@@ -30,16 +33,19 @@ async function run(ctx: HandlerContext, version: EngineOptions['version']) {
   }
   const { rows, histograms } = await executeMetrics(kysely(ctx.em), prepared.compiled);
   const body: MetricsResponse = { data: shape(prepared.plan, rows, histograms) as MetricsResponse['data'] };
-  return { status: 200, body };
+  return { status: 200 as const, body };
 }
 
-export const metricsV2: OperationHandler = (ctx) => run(ctx, 'v2');
-export const metricsV1: OperationHandler = (ctx) => run(ctx, 'v1');
-export const metricsV2Schema: OperationHandler = async () => ({ status: 200, body: metricsSchema() satisfies MetricsSchemaResponse });
+export const metricsV2: OperationHandler<'metrics_v2'> = (ctx) => run(ctx, 'v2');
+export const metricsV1: OperationHandler<'metrics_v1'> = (ctx) => run(ctx, 'v1');
+export const metricsV2Schema: OperationHandler<'metrics_v2Schema'> = async () => ({
+  status: 200,
+  body: metricsSchema() satisfies MetricsSchemaResponse,
+});
 
 const asList = (v: unknown) => (v === undefined ? undefined : ([] as string[]).concat(v as string | string[]));
 
-export const metricsDaily: OperationHandler = async (ctx) => {
+export const metricsDaily: OperationHandler<'metrics_daily'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const q = ctx.query;
   const days = await dailyMetrics(kysely(ctx.em), projectOf(ctx), {

@@ -8,13 +8,13 @@ const NOT_FOUND = 'No model with this id found.';
 const NOT_DELETABLE =
   'No model with this id found. Note: You cannot delete built-in models, override them with a model with the same name.';
 
-export const modelsList: OperationHandler = async (ctx) => {
+export const modelsList: OperationHandler<'models_list'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const { models, total } = await listModels(ctx.em, projectOf(ctx), page, limit);
   return { status: 200, body: paginated(models.map(presentModel), page, limit, total) };
 };
 
-export const modelsGet: OperationHandler = async (ctx) => {
+export const modelsGet: OperationHandler<'models_get'> = async (ctx) => {
   const model = await getVisibleModel(ctx.em, projectOf(ctx), ctx.params.id!);
   if (!model) throw notFound(NOT_FOUND);
   return { status: 200, body: presentModel(model) };
@@ -26,7 +26,7 @@ function parseStartDate(value: unknown): Date | null {
   return new Date(/^\d{4}-\d{2}-\d{2}$/.test(String(value)) ? `${value}T00:00:00Z` : String(value));
 }
 
-export const modelsCreate: OperationHandler = async (ctx) => {
+export const modelsCreate: OperationHandler<'models_create'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const body = ctx.body;
   const { issues, tiers } = validateModelDefinitionInput(body);
@@ -55,7 +55,7 @@ export const modelsCreate: OperationHandler = async (ctx) => {
   return { status: 200, body: presentModel(created!) };
 };
 
-export const modelsDelete: OperationHandler = async (ctx) => {
+export const modelsDelete: OperationHandler<'models_delete'> = async (ctx) => {
   const projectId = projectOf(ctx);
   if (!(await deleteProjectModel(ctx.em, projectId, ctx.params.id!))) throw notFound(NOT_DELETABLE);
   return { status: 200, body: { message: 'Model successfully deleted' } };

@@ -8,7 +8,7 @@ import { invalidRequest, notFound } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentObservation, presentTrace } from '../present/observation.ts';
 
-export const observationsGet: OperationHandler = async (ctx) => {
+export const observationsGet: OperationHandler<'observations_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const o = await getObservation(kysely(ctx.em), projectId, ctx.params.observationId!);
   if (!o) throw notFound('Observation not found within authorized project');
@@ -26,7 +26,7 @@ function parseFilterParam(raw: unknown): CheckedFilter[] {
   return check.filters;
 }
 
-export const observationsList: OperationHandler = async (ctx) => {
+export const observationsList: OperationHandler<'observations_getMany'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const { page, limit } = pagination(ctx.query);
   const q = ctx.query;
@@ -61,7 +61,7 @@ export const observationsList: OperationHandler = async (ctx) => {
   };
 };
 
-export const traceGet: OperationHandler = async (ctx) => {
+export const traceGet: OperationHandler<'trace_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const db = kysely(ctx.em);
   const t = await getTrace(db, projectId, ctx.params.traceId!);

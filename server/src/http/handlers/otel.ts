@@ -16,10 +16,10 @@ import {
 } from '../../ingestion/otel/decode.ts';
 import { mapExport } from '../../ingestion/otel/map.ts';
 import { keepOneGenerationPerCall, RecentGenerations } from '../../ingestion/otel/nested-generations.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, type ExpressError } from '../errors.ts';
 import { PRUNE_MIN_BYTES, rawBody } from '../body.ts';
 import { decodeUtf8, pruneDeepJson } from '../json-bytes.ts';
-import { projectOf, type HandlerResult, type OperationHandler } from '../handler.ts';
+import { projectOf, type OperationHandler } from '../handler.ts';
 
 export const OTEL_TRACES_PATH = '/api/public/otel/v1/traces';
 /** after decompression; OTLP batches of large prompts are big, and Langfuse sets no cap */
@@ -50,7 +50,7 @@ export const otelBodyParser = [
     } satisfies OtelRawBody;
     next();
   },
-  (err: any, _req: Request, res: Response, next: NextFunction) => {
+  (err: ExpressError, _req: Request, res: Response, next: NextFunction) => {
     if (err?.type === 'body.busy')
       return res
         .status(503)
@@ -105,7 +105,7 @@ function decode(body: OtelRawBody): { exp: OtlpExport; protobuf: boolean } {
   throw new ApiError(400, 'Content-Type must be application/x-protobuf or application/json', 'Invalid content type');
 }
 
-export const opentelemetryExportTraces: OperationHandler = async (ctx): Promise<HandlerResult> => {
+export const opentelemetryExportTraces: OperationHandler<'opentelemetry_exportTraces'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const version = (ctx.body as OtelRawBody).ingestionVersion;
   // the SDKs send 4; a newer or unreadable version is refused, as Langfuse does

@@ -9,15 +9,15 @@ import { recordLlmCall } from '../../ingestion/record-llm-call.ts';
 import { callThroughConnection, ConnectionSecretsUnreadable, type GatewayResult } from '../../llm/llm-gateway.ts';
 import { getConnectionByProvider, type StoredConnection } from '../../store/llm-connections.ts';
 import { invalidData, notFound } from '../errors.ts';
-import { projectOf, type HandlerContext, type OperationHandler } from '../handler.ts';
+import { projectOf, type OperationHandler, type RequestScope } from '../handler.ts';
 import { llmErrorBody, llmErrorStatus, unreadableSecrets } from '../llm-call-error.ts';
 
 export const PLAYGROUND_ENVIRONMENT = 'tally-playground';
 const PARAMS = ['temperature', 'top_p', 'max_tokens', 'frequency_penalty', 'presence_penalty', 'n'] as const;
 
-export const playgroundCompletions: OperationHandler = async (ctx) => {
+export const playgroundCompletions: OperationHandler<'playground_completions'> = async (ctx) => {
   const projectId = projectOf(ctx);
-  const req = ctx.body as PlaygroundCompletionRequest;
+  const req = ctx.body;
   if (req.toolChoice && !(req.tools ?? []).some((t) => t.name === req.toolChoice!.name)) {
     throw invalidData([
       { code: 'custom', path: ['toolChoice', 'name'], message: `toolChoice names "${req.toolChoice.name}", which is not one of tools` },
@@ -74,7 +74,7 @@ export const playgroundCompletions: OperationHandler = async (ctx) => {
 };
 
 async function recordCall(
-  ctx: HandlerContext,
+  ctx: RequestScope,
   projectId: string,
   connection: StoredConnection,
   req: PlaygroundCompletionRequest,

@@ -8,11 +8,11 @@ import { scoreCreateIssues, type ScoreCreateInput } from '../../domain/scores/va
 import { deleteScore, getScore, listScores, putScore, type ScoreFilter, type ScoreOperator } from '../../store/scores.ts';
 import { kysely } from '../../store/sql.ts';
 import { invalidData, invalidRequest, notFound } from '../errors.ts';
-import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
+import { type HandlerContext, paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentScore, presentScoreV1 } from '../present/score.ts';
 
 /** POST: shape and types are checked against the spec before this runs; the cross-field rules here */
-export const scoresCreate: OperationHandler = async (ctx) => {
+export const scoresCreate: OperationHandler<'scores_create'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const b = ctx.body as ScoreCreateInput & {
     id?: string | null;
@@ -71,7 +71,7 @@ function checkGenericFilter(raw: unknown) {
     );
 }
 
-function filterOf(q: Record<string, any>): ScoreFilter {
+function filterOf(q: HandlerContext<'scores_list'>['query'] & HandlerContext<'scoresV2_list'>['query']): ScoreFilter {
   checkGenericFilter(q.filter);
   const f: ScoreFilter = {
     ids: commaList(q.scoreIds),
@@ -92,7 +92,7 @@ function filterOf(q: Record<string, any>): ScoreFilter {
 
 const V1_TYPES: ScoreDataType[] = ['NUMERIC', 'CATEGORICAL', 'BOOLEAN', 'TEXT'];
 
-export const scoresList: OperationHandler = async (ctx) => {
+export const scoresList: OperationHandler<'scores_list'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const { page, limit } = pagination(ctx.query);
   const f = filterOf(ctx.query);
@@ -114,7 +114,7 @@ export const scoresList: OperationHandler = async (ctx) => {
 
 const FIELDS = ['score', 'trace'];
 
-export const scoresV2List: OperationHandler = async (ctx) => {
+export const scoresV2List: OperationHandler<'scoresV2_list'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const q = ctx.query;
   const { page, limit } = pagination(q);
@@ -151,21 +151,21 @@ export const scoresV2List: OperationHandler = async (ctx) => {
   };
 };
 
-export const scoresGet: OperationHandler = async (ctx) => {
+export const scoresGet: OperationHandler<'scores_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const s = await getScore(kysely(ctx.em), projectId, ctx.params.scoreId!);
-  if (!s || !s.traceId || s.dataType === 'CORRECTION') throw notFound('Score not found');
+  if (!s?.traceId || s.dataType === 'CORRECTION') throw notFound('Score not found');
   return { status: 200, body: presentScoreV1(s, projectId) };
 };
 
-export const scoresV2Get: OperationHandler = async (ctx) => {
+export const scoresV2Get: OperationHandler<'scoresV2_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const s = await getScore(kysely(ctx.em), projectId, ctx.params.scoreId!);
   if (!s) throw notFound('Score not found');
   return { status: 200, body: presentScore(s, projectId) };
 };
 
-export const scoresDelete: OperationHandler = async (ctx) => {
+export const scoresDelete: OperationHandler<'scores_delete'> = async (ctx) => {
   await deleteScore(kysely(ctx.em), projectOf(ctx), ctx.params.scoreId!);
   return { status: 202, body: { message: 'Score deletion queued successfully' } };
 };

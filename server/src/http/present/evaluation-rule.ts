@@ -3,6 +3,7 @@
 import { CODE_EVALUATOR_MAPPING } from '../../domain/evaluation/mapping.ts';
 import type { StoredAssignment, StoredRule } from '../../store/evaluation-rules.ts';
 import { readMapping } from './evaluator.ts';
+import type { EvaluationRule } from '../../../../generated/client/types.gen.ts';
 
 const reference = (a: StoredAssignment) => ({ name: a.evaluatorName, type: a.evaluatorType, id: a.evaluatorId });
 
@@ -15,11 +16,16 @@ export function ruleStatus(rule: StoredRule) {
   const blocked = rule.assignments.filter((a) => a.blocked).sort((x, y) => y.blocked!.at.getTime() - x.blocked!.at.getTime());
   if (rule.state !== 'ACTIVE') return { status: 'inactive' as const, pausedReason: null, pausedMessage: null };
   if (blocked.length)
-    return { status: 'paused' as const, pausedReason: blocked[0]!.blocked!.reason, pausedMessage: blocked[0]!.blocked!.message };
+    return {
+      status: 'paused' as const,
+      // stored only from the evaluation worker's own reasons
+      pausedReason: blocked[0]!.blocked!.reason as EvaluationRule['pausedReason'],
+      pausedMessage: blocked[0]!.blocked!.message,
+    };
   return { status: 'active' as const, pausedReason: null, pausedMessage: null };
 }
 
-export function presentRule(rule: StoredRule) {
+export function presentRule(rule: StoredRule): EvaluationRule {
   const first = rule.assignments[0];
   return {
     id: rule.id,
@@ -29,8 +35,10 @@ export function presentRule(rule: StoredRule) {
     enabled: rule.state === 'ACTIVE',
     ...ruleStatus(rule),
     sampling: rule.sampling,
-    target: rule.target,
-    filter: rule.filters,
+    // stored only from a validated request
+    target: rule.target as EvaluationRule['target'],
+    // stored only from a validated request
+    filter: rule.filters as EvaluationRule['filter'],
     mapping: first ? readMapping(effectiveMapping(first)) : [],
     createdAt: rule.createdAt.toISOString(),
     updatedAt: rule.updatedAt.toISOString(),

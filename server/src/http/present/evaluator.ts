@@ -2,6 +2,7 @@
 import { CODE_EVALUATOR_VARIABLES, type Mapping } from '../../domain/evaluation/mapping.ts';
 import { promptVariables } from '../../domain/evaluation/prompt.ts';
 import type { StoredEvaluator } from '../../store/evaluators.ts';
+import type { CodeEvaluator, Evaluator } from '../../../../generated/client/types.gen.ts';
 
 /** a read mapping: `jsonPath` only when set */
 export const readMapping = (mapping: Mapping[]) =>
@@ -11,7 +12,7 @@ export const readMapping = (mapping: Mapping[]) =>
       : { variable: m.variable, source: m.source, jsonPath: m.jsonPath },
   );
 
-export function presentEvaluator(e: StoredEvaluator) {
+export function presentEvaluator(e: StoredEvaluator): Evaluator {
   const common = {
     id: e.id,
     name: e.name,
@@ -27,7 +28,8 @@ export function presentEvaluator(e: StoredEvaluator) {
       type: 'code' as const,
       variables: CODE_EVALUATOR_VARIABLES,
       sourceCode: e.sourceCode ?? '',
-      sourceCodeLanguage: e.sourceCodeLanguage ?? 'PYTHON',
+      // stored only from a validated request
+      sourceCodeLanguage: (e.sourceCodeLanguage ?? 'PYTHON') as CodeEvaluator['sourceCodeLanguage'],
     };
   }
   return {
@@ -35,7 +37,8 @@ export function presentEvaluator(e: StoredEvaluator) {
     type: 'llm_as_judge' as const,
     prompt: e.prompt ?? '',
     variables: promptVariables(e.prompt ?? ''),
-    outputDefinition: e.outputDefinition,
+    // an llm_as_judge evaluator is stored only with one
+    outputDefinition: e.outputDefinition!,
     modelConfig: e.modelConfig,
   };
 }

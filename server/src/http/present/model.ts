@@ -3,7 +3,7 @@ import type { Model, PricingTier, PricingTierCondition } from '../../../../gener
 import type { StoredModel } from '../../store/models.ts';
 
 // conditions are returned as validated, with only their known fields
-function presentCondition(c: any): PricingTierCondition {
+function presentCondition(c: PricingTierCondition): PricingTierCondition {
   if ('source' in c) return { source: c.source, key: c.key, operator: 'in', values: c.values };
   return { usageDetailPattern: c.usageDetailPattern, operator: c.operator, value: c.value, caseSensitive: c.caseSensitive ?? false };
 }

@@ -1,6 +1,8 @@
 // Checked filters → SQL conditions over the observations table (the list endpoint's `filter`).
 import type { CheckedFilter } from '../domain/filters/check.ts';
-import { filterCondition } from '../domain/filters/sql.ts';
+import { filterCondition } from '../domain/filters/compile.ts';
+import { renderExpr } from '../domain/metrics/compile.ts';
+import { LATENCY_MS } from '../domain/metrics/expressions.ts';
 import { sql, type RawBuilder } from './sql.ts';
 
 const OBSERVATION_SQL: Record<string, string> = {
@@ -24,7 +26,7 @@ const OBSERVATION_SQL: Record<string, string> = {
   metadata: 'metadata',
   startTime: 'start_time',
   endTime: 'end_time',
-  latency: '(extract(epoch from (end_time - start_time)) * 1000)',
+  latency: renderExpr(LATENCY_MS, null),
   inputTokens: 'input_usage',
   outputTokens: 'output_usage',
   totalTokens: 'total_usage',

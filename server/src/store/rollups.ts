@@ -6,41 +6,13 @@
 // copy of the batch's values (a separate statement was ~5% of ingestion's CPU per event).
 // Keys are written in one order: concurrent batches on the same hours queue, never deadlock.
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
+import { renderExpr } from '../domain/metrics/compile.ts';
+import { ROLLUP_KEYS, ROLLUP_SUM_COLUMNS, ROLLUP_SUMS, ROLLUP_TIME, type RollupKey } from '../domain/metrics/rollup.ts';
 import { sql, type RawBuilder } from './sql.ts';
 import { columnParam, timestampFromMs, type Column } from './upsert.ts';
 
-const SUMS = [
-  'count',
-  'latency_ms',
-  'latency_count',
-  'input_usage',
-  'output_usage',
-  'total_usage',
-  'input_cost',
-  'input_cost_count',
-  'output_cost',
-  'output_cost_count',
-  'total_cost',
-  'total_cost_count',
-] as const;
-
-/** the observation columns the roll-up reads: the upsert's `written` CTE must return them */
-export const ROLLUP_SOURCE_COLUMNS = [
-  'start_time',
-  'end_time',
-  'type',
-  'name',
-  'environment',
-  'model',
-  'input_usage',
-  'output_usage',
-  'total_usage',
-  'input_cost',
-  'output_cost',
-  'total_cost',
-] as const;
-
-// the stored rows' values, one array literal per column as the observation upsert sends its own
+// the observation columns the roll-ups read (domain/metrics/rollup.ts says which), with the
+// stored rows' values: one array literal per column, as the observation upsert sends its own
 const BEFORE: Column<ObservationRecord>[] = [
   { name: 'start_time', get: (r) => r.startTime, type: 'timestamptz' },
   { name: 'end_time', get: (r) => r.endTime, type: 'timestamptz' },
@@ -55,8 +27,34 @@ const BEFORE: Column<ObservationRecord>[] = [
   { name: 'output_cost', get: (r) => r.outputCost, type: 'numeric' },
   { name: 'total_cost', get: (r) => r.totalCost, type: 'numeric' },
 ];
+
+/** the observation columns the roll-up reads: the upsert's `written` CTE must return them */
+export const ROLLUP_SOURCE_COLUMNS: readonly string[] = BEFORE.map((c) => c.name);
+
 const ARRAY_TYPE = { timestamptz: 'bigint', text: 'text', numeric: 'numeric' } as Record<string, string>;
 const COLS = ROLLUP_SOURCE_COLUMNS.join(', ');
+const KEYS = ROLLUP_KEYS.join(', ');
+// each roll-up's unique index (its migration) hashes the free-text keys
+const indexed = (k: RollupKey) => (k === 'type' ? k : `md5(${k})`);
+const CONFLICT_KEYS = ROLLUP_KEYS.map(indexed).join(', ');
+
+// each measure's value per row: a column as it is, anything computed (the latency) from a lateral
+// select under the measure's name, computed once for its sum and its count
+const sums = Object.entries(ROLLUP_SUMS);
+const computed = sums.flatMap(([measure, s]) =>
+  s.value !== null && s.value.kind !== 'column' ? [`${renderExpr(s.value, null)} as ${measure}`] : [],
+);
+const LATERAL = computed.length ? ` cross join lateral (select ${computed.join(', ')}) l` : '';
+/** the batch's change of each sum and count column: Σ sign × value, and Σ sign over the rows with a value */
+const DELTAS = sums
+  .flatMap(([measure, s]) => {
+    if (s.value === null) return [`sum(sign) as ${s.sum}`];
+    const v = s.value.kind === 'column' ? renderExpr(s.value, null) : measure;
+    // a value never null is counted by the row count
+    if (s.count === ROLLUP_SUMS.count.sum) return [`sum(sign * ${v}) as ${s.sum}`];
+    return [`sum(sign * coalesce(${v}, 0)) as ${s.sum}`, `sum(case when ${v} is null then 0 else sign end) as ${s.count}`];
+  })
+  .join(', ');
 
 /**
  * CTEs `rollup_delta`, `rollup` and `rollup_daily` (to follow `written` in the same WITH; both
@@ -66,34 +64,30 @@ const COLS = ROLLUP_SOURCE_COLUMNS.join(', ');
 export function rollupCte(projectId: string, before: ObservationRecord[]): RawBuilder<unknown> {
   const arrays = BEFORE.map((c) => sql`cast(${columnParam(before, c)} as ${sql.raw(ARRAY_TYPE[c.type]!)}[])`);
   const beforeValues = BEFORE.map((c) => (c.type === 'timestamptz' ? `${timestampFromMs(`b.${c.name}`)}` : `b.${c.name}`)).join(', ');
-  const sums = sql.raw(SUMS.join(', '));
-  const add = sql.raw(SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '));
+  const columns = sql.raw(ROLLUP_SUM_COLUMNS.join(', '));
+  const add = sql.raw(ROLLUP_SUM_COLUMNS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', '));
+  const keys = sql.raw(KEYS);
   // the batch's change per hour and group, then written to the hourly roll-up and, summed per
   // day, to the daily one
   return sql`rollup_delta as materialized (
-    select date_trunc('hour', start_time, 'UTC') as h, type, name, environment, model, sum(sign) as count,
-      sum(sign * coalesce(latency, 0)) as latency_ms, sum(case when latency is null then 0 else sign end) as latency_count,
-      sum(sign * input_usage) as input_usage, sum(sign * output_usage) as output_usage, sum(sign * total_usage) as total_usage,
-      sum(sign * coalesce(input_cost, 0)) as input_cost, sum(case when input_cost is null then 0 else sign end) as input_cost_count,
-      sum(sign * coalesce(output_cost, 0)) as output_cost, sum(case when output_cost is null then 0 else sign end) as output_cost_count,
-      sum(sign * coalesce(total_cost, 0)) as total_cost, sum(case when total_cost is null then 0 else sign end) as total_cost_count
+    select date_trunc('hour', ${sql.raw(ROLLUP_TIME)}, 'UTC') as h, ${keys}, ${sql.raw(DELTAS)}
     from (
       select 1 as sign, ${sql.raw(COLS)} from written
       union all
       select -1, ${sql.raw(beforeValues)} from unnest(${sql.join(arrays)}) as b(${sql.raw(COLS)})
-    ) s cross join lateral (select extract(epoch from end_time - start_time) * 1000 as latency) l
-    group by h, type, name, environment, model),
+    ) s${sql.raw(LATERAL)}
+    group by h, ${keys}),
   rollup as (
-    insert into observation_hourly as r (project_id, hour, type, name, environment, model, ${sums})
-    select cast(${projectId} as text), h, type, name, environment, model, ${sums} from rollup_delta
-    order by h, type, name, environment, model
-    on conflict (project_id, hour, type, md5(name), md5(environment), md5(model)) do update set ${add}
+    insert into observation_hourly as r (project_id, hour, ${keys}, ${columns})
+    select cast(${projectId} as text), h, ${keys}, ${columns} from rollup_delta
+    order by h, ${keys}
+    on conflict (project_id, hour, ${sql.raw(CONFLICT_KEYS)}) do update set ${add}
     returning 1),
   rollup_daily as (
-    insert into observation_daily as r (project_id, day, type, name, environment, model, ${sums})
-    select cast(${projectId} as text), date_trunc('day', h, 'UTC') as d, type, name, environment, model, ${sql.raw(SUMS.map((c) => `sum(${c})`).join(', '))}
-    from rollup_delta group by d, type, name, environment, model
-    order by d, type, name, environment, model
-    on conflict (project_id, day, type, md5(name), md5(environment), md5(model)) do update set ${add}
+    insert into observation_daily as r (project_id, day, ${keys}, ${columns})
+    select cast(${projectId} as text), date_trunc('day', h, 'UTC') as d, ${keys}, ${sql.raw(ROLLUP_SUM_COLUMNS.map((c) => `sum(${c})`).join(', '))}
+    from rollup_delta group by d, ${keys}
+    order by d, ${keys}
+    on conflict (project_id, day, ${sql.raw(CONFLICT_KEYS)}) do update set ${add}
     returning 1)`;
 }

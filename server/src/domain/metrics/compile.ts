@@ -15,11 +15,13 @@
 //                  where … and (o.start_time >= $from and o.start_time < $A or o.start_time >= $B and o.start_time <= $to) group by 1, 2)
 //   select d0, t, case when sum(c0) = 0 then null else sum(s0) end as m0 from parts group by 1, 2 having sum(n) > 0 order by …
 import { sql, type RawBuilder } from 'kysely';
-import { filterCondition } from '../filters/sql.ts';
+import { filterCondition } from '../filters/compile.ts';
+import type { Expr } from './expressions.ts';
 import type { ParsedMetric } from './parse.ts';
 import { TIME_ALIAS } from './parse.ts';
 import { STRIDES, type Bucket } from './granularity.ts';
 import type { Plan } from './plan.ts';
+import type { Join, View } from './views.ts';
 
 type Sql = RawBuilder<unknown>;
 const raw = (s: string): Sql => sql.raw(s);
@@ -30,6 +32,50 @@ export interface CompiledMetrics {
   /** one query per histogram metric: rows of (d…, t, lower, upper, n) */
   histograms: { alias: string; query: Sql }[];
 }
+
+const CALENDAR_FORMATS = { month: 'YYYY-MM', day: 'YYYY-MM-DD' } as const;
+
+/**
+ * An expression of the views as SQL text, its columns read from `alias` (null: unqualified, for
+ * a statement over one table). Every name in it is Tally's own: nothing of a caller's gets here.
+ */
+export function renderExpr(e: Expr, alias: string | null): string {
+  const r = (x: Expr) => renderExpr(x, alias);
+  switch (e.kind) {
+    case 'column': {
+      const of = e.of ?? alias;
+      return of === null ? e.name : `${of}.${e.name}`;
+    }
+    case 'literal':
+      return e.value === null ? 'null' : String(e.value);
+    case 'pair':
+      return `pe.${e.part}`;
+    case 'isNull':
+      return `(${r(e.of)} is null)`;
+    case 'equals':
+      return `(${r(e.of)} = ${e.value})`;
+    case 'cast':
+      return `cast(${r(e.of)} as ${e.to})`;
+    case 'calendar':
+      return `to_char(${r(e.of)} at time zone 'UTC', '${CALENDAR_FORMATS[e.unit]}')`;
+    case 'msBetween':
+      return `(extract(epoch from (${r(e.to)} - ${r(e.from)})) * 1000)`;
+    case 'perSecond':
+      return `(${r(e.of)} / nullif(${r(e.ms)} / 1000, 0))`;
+    case 'aggregate':
+      return e.of ? `${e.fn}(${r(e.of)})` : `${e.fn}(*)`;
+    case 'coalesce':
+      return `coalesce(${e.of.map(r).join(', ')})`;
+    case 'related':
+      return `(select ${r(e.value)} from ${e.table} ${e.alias} where ${e.alias}.project_id = ${alias}.project_id and ${e.alias}.${e.key} = ${alias}.id)`;
+  }
+}
+
+const expr = (e: Expr, view: View): Sql => raw(renderExpr(e, view.alias));
+const timeOf = (view: View): Sql => raw(`${view.alias}.${view.time}`);
+const joinOn = (view: View, as: string, j: Join) =>
+  `${j.table} ${as} on ${as}.project_id = ${view.alias}.project_id and ${as}.id = ${view.alias}.${j.key}`;
+const quoted = (v: string) => `'${v.replaceAll("'", "''")}'`;
 
 const PERCENTILES: Record<string, string> = { p50: '0.5', p75: '0.75', p90: '0.9', p95: '0.95', p99: '0.99' };
 
@@ -69,7 +115,7 @@ const bucketExpr = (bucket: Bucket, col: Sql): Sql => {
 /** FROM with the joins the query's fields need */
 function fromClause(plan: Plan): Sql {
   const { view, dimensions, metrics, filters } = plan.query;
-  const parts: Sql[] = [raw(view.from)];
+  const parts: Sql[] = [raw(`${view.table} ${view.alias}`)];
   const relations = new Set(
     [
       ...dimensions.map((d) => d.dimension.relation),
@@ -77,11 +123,14 @@ function fromClause(plan: Plan): Sql {
       ...filters.map((f) => view.dimensions[f.target]?.relation),
     ].filter(Boolean),
   );
-  for (const r of relations) parts.push(raw(view.relations![r!]!));
+  for (const r of relations) parts.push(raw(`left join ${joinOn(view, r!, view.relations![r!]!)}`));
   const pair =
     dimensions.find((d) => d.dimension.pairExpand) ??
     filters.map((f) => ({ dimension: view.dimensions[f.target] })).find((d) => d.dimension?.pairExpand);
-  if (pair) parts.push(raw(`cross join lateral jsonb_each_text(${view.pairExpandSql![pair.dimension!.pairExpand!]}) pe(key, value)`));
+  if (pair) {
+    const map = `${view.alias}.${view.pairExpand![pair.dimension!.pairExpand!]}`;
+    parts.push(raw(`cross join lateral jsonb_each_text(${map}) pe(key, value)`));
+  }
   return sql.join(parts, sql` `);
 }
 
@@ -89,8 +138,12 @@ function fromClause(plan: Plan): Sql {
 function baseConditions(plan: Plan, projectId: string): Sql[] {
   const { view, filters } = plan.query;
   const out: Sql[] = [sql`${raw(view.alias)}.project_id = ${projectId}`];
-  if (view.segment) out.push(raw(view.segment));
-  for (const f of filters) out.push(filterCondition(f, raw(f.sql)));
+  if (view.segment) {
+    const { column, values } = view.segment;
+    const c = `${view.alias}.${column}`;
+    out.push(raw(values.length === 1 ? `${c} = ${quoted(values[0]!)}` : `${c} in (${values.map(quoted).join(', ')})`));
+  }
+  for (const f of filters) out.push(filterCondition(f, expr(f.expr, view)));
   return out;
 }
 
@@ -119,17 +172,17 @@ function groupAndOrder(plan: Plan, width: number, having?: Sql): Sql {
 }
 
 function keyColumns(plan: Plan, time: Sql): Sql[] {
-  const cols = plan.query.dimensions.map((d, i) => sql`${raw(d.dimension.sql)} as ${raw(`d${i}`)}`);
+  const cols = plan.query.dimensions.map((d, i) => sql`${expr(d.dimension.expr, plan.query.view)} as ${raw(`d${i}`)}`);
   if (plan.bucket) cols.push(sql`${bucketExpr(plan.bucket, time)} as t`);
   return cols;
 }
 
 function compileBase(plan: Plan, projectId: string): Sql {
   const { view, from, to } = plan.query;
-  const time = raw(view.timeSql);
+  const time = timeOf(view);
   const cols = keyColumns(plan, time);
   const metrics = plan.scalars.length
-    ? plan.scalars.map((m, i) => sql`${aggregate(m, raw(m.measure.sql))} as ${raw(`m${i}`)}`)
+    ? plan.scalars.map((m, i) => sql`${aggregate(m, expr(m.measure.expr, view))} as ${raw(`m${i}`)}`)
     : [sql`count(*) as m0`];
   const where = and([...baseConditions(plan, projectId), sql`${time} >= ${from}`, sql`${time} <= ${to}`]);
   return sql`select ${list([...cols, ...metrics])} from ${fromClause(plan)} where ${where}${groupAndOrder(plan, cols.length)}`;
@@ -190,10 +243,13 @@ function compileRollup(plan: Plan, projectId: string): Sql {
   );
 
   // the partial hours at the window's edges from the base table
-  const time = raw(view.timeSql);
+  const time = timeOf(view);
   const bCols = keyColumns(plan, time);
   const bSums = metrics
-    ? metrics.flatMap((m, i) => [sql`sum(${raw(m.measure.sql)}) as ${raw(`s${i}`)}`, sql`count(${raw(m.measure.sql)}) as ${raw(`c${i}`)}`])
+    ? metrics.flatMap((m, i) => [
+        sql`sum(${expr(m.measure.expr, view)}) as ${raw(`s${i}`)}`,
+        sql`count(${expr(m.measure.expr, view)}) as ${raw(`c${i}`)}`,
+      ])
     : [sql`count(*) as s0`, sql`count(*) as c0`];
   const edges = sql`(${time} >= ${from} and ${time} < ${a} or ${time} >= ${b} and ${time} <= ${to})`;
   const basePart = sql`select ${list([...bCols, ...bSums, sql`count(*) as n`])} from ${fromClause(plan)} where ${and([...baseConditions(plan, projectId), edges])}${groupBy}`;
@@ -216,19 +272,19 @@ function compileRollup(plan: Plan, projectId: string): Sql {
 /** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */
 function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string): Sql {
   const { view, from, to, bins } = plan.query;
-  const time = raw(view.timeSql);
+  const time = timeOf(view);
   const cols = keyColumns(plan, time);
   const keys = cols.map((_, i) => (i < plan.query.dimensions.length ? `d${i}` : 't'));
   const where = and([
     ...baseConditions(plan, projectId),
     sql`${time} >= ${from}`,
     sql`${time} <= ${to}`,
-    sql`${raw(m.measure.sql)} is not null`,
+    sql`${expr(m.measure.expr, view)} is not null`,
   ]);
   const join = keys.length ? raw(keys.map((k) => `v.${k} is not distinct from g.${k}`).join(' and ')) : raw('true');
   const keyList = keys.map((k) => `v.${k}`).join(', ');
   const groupKeys = keys.length ? `${keyList}, ` : '';
-  return sql`with v as (select ${list([...cols, sql`cast(${raw(m.measure.sql)} as numeric) as x`])} from ${fromClause(plan)} where ${where}),
+  return sql`with v as (select ${list([...cols, sql`cast(${expr(m.measure.expr, view)} as numeric) as x`])} from ${fromClause(plan)} where ${where}),
     g as (select ${raw(keys.length ? `${keys.join(', ')}, ` : '')}min(x) as lo, max(x) as hi from v${raw(keys.length ? ` group by ${keys.join(', ')}` : '')}),
     binned as (select ${raw(groupKeys)}g.lo, g.hi, case when g.hi = g.lo then 1 else least(width_bucket(v.x, g.lo, g.hi, ${bins}), ${bins}) end as bin
       from v join g on ${join})

@@ -4,6 +4,7 @@
 // is a MetricsQueryError, which the HTTP layer answers with 400 InvalidRequestError.
 import type { MetricsQueryV1 } from '../../../../generated/client/types.gen.ts';
 import { checkFilters, type CheckedFilter, type ColumnType } from '../filters/check.ts';
+import { col, type Expr } from './expressions.ts';
 import type { Granularity } from './granularity.ts';
 import { AGGREGATIONS, aggregationsFor, VIEWS, type Aggregation, type Dimension, type Measure, type View, type ViewName } from './views.ts';
 
@@ -28,7 +29,8 @@ export interface ParsedMetric {
   alias: string;
 }
 export interface ParsedFilter extends CheckedFilter {
-  sql: string;
+  /** what the filter's column reads */
+  expr: Expr;
 }
 
 export interface ParsedQuery {
@@ -118,18 +120,18 @@ function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
   const filters = q.filters ?? [];
   if (!filters.length) return [];
   const columns: Record<string, ColumnType> = Object.create(null);
-  const sqlOf: Record<string, string> = Object.create(null);
+  const exprOf: Record<string, Expr> = Object.create(null);
   for (const [name, d] of Object.entries(view.dimensions)) {
     columns[name] = d.type;
-    sqlOf[name] = d.sql;
+    exprOf[name] = d.expr;
   }
   // the view's time column, under its API name and its raw name (Langfuse's `start_time`)
-  for (const name of new Set([view.timeColumn, view.timeSql.split('.')[1]!])) {
+  for (const name of new Set([view.timeColumn, view.time])) {
     columns[name] = 'datetime';
-    sqlOf[name] = view.timeSql;
+    exprOf[name] = col(view.time);
   }
   columns.metadata = 'object';
-  sqlOf.metadata = view.metadataSql;
+  exprOf.metadata = col(view.metadata);
   for (const f of filters) {
     const known = Object.hasOwn(columns, f.column) || (f.column.endsWith('Name') && Object.hasOwn(columns, 'name'));
     if (!known) fail(`Invalid filter column ${f.column}. Must be one of ${Object.keys(view.dimensions).join(', ')} or ${view.timeColumn}`);
@@ -138,7 +140,7 @@ function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
   }
   const checked = checkFilters(filters, columns);
   if (!checked.ok) return fail(checked.message);
-  return checked.filters.map((f) => ({ ...f, sql: sqlOf[f.target]! }));
+  return checked.filters.map((f) => ({ ...f, expr: exprOf[f.target]! }));
 }
 
 function resolveOrder(q: MetricsQueryInput, dimensions: ParsedDimension[], metrics: ParsedMetric[]) {

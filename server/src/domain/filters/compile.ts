@@ -1,6 +1,6 @@
-// A checked filter → a SQL condition on a given column expression, every value a bind
-// parameter. Pure (it builds SQL text, runs nothing): the observations list and the metrics
-// compiler share it.
+// The compile stage of filters (check.ts is the first): a checked filter → a SQL condition on a
+// given column expression, every value a bind parameter. Pure (it builds SQL text, runs
+// nothing): the observations list (store/filter-sql.ts) and the metrics compiler share it.
 import { sql, type RawBuilder } from 'kysely';
 import type { CheckedFilter } from './check.ts';
 
@@ -27,17 +27,18 @@ const op = (o: string) => {
 };
 
 export function filterCondition(f: CheckedFilter, col: RawBuilder<unknown>): RawBuilder<unknown> {
-  const v = f.value as any;
+  // shape-valid against the spec's filter of its type: a string, a number, a boolean, a date-time or a list
+  const v = f.value;
   switch (f.type) {
     case 'string':
-      return stringCondition(col, f.operator, v);
+      return stringCondition(col, f.operator, v as string);
     case 'stringOptions':
       return f.operator === 'any of' ? sql`${col} = any(${v})` : sql`(${col} is null or not (${col} = any(${v})))`;
     // numeric, so an integer column compared with 1e308 widens instead of failing the cast
     case 'number':
       return sql`${col} ${op(f.operator)} cast(${v} as numeric)`;
     case 'datetime':
-      return sql`${col} ${op(f.operator)} ${new Date(v)}`;
+      return sql`${col} ${op(f.operator)} ${new Date(v as string)}`;
     case 'boolean':
       return f.operator === '=' ? sql`${col} = ${v}` : sql`${col} is distinct from ${v}`;
     case 'arrayOptions':
@@ -45,7 +46,7 @@ export function filterCondition(f: CheckedFilter, col: RawBuilder<unknown>): Raw
       if (f.operator === 'none of') return sql`not (${col} && cast(${v} as text[]))`;
       return sql`${col} @> cast(${v} as text[])`;
     case 'stringObject':
-      return stringCondition(sql`(${col} ->> ${f.key!})`, f.operator, v);
+      return stringCondition(sql`(${col} ->> ${f.key!})`, f.operator, v as string);
     case 'numberObject':
       return sql`(case when jsonb_typeof(${col} -> ${f.key!}) = 'number' then (${col} ->> ${f.key!})::numeric end) ${op(f.operator)} cast(${v} as numeric)`;
     case 'booleanObject':

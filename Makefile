@@ -67,8 +67,11 @@ generate: $(DEPS)
 check-generated: $(DEPS)
 	node scripts/generate.ts --check
 
+# the spec (Redocly), then the code: Biome checks formatting and lint rules (biome.json) and
+# fails on any error; `npx biome check --write <files>` formats and applies the safe fixes
 lint: $(DEPS)
 	npx --no-install redocly lint openapi/openapi.yaml --config openapi/redocly.yaml
+	npx --no-install biome ci --error-on-warnings
 
 typecheck: $(DEPS)
 	npx --no-install tsc -p tsconfig.json --noEmit

@@ -49,7 +49,7 @@ const config = loadConfig({
 config.dataDir = 'memory://';
 const server = await startServer(config, createLogger(config.logLevel), { host: '127.0.0.1' });
 const keys = await addKeyPair(server.db.em(), await createProject(server.db.em(), 'contention'));
-const auth = 'Basic ' + Buffer.from(`${keys.publicKey}:${keys.secretKey}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.publicKey}:${keys.secretKey}`).toString('base64')}`;
 const url = `${server.url}/api/public/ingestion`;
 
 const ids = Array.from({ length: ROWS }, (_, i) => `obs-${String(i).padStart(3, '0')}`);

@@ -11,7 +11,7 @@ import { freePort, psql, startChild, waitHealthy, type Child } from './lib.ts';
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_evaluation';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-eval', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-eval-secret' };
-const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 const GATEWAY_DELAY_MS = 50;
 
 /** a chat-completions gateway that answers every call with an extract tool call after `delayMs` */

@@ -32,7 +32,7 @@ import { freePort, memory, percentile, startChild, waitHealthy, type Child } fro
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_hostile';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-hostile', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-hostile-secret' };
-const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 const BATCH = 100;
 const TARGET_MB = 100;
 const INGESTION = '/api/public/ingestion';
@@ -178,8 +178,8 @@ export async function hostileKinds(bombMb = env('BENCH_HOSTILE_BOMB_MB', 1024)):
             {
               spans: [
                 {
-                  traceId: '0'.repeat(31) + '1',
-                  spanId: '0'.repeat(15) + '1',
+                  traceId: `${'0'.repeat(31)}1`,
+                  spanId: `${'0'.repeat(15)}1`,
                   name: 'deep',
                   startTimeUnixNano: '1767225600000000000',
                   endTimeUnixNano: '1767225601000000000',

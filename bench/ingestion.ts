@@ -23,7 +23,7 @@ import { inferUsage, type TokenizerRef } from '../server/src/domain/tokenizers/i
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_ingestion';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-ingest', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-ingest-secret' };
-const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 const BATCH = 100; // generations per batch (each batch also carries one trace-create)
 const TOKENISED_EVENTS = 10_000;
 

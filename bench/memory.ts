@@ -11,7 +11,7 @@ import { freePort, memory, startChild, waitHealthy, type Child } from './lib.ts'
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_memory';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-memory', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-memory-secret' };
-const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 const BATCH = 100;
 
 function batch(run: string, b: number): string {

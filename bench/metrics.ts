@@ -13,7 +13,7 @@ import { fmt, freePort, percentile, psql, ROOT, startChild, waitHealthy, type Ch
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_metrics';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench-metrics', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-metrics-secret' };
-const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 const OTHER_PROJECT = 'bench-other-project';
 const DAY = 86_400_000;
 
@@ -534,7 +534,7 @@ export async function run(): Promise<string[]> {
         explains.push(
           `  ${c.name}${statements.length > 1 ? (i ? ' (histogram statement)' : ' (main statement)') : ''}: ${seq ? 'SEQ SCAN on observations' : 'no seq scan on observations'}, ${executionMs(plan)}`,
         );
-        for (const l of planNodes(plan)) explains.push(`      ${l.length > 150 ? l.slice(0, 147) + '...' : l}`);
+        for (const l of planNodes(plan)) explains.push(`      ${l.length > 150 ? `${l.slice(0, 147)}...` : l}`);
         if (seq) {
           // the plan PostgreSQL would take instead, through the (project_id, start_time) index
           await client.query('begin');

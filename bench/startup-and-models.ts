@@ -8,7 +8,7 @@ import { fmt, freePort, percentile, startChild, timeRequests, waitHealthy } from
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-bench', TALLY_INIT_SECRET_KEY: 'sk-lf-bench-secret' };
-const auth = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const auth = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 
 async function coldStart(env: Record<string, string>, script = 'server/src/main.ts') {
   const port = await freePort();

@@ -20,7 +20,7 @@ function at(value: unknown, pointer: string): unknown {
 function walk(expected: unknown, actual: unknown, pointer: string, ignore: string[], out: Difference[]) {
   if (ignore.some((p) => matches(p, pointer))) return;
   if (Array.isArray(expected) && Array.isArray(actual)) {
-    if (expected.length !== actual.length) out.push({ pointer: pointer + '/length', expected: expected.length, actual: actual.length });
+    if (expected.length !== actual.length) out.push({ pointer: `${pointer}/length`, expected: expected.length, actual: actual.length });
     for (let i = 0; i < Math.min(expected.length, actual.length); i++) walk(expected[i], actual[i], `${pointer}/${i}`, ignore, out);
     return;
   }

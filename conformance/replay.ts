@@ -49,7 +49,7 @@ async function call(
     const secret = opts.auth === 'wrong' ? 'sk-lf-conformance-wrong-secret' : target.secretKey;
     // a valid secret beside a public key that is not its own
     const publicKey = opts.auth === 'mismatched' ? 'pk-lf-conformance-not-this-project' : target.publicKey;
-    headers.authorization = 'Basic ' + Buffer.from(`${publicKey}:${secret}`).toString('base64');
+    headers.authorization = `Basic ${Buffer.from(`${publicKey}:${secret}`).toString('base64')}`;
   }
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const qs = query.toString();

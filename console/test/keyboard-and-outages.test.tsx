@@ -14,7 +14,7 @@ const LIST = `${BASE_URL}/api/public/llm-connections`;
 const unreachable = () => HttpResponse.error();
 
 async function exampleConnections(): Promise<{ data: Array<Record<string, unknown>>; meta: unknown }> {
-  const auth = 'Basic ' + btoa('pk-lf-test:sk-lf-test');
+  const auth = `Basic ${btoa('pk-lf-test:sk-lf-test')}`;
   return (await fetch(LIST, { headers: { authorization: auth } })).json();
 }
 

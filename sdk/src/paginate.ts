@@ -1,7 +1,7 @@
 // Walks every page of a paginated list operation (`page`/`limit` query, `{ data, meta }` body).
 
 /** Any generated list method: `tally.models.list`, `tally.scores.list`, … */
-export type ListFn = (options?: any) => Promise<any>;
+export type ListFn = (options: never) => Promise<{ data?: unknown }>;
 
 type PageBody<F extends ListFn> = NonNullable<Awaited<ReturnType<F>>['data']>;
 /** The item type of a list method's page. */
@@ -16,7 +16,9 @@ export type PaginateParams<F extends ListFn> = Omit<ListOptions<F>, 'query' | 't
 
 export async function* paginate<F extends ListFn>(list: F, params?: PaginateParams<F>): AsyncGenerator<PageItem<F>, void, undefined> {
   for (let page = 1; ; page++) {
-    const result = await list({ ...params, query: { ...params?.query, page }, throwOnError: true });
+    // F's own options type, which the generic parameter cannot name here
+    const call = list as unknown as (options: object) => Promise<{ data?: unknown } | undefined>;
+    const result = await call({ ...params, query: { ...params?.query, page }, throwOnError: true });
     const body = result?.data as { data?: PageItem<F>[]; meta?: { totalPages?: number } } | undefined;
     const items = body?.data ?? [];
     yield* items;

@@ -48,7 +48,7 @@ beforeEach(() => {
 
 const tally = (extra: Partial<ConstructorParameters<typeof Tally>[0]> = {}) =>
   new Tally({
-    baseUrl: baseUrl + '/',
+    baseUrl: `${baseUrl}/`,
     publicKey: 'pk-lf-test',
     secretKey: 'sk-lf-test',
     retryBaseDelayMs: 5,
@@ -67,7 +67,7 @@ describe('construction', () => {
     const { data } = await tally().models.list();
     expect(data.data).toEqual([]);
     expect(seen[0]!.url).toBe('/api/public/models');
-    expect(seen[0]!.authorization).toBe('Basic ' + Buffer.from('pk-lf-test:sk-lf-test').toString('base64'));
+    expect(seen[0]!.authorization).toBe(`Basic ${Buffer.from('pk-lf-test:sk-lf-test').toString('base64')}`);
   });
 
   it('groups the generated operations the way provider SDKs do', () => {

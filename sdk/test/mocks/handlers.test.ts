@@ -34,7 +34,7 @@ afterAll(() => {
   mockServer?.close();
 });
 
-const auth = 'Basic ' + btoa('pk:sk');
+const auth = `Basic ${btoa('pk:sk')}`;
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'abc');
 function call(origin: string, op: { method: string; path: string }, prefer?: string) {
   const hasBody = !['get', 'head', 'delete'].includes(op.method);

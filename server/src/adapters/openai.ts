@@ -5,7 +5,14 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Response as ResponsesResponse, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
-import { LlmError, sdkLlmError, type LlmAdapterCall, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
+import {
+  type LlmError,
+  sdkLlmError,
+  type LlmAdapterCall,
+  type LlmCall,
+  type LlmConnectionTarget,
+  type LlmResult,
+} from '../domain/llm/call.ts';
 import type { AllowList } from '../domain/llm/egress.ts';
 import { egressFetch } from '../egress/egress-fetch.ts';
 

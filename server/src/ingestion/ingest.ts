@@ -90,7 +90,13 @@ export async function ingest(
     }
   }
   if (opts.source === 'explain')
-    return { accepted: responseOrder(accepted), rejected, warnings: new Map(), sdkLogs, priced: await dryRun(em, services, projectId, accepted) };
+    return {
+      accepted: responseOrder(accepted),
+      rejected,
+      warnings: new Map(),
+      sdkLogs,
+      priced: await dryRun(em, services, projectId, accepted),
+    };
   const { warnings } = accepted.length ? await applyBatch(em, services, projectId, accepted) : { warnings: new Map<string, string[]>() };
   return { accepted: responseOrder(accepted), rejected, warnings, sdkLogs, priced: [] };
 }

@@ -21,7 +21,11 @@ export function readObservationEvent(e: AcceptedEvent): ReadObservationEvent {
   const b = e.body;
   // the validator parsed it already and refused the event when it could not be read
   const legacy = e.legacyUsage ?? (b.usage != null ? parseLegacyUsage(b.usage) : {});
-  const { parsed, providedUsage: usage, providedCost: cost } = readProvided({
+  const {
+    parsed,
+    providedUsage: usage,
+    providedCost: cost,
+  } = readProvided({
     legacyUsage: legacy.value,
     usageDetails: b.usageDetails,
     costDetails: b.costDetails,

@@ -2,13 +2,7 @@
 // as applied is committed. Replayed event ids are skipped. Entities are loaded
 // and written in bulk (one query per table), which is what makes 10k events/s possible.
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import {
-  OBSERVATION_EVENT_TYPES,
-  applyObservationEvent,
-  applyTraceEvent,
-  processingOrder,
-  toScore,
-} from '../domain/ingestion/merge.ts';
+import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, processingOrder, toScore } from '../domain/ingestion/merge.ts';
 import { backoffMs, type Backoff } from '../domain/backoff.ts';
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import type { AcceptedEvent } from './events.ts';

@@ -37,7 +37,7 @@ export function resolveKeyring(
   mkdirSync(config.dataDir, { recursive: true });
   const key = randomBytes(32);
   try {
-    writeFileSync(path, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (e) {
     // another process (the CLI, a second server) created it first: use that one
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return resolveKeyring(config, log);

@@ -17,7 +17,7 @@ export interface Column<T> {
 // was ~8% of the server's CPU per ingested event.
 const NEEDS_ESCAPE = /[\\"]/;
 const ESCAPED = /[\\"]/g;
-const quoted = (s: string) => '"' + (NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, '\\$&') : s) + '"';
+const quoted = (s: string) => `"${NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, '\\$&') : s}"`;
 
 function element(v: unknown, type: ColumnType): string {
   if (v === undefined || v === null) return 'NULL';
@@ -34,7 +34,7 @@ function element(v: unknown, type: ColumnType): string {
       return String((v as Date).getTime());
     // a literal inside the column's literal: quoted twice
     case 'text[]':
-      return quoted('{' + (v as string[]).map(quoted).join(',') + '}');
+      return quoted(`{${(v as string[]).map(quoted).join(',')}}`);
     default:
       return quoted(String(v));
   }
@@ -62,7 +62,7 @@ export function columnParam<T>(rows: T[], column: Column<T>): string | null {
     return present ? JSON.stringify(values) : null;
   }
   let out = '{';
-  let previous: unknown = undefined,
+  let previous: unknown,
     encoded = '',
     present = false;
   for (let i = 0; i < rows.length; i++) {
@@ -74,7 +74,7 @@ export function columnParam<T>(rows: T[], column: Column<T>): string | null {
     previous = v;
     out += (i ? ',' : '') + encoded;
   }
-  return present ? out + '}' : null;
+  return present ? `${out}}` : null;
 }
 
 /** how each column type travels (see element) */

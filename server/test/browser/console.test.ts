@@ -34,7 +34,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const auth = () => 'Basic ' + Buffer.from(`${tally.publicKey}:${tally.secretKey}`).toString('base64');
+const auth = () => `Basic ${Buffer.from(`${tally.publicKey}:${tally.secretKey}`).toString('base64')}`;
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${tally.url}${path}`, {
     method,

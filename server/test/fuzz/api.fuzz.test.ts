@@ -310,7 +310,7 @@ function filterList(hostile: boolean): fc.Arbitrary<unknown> {
 }
 
 /** the values of one query parameter, each as it goes on the wire */
-function queryValues(op: Operation, p: Operation['parameters'][number]): fc.Arbitrary<string[]> {
+function queryValues(_op: Operation, p: Operation['parameters'][number]): fc.Arbitrary<string[]> {
   const valid =
     p.name === 'filter'
       ? anyFlavour(filterList, 2).map((value) => [percentEncode(toJson(value))])
@@ -376,7 +376,7 @@ function queryArb(op: Operation): fc.Arbitrary<string> {
     // would pass URL_BUDGET are left out (the 'request line' property sends such lines on purpose)
     let left = (URL_BUDGET * 2) / 3;
     const all = [...ps.flat(), ...ex].filter((part) => (left -= part.length + 1) >= 0);
-    return all.length ? '?' + all.join('&') : '';
+    return all.length ? `?${all.join('&')}` : '';
   });
 }
 
@@ -401,10 +401,10 @@ type AuthVariant = { label: string; header: (() => string) | null; valid: boolea
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const AUTH_VARIANTS: AuthVariant[] = [
   { label: 'none', header: null, valid: false },
-  { label: 'wrong key pair', header: () => 'Basic ' + b64('pk-lf-fuzz-wrong:sk-lf-fuzz-wrong-secret'), valid: false },
-  { label: 'Bearer public key', header: () => 'Bearer ' + A.publicKey, valid: false },
-  { label: 'Bearer secret key', header: () => 'Bearer ' + A.secretKey, valid: false },
-  { label: 'pk:sk:junk', header: () => 'Basic ' + b64(`${A.publicKey}:${A.secretKey}:junk`), valid: false },
+  { label: 'wrong key pair', header: () => `Basic ${b64('pk-lf-fuzz-wrong:sk-lf-fuzz-wrong-secret')}`, valid: false },
+  { label: 'Bearer public key', header: () => `Bearer ${A.publicKey}`, valid: false },
+  { label: 'Bearer secret key', header: () => `Bearer ${A.secretKey}`, valid: false },
+  { label: 'pk:sk:junk', header: () => `Basic ${b64(`${A.publicKey}:${A.secretKey}:junk`)}`, valid: false },
   {
     label: "project B's public key with A's secret",
     header: () => basic({ publicKey: B.publicKey, secretKey: A.secretKey }),
@@ -415,20 +415,20 @@ const AUTH_VARIANTS: AuthVariant[] = [
   { label: 'Basic, not base64', header: () => 'Basic !!!%%%', valid: false },
   {
     label: 'basic (lower case scheme: HTTP schemes are case-insensitive)',
-    header: () => 'basic ' + b64(`${A.publicKey}:${A.secretKey}`),
+    header: () => `basic ${b64(`${A.publicKey}:${A.secretKey}`)}`,
     valid: true,
   },
-  { label: 'Basic, colon only', header: () => 'Basic ' + b64(':'), valid: false },
-  { label: 'Basic, public key only', header: () => 'Basic ' + b64(`${A.publicKey}:`), valid: false },
-  { label: 'Basic, secret only', header: () => 'Basic ' + b64(`:${A.secretKey}`), valid: false },
-  { label: 'Basic, NUL in the secret', header: () => 'Basic ' + b64(`${A.publicKey}:${A.secretKey}\u0000`), valid: false },
+  { label: 'Basic, colon only', header: () => `Basic ${b64(':')}`, valid: false },
+  { label: 'Basic, public key only', header: () => `Basic ${b64(`${A.publicKey}:`)}`, valid: false },
+  { label: 'Basic, secret only', header: () => `Basic ${b64(`:${A.secretKey}`)}`, valid: false },
+  { label: 'Basic, NUL in the secret', header: () => `Basic ${b64(`${A.publicKey}:${A.secretKey}\u0000`)}`, valid: false },
   {
     label: 'Basic, invalid UTF-8',
-    header: () => 'Basic ' + Buffer.from([0xff, 0xfe, 0x3a, 0xed, 0xa0, 0x80]).toString('base64'),
+    header: () => `Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0xed, 0xa0, 0x80]).toString('base64')}`,
     valid: false,
   },
-  { label: 'Basic, 4 KB secret', header: () => 'Basic ' + b64(`${A.publicKey}:${'s'.repeat(3000)}`), valid: false },
-  { label: 'Basic, two spaces', header: () => 'Basic  ' + b64(`${A.publicKey}:${A.secretKey}`), valid: true },
+  { label: 'Basic, 4 KB secret', header: () => `Basic ${b64(`${A.publicKey}:${'s'.repeat(3000)}`)}`, valid: false },
+  { label: 'Basic, two spaces', header: () => `Basic  ${b64(`${A.publicKey}:${A.secretKey}`)}`, valid: true },
   { label: 'project B', header: () => basic(B), valid: true },
 ];
 const validAuth: AuthVariant = { label: 'project A', header: () => basic(A), valid: true };
@@ -558,9 +558,9 @@ describe(`spec-driven fuzzing (${DB})`, () => {
         '/api/public/scores',
         '/api/public/projects',
         '/api/public/health?x=%',
-        '/api/public/' + 'a'.repeat(3000),
+        `/api/public/${'a'.repeat(3000)}`,
       ),
-      rawUrlPiece.map((p) => '/api/public/' + (p || 'x')),
+      rawUrlPiece.map((p) => `/api/public/${p || 'x'}`),
       fc.constantFrom(...ops).map((op) => op.path.replace(/\{\w+\}/g, 'fz-x')),
     );
     const arb = fc.record({
@@ -651,9 +651,9 @@ describe(`spec-driven fuzzing (${DB})`, () => {
       '{"batch":null}',
       '['.repeat(100_000),
       '['.repeat(100_000) + ']'.repeat(100_000),
-      '{"batch":[' + '['.repeat(50_000) + ']'.repeat(50_000) + ']}',
-      ' '.repeat(100_000) + '{}',
-      '{"batch":[' + Array.from({ length: 2000 }, () => '{}').join(',') + ']}',
+      `{"batch":[${'['.repeat(50_000)}${']'.repeat(50_000)}]}`,
+      `${' '.repeat(100_000)}{}`,
+      `{"batch":[${Array.from({ length: 2000 }, () => '{}').join(',')}]}`,
       Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x00, 0x7d]),
       Buffer.concat([
         Buffer.from('{"modelName":"'),

@@ -43,6 +43,7 @@ export const hostileStrings: string[] = [
   '?',
   ':name',
   '%s%s%s%n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
   '${7*7}',
   '{{7*7}}',
   '<script>alert(1)</script>',
@@ -91,7 +92,7 @@ export const hostileStrings: string[] = [
   '(?i)^(gpt-4o)$',
   '.*',
   '^$',
-  '(' + 'a|'.repeat(400) + 'b)',
+  `(${'a|'.repeat(400)}b)`,
   long('x', 3000),
   long('é', 3000),
   long('😀', 4000),
@@ -159,8 +160,8 @@ export const hostileNumber: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
 /** JSON nested `depth` levels deep, as raw text (cheap to build at any depth) */
 export function deepJson(depth: number, kind: 'array' | 'object' | 'mixed'): RawJson {
   if (kind === 'array') return new RawJson('['.repeat(depth) + ']'.repeat(depth));
-  if (kind === 'object') return new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
-  return new RawJson('[{"k":'.repeat(depth / 2) + 'null' + '}]'.repeat(depth / 2));
+  if (kind === 'object') return new RawJson(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+  return new RawJson(`${'[{"k":'.repeat(depth / 2)}null${'}]'.repeat(depth / 2)}`);
 }
 
 export const hostileStructure: fc.Arbitrary<unknown> = fc.oneof(
@@ -190,8 +191,8 @@ export const hostileStructure: fc.Arbitrary<unknown> = fc.oneof(
     objectOf([['', '']]),
     objectOf([[long('k', 3000), 1]]),
     new RawJson('{"a":1,"a":2}'),
-    new RawJson('[' + '0,'.repeat(20000) + '0]'),
-    new RawJson('{' + Array.from({ length: 3000 }, (_, i) => `"k${i}":${i}`).join(',') + '}'),
+    new RawJson(`[${'0,'.repeat(20000)}0]`),
+    new RawJson(`{${Array.from({ length: 3000 }, (_, i) => `"k${i}":${i}`).join(',')}}`),
   ),
 );
 
@@ -379,8 +380,8 @@ export function percentEncode(s: string): string {
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
     if (cp >= 0xd800 && cp <= 0xdfff) {
-      out += [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)].map((b) => '%' + b.toString(16).toUpperCase()).join('');
-    } else out += encodeURIComponent(ch).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+      out += [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    } else out += encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   }
   return out;
 }

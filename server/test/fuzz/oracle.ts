@@ -22,7 +22,7 @@ export interface Operation {
   bodySchema: any | null;
 }
 
-const pointer = (...parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
 export function operationsOf(spec: any): Operation[] {
   const ops: Operation[] = [];
@@ -104,7 +104,7 @@ export function createOracle(spec: any, secrets: string[]) {
   const cache = new Map<string, ValidateFunction>();
   const validator = (ptr: string) => {
     let v = cache.get(ptr);
-    if (!v) cache.set(ptr, (v = ajv.compile({ $ref: 'fuzz:openapi' + ptr })));
+    if (!v) cache.set(ptr, (v = ajv.compile({ $ref: `fuzz:openapi${ptr}` })));
     return v;
   };
 

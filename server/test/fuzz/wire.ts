@@ -17,14 +17,14 @@ export class RawJson {
  */
 export function toJson(value: unknown): string {
   if (value instanceof RawJson) return value.text;
-  if (Array.isArray(value)) return '[' + value.map((v) => (v === undefined ? 'null' : toJson(v))).join(',') + ']';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : toJson(v))).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const parts: string[] = [];
     for (const k of Object.keys(value)) {
       const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) parts.push(JSON.stringify(k) + ':' + toJson(v));
+      if (v !== undefined) parts.push(`${JSON.stringify(k)}:${toJson(v)}`);
     }
-    return '{' + parts.join(',') + '}';
+    return `{${parts.join(',')}}`;
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
   return JSON.stringify(value) ?? 'null';
@@ -103,9 +103,9 @@ export function describeRequest(req: WireRequest, max = 600): string {
   let body = '';
   if (req.body !== undefined) {
     const text = typeof req.body === 'string' ? req.body : `<bytes ${req.body.toString('hex').slice(0, 200)}>`;
-    body = ` body(${Buffer.byteLength(req.body)} B${req.headers['content-type'] ? ', ' + req.headers['content-type'] : ''}): ${excerpt(text, max)}`;
+    body = ` body(${Buffer.byteLength(req.body)} B${req.headers['content-type'] ? `, ${req.headers['content-type']}` : ''}): ${excerpt(text, max)}`;
   }
-  return `${req.method} ${excerpt(req.path, 300)} [auth ${auth}${extra.length ? '; ' + extra.join('; ') : ''}]${body}`;
+  return `${req.method} ${excerpt(req.path, 300)} [auth ${auth}${extra.length ? `; ${extra.join('; ')}` : ''}]${body}`;
 }
 
 /** head and tail of a long string, with runs of one character collapsed and escapes made visible */

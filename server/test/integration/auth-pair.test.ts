@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { raw } from '../support/client.ts';
 import { MISMATCHED_PUBLIC_KEY } from '../../src/http/auth.ts';
 
-const header = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+const header = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const UNKNOWN = "Invalid credentials. Confirm that you've configured the correct host.";
 
 describe('Basic credentials are checked as a pair', () => {
@@ -65,7 +65,7 @@ describe('Basic credentials are checked as a pair', () => {
   });
 
   it('refuses an empty username or password as undecodable', async () => {
-    for (const auth of [header('', a.secretKey), header(a.publicKey, ''), 'Basic ' + Buffer.from(a.publicKey).toString('base64')]) {
+    for (const auth of [header('', a.secretKey), header(a.publicKey, ''), `Basic ${Buffer.from(a.publicKey).toString('base64')}`]) {
       const res = await raw('/api/public/models', { project: null, headers: { authorization: auth } });
       expect(res).toMatchObject({
         status: 401,

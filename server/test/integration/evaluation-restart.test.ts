@@ -16,7 +16,7 @@ afterAll(() => {
 });
 
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-restart', TALLY_INIT_SECRET_KEY: 'sk-lf-restart-secret' };
-const authorization = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const authorization = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 
 async function call(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, {

@@ -330,13 +330,13 @@ describe('evaluation rules: list, get, patch, delete', () => {
       ],
     });
     const id = created.body.id;
-    const disabled = await patch(id, { enabled: false, sampling: 0.25, name: 'renamed-' + id });
+    const disabled = await patch(id, { enabled: false, sampling: 0.25, name: `renamed-${id}` });
     expect(disabled.status).toBe(200);
     expect(disabled.body).toMatchObject({
       enabled: false,
       status: 'inactive',
       sampling: 0.25,
-      name: 'renamed-' + id,
+      name: `renamed-${id}`,
       evaluators: created.body.evaluators,
       createdAt: created.body.createdAt,
     });

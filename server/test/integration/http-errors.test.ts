@@ -19,7 +19,7 @@ describe('HTTP error contract', () => {
       status: 401,
       body: { message: "Invalid authorization header. Confirm that you've configured the correct host." },
     });
-    const wrong = 'Basic ' + Buffer.from('pk-lf-x:sk-lf-wrong').toString('base64');
+    const wrong = `Basic ${Buffer.from('pk-lf-x:sk-lf-wrong').toString('base64')}`;
     const res = await raw('/api/public/models', { project: null, headers: { authorization: wrong } });
     expect(res).toMatchObject({ status: 401, body: { message: "Invalid credentials. Confirm that you've configured the correct host." } });
     expect(Object.keys(res.body)).toEqual(['message']);

@@ -69,7 +69,7 @@ describe('ingestion: durability and per-event outcomes', () => {
       JSON.stringify(ev('span-create', { id: good, name: 'fine' })),
       emojiEvent,
       JSON.stringify(ev('span-create', { id: nul, input: 'a\u0000b' })),
-      JSON.stringify(ev('span-create', { id: surrogate, metadata: { ['k\ud800']: 1 } })),
+      JSON.stringify(ev('span-create', { id: surrogate, metadata: { 'k\ud800': 1 } })),
     ].join(',')}]`;
     const res = await raw('/api/public/ingestion', {
       method: 'POST',

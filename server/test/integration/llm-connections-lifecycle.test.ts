@@ -21,7 +21,7 @@ afterAll(() => {
 // the operator's own key settings never leak in; every log line is kept to search for secrets
 const boot = (env: Record<string, string>) => bootServer({ ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: '', LOG_LEVEL: 'trace', ...env });
 
-const auth = (pk: string, sk: string) => 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64');
+const auth = (pk: string, sk: string) => `Basic ${Buffer.from(`${pk}:${sk}`).toString('base64')}`;
 async function request(url: string, authorization: string, method: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {
     method,

@@ -49,7 +49,7 @@ describe('LLM connections: upsert', () => {
       id: expect.any(String),
       provider,
       adapter: 'openai',
-      displaySecretKey: '...' + key1.slice(-4),
+      displaySecretKey: `...${key1.slice(-4)}`,
       baseURL: null,
       customModels: [],
       withDefaultModels: true,
@@ -74,7 +74,7 @@ describe('LLM connections: upsert', () => {
     expect(updated.body).toMatchObject({
       id: created.body.id,
       createdAt: created.body.createdAt,
-      displaySecretKey: '...' + key2.slice(-4),
+      displaySecretKey: `...${key2.slice(-4)}`,
       baseURL: 'https://gw.example.com/v1',
       customModels: ['m1', 'm2'],
       withDefaultModels: false,
@@ -111,7 +111,7 @@ describe('LLM connections: upsert', () => {
       expect((await put({ provider, adapter: 'openai', secretKey: key })).status).toBe(201);
       const updated = await put({ provider, adapter: 'openai', baseURL: `${fake.url}/v1`, customModels: ['m1'] });
       expect(updated.status).toBe(200);
-      expect(updated.body).toMatchObject({ displaySecretKey: '...' + key.slice(-4), baseURL: `${fake.url}/v1`, customModels: ['m1'] });
+      expect(updated.body).toMatchObject({ displaySecretKey: `...${key.slice(-4)}`, baseURL: `${fake.url}/v1`, customModels: ['m1'] });
       // the kept key is the one calls are made with
       fake.answer = (_r, res) => json(res, 401, { error: { message: 'no' } });
       // without a model, the probe tries the first custom model (a gateway need not serve the defaults)

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const auth = { authorization: 'Basic ' + Buffer.from('pk:sk').toString('base64') };
+const auth = { authorization: `Basic ${Buffer.from('pk:sk').toString('base64')}` };
 
 describe('mock server (make mock)', () => {
   it('answers an operation with its first success example', async () => {

@@ -143,7 +143,7 @@ describe('the packed SDK in an empty project', () => {
     expect(code).toMatch(/TallyApiError/);
     expect(code).not.toMatch(/from\s*["']node:|require\(|\bBuffer\b|process\.env/);
     expect(code).not.toMatch(/["']msw["']/);
-    expect(out.output.map((chunk) => ('exports' in chunk ? chunk.exports : [])).flat()).toEqual(
+    expect(out.output.flatMap((chunk) => ('exports' in chunk ? chunk.exports : []))).toEqual(
       expect.arrayContaining(['Tally', 'TallyApiError', 'TallyNetworkError', 'paginate']),
     );
   });

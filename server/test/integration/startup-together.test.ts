@@ -9,7 +9,7 @@ import { boot } from '../support/boot.ts';
 
 const url = process.env.DATABASE_URL;
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-together', TALLY_INIT_SECRET_KEY: 'sk-lf-together-secret' };
-const authorization = 'Basic ' + Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64');
+const authorization = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys.TALLY_INIT_SECRET_KEY}`).toString('base64')}`;
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>, database = 'postgres'): Promise<T> {
   const c = new pg.Client({ connectionString: url!.replace(/\/[^/]*$/, `/${database}`) });

@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 const modelsStatus = (url: string, pk: string, sk: string) =>
-  fetch(`${url}/api/public/models?limit=1`, { headers: { authorization: 'Basic ' + Buffer.from(`${pk}:${sk}`).toString('base64') } }).then(
+  fetch(`${url}/api/public/models?limit=1`, { headers: { authorization: `Basic ${Buffer.from(`${pk}:${sk}`).toString('base64')}` } }).then(
     (r) => r.status,
   );
 

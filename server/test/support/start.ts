@@ -36,4 +36,4 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 }
 
 export const basic = (k: { publicKey: string; secretKey: string }) =>
-  'Basic ' + Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64');
+  `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;

@@ -9,14 +9,14 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRouter } from '../../src/http/console.ts';
 
-const built = mkdtempSync(join(tmpdir(), 'tally-console-')) + '/';
+const built = `${mkdtempSync(join(tmpdir(), 'tally-console-'))}/`;
 mkdirSync(`${built}assets`);
 writeFileSync(
   `${built}index.html`,
   '<!doctype html><title>Tally console</title><script type="module" src="/assets/index-abc.js"></script>',
 );
 writeFileSync(`${built}assets/index-abc.js`, 'console.log(1)');
-const unbuilt = mkdtempSync(join(tmpdir(), 'tally-console-empty-')) + '/';
+const unbuilt = `${mkdtempSync(join(tmpdir(), 'tally-console-empty-'))}/`;
 
 const servers: Server[] = [];
 async function serve(dist: string): Promise<string> {

@@ -21,7 +21,10 @@ describe('model catalog', () => {
   it('reuses a matcher while the revision holds and reloads when it moves', async () => {
     let stored = [model('a')];
     let loads = 0;
-    const catalog = createModelCatalog(async () => (loads++, stored));
+    const catalog = createModelCatalog(async () => {
+      loads++;
+      return stored;
+    });
     expect((await catalog.matcherFor(em, 'p', '1:1')).match('a')?.id).toBe('a');
     await catalog.matcherFor(em, 'p', '1:1');
     expect(loads).toBe(1);

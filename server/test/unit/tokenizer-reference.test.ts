@@ -135,7 +135,7 @@ describe('Claude counts identical to @anthropic-ai/tokenizer', () => {
   it('counts real text, stress text and special tokens exactly as the package does', () => {
     for (const text of realText()) expect(encoder('claude').count(text)).toBe(exact(text));
     for (let seed = 1; seed <= 200; seed++) {
-      const text = stressText(seed) + '<EOT><META>x<META_START>y<META_END><SOS><EO';
+      const text = `${stressText(seed)}<EOT><META>x<META_START>y<META_END><SOS><EO`;
       expect(encoder('claude').count(text)).toBe(exact(text));
     }
     expect(encoder('claude').count('<META_START>')).toBe(1);

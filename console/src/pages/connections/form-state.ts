@@ -113,11 +113,11 @@ export function buildBody(s: FormState, storedAdapter: LlmAdapter | null): { bod
   if (s.adapter === 'bedrock') {
     // one of the pair typed is not a key to keep: both are needed
     if (s.bedrockAuth === 'accessKeys' && !keepKey && (!s.accessKeyId || !s.secretAccessKey))
-      errors.secretKey = 'Enter both the access key id and the secret access key.' + keyNeeded;
-    if (s.bedrockAuth === 'apiKey' && !keepKey && !s.bedrockApiKey) errors.secretKey = 'Enter the Bedrock API key.' + keyNeeded;
+      errors.secretKey = `Enter both the access key id and the secret access key.${keyNeeded}`;
+    if (s.bedrockAuth === 'apiKey' && !keepKey && !s.bedrockApiKey) errors.secretKey = `Enter the Bedrock API key.${keyNeeded}`;
     if (!s.region.trim()) errors.config = 'Enter the AWS region, e.g. us-east-1.';
   } else if (!secretKey && !keepKey) {
-    errors.secretKey = 'Enter the key.' + keyNeeded;
+    errors.secretKey = `Enter the key.${keyNeeded}`;
   }
   if (s.adapter === 'azure' && !s.baseURL.trim())
     errors.baseURL = 'Azure needs the resource URL, e.g. https://<resource>.openai.azure.com/openai.';

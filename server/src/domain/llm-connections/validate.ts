@@ -110,9 +110,9 @@ export function displaySecretKey(secretKey: string): string {
   if (secretKey === VERTEXAI_DEFAULT_CREDENTIALS) return 'Default GCP credentials (ADC)';
   if (secretKey.endsWith('"}')) {
     const body = secretKey.slice(0, -2);
-    return body.length < 8 ? '...' : '...' + body.slice(-4);
+    return body.length < 8 ? '...' : `...${body.slice(-4)}`;
   }
-  return secretKey.length < 8 ? '...' : '...' + secretKey.slice(-4);
+  return secretKey.length < 8 ? '...' : `...${secretKey.slice(-4)}`;
 }
 
 /** `baseURL` as stored: null for null/""; otherwise an http(s) URL, or the reason it is refused. */

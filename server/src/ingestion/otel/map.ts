@@ -114,7 +114,7 @@ function firstOf(a: Attributes, keys: string[]): unknown {
 /** `prefix` as a JSON object attribute, merged with its flattened `prefix.key` attributes */
 function prefixed(a: Attributes, prefix: string): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = { ...jsonObject(a[prefix]) };
-  for (const [k, v] of Object.entries(a)) if (k.startsWith(prefix + '.')) out[k.slice(prefix.length + 1)] = parsedJson(v);
+  for (const [k, v] of Object.entries(a)) if (k.startsWith(`${prefix}.`)) out[k.slice(prefix.length + 1)] = parsedJson(v);
   return Object.keys(out).length ? out : undefined;
 }
 

@@ -116,6 +116,7 @@ const bucketExpr = (bucket: Bucket, col: Sql): Sql => {
 function fromClause(plan: Plan): Sql {
   const { view, dimensions, metrics, filters } = plan.query;
   const parts: Sql[] = [raw(`${view.table} ${view.alias}`)];
+  if (view.join) parts.push(raw(`join ${joinOn(view, view.join.as, view.join)}`));
   const relations = new Set(
     [
       ...dimensions.map((d) => d.dimension.relation),
@@ -147,6 +148,12 @@ function baseConditions(plan: Plan, projectId: string): Sql[] {
   return out;
 }
 
+/** the time window, both ends inclusive (none for a query without one) */
+function windowConditions(plan: Plan, time: Sql): Sql[] {
+  const { window } = plan.query;
+  return window ? [sql`${time} >= ${window.from}`, sql`${time} <= ${window.to}`] : [];
+}
+
 const and = (conds: Sql[]) => sql.join(conds, sql` and `);
 
 function groupAndOrder(plan: Plan, width: number, having?: Sql): Sql {
@@ -162,7 +169,8 @@ function groupAndOrder(plan: Plan, width: number, having?: Sql): Sql {
   // the caller's order first, then every output key ascending, so equal rows come out the same way
   // nulls last either way, as ClickHouse orders them (PostgreSQL's desc puts them first): a
   // top-N by cost lists costs, not the groups that have none
-  const terms = plan.order.map((o) => `${alias(o.field)} ${o.direction}${o.direction === 'desc' ? ' nulls last' : ''}`);
+  const nulls = (o: (typeof plan.order)[number]) => (o.nulls === 'first' ? ' nulls first' : o.direction === 'desc' ? ' nulls last' : '');
+  const terms = plan.order.map((o) => `${alias(o.field)} ${o.direction}${nulls(o)}`);
   for (const key of [...(plan.bucket ? ['t'] : []), ...plan.query.dimensions.map((_, i) => `d${i}`)]) {
     if (!plan.order.some((o) => alias(o.field) === key)) terms.push(`${key} asc`);
   }
@@ -178,13 +186,13 @@ function keyColumns(plan: Plan, time: Sql): Sql[] {
 }
 
 function compileBase(plan: Plan, projectId: string): Sql {
-  const { view, from, to } = plan.query;
+  const { view } = plan.query;
   const time = timeOf(view);
   const cols = keyColumns(plan, time);
   const metrics = plan.scalars.length
     ? plan.scalars.map((m, i) => sql`${aggregate(m, expr(m.measure.expr, view))} as ${raw(`m${i}`)}`)
     : [sql`count(*) as m0`];
-  const where = and([...baseConditions(plan, projectId), sql`${time} >= ${from}`, sql`${time} <= ${to}`]);
+  const where = and([...baseConditions(plan, projectId), ...windowConditions(plan, time)]);
   return sql`select ${list([...cols, ...metrics])} from ${fromClause(plan)} where ${where}${groupAndOrder(plan, cols.length)}`;
 }
 
@@ -192,7 +200,8 @@ function compileBase(plan: Plan, projectId: string): Sql {
 const rollupDimension = (plan: Plan, field: string) => `r.${plan.query.view.dimensions[field]!.rollup}`;
 
 function compileRollup(plan: Plan, projectId: string): Sql {
-  const { view, from, to, dimensions, filters } = plan.query;
+  const { view, dimensions, filters } = plan.query;
+  const { from, to } = plan.query.window!; // a roll-up plan has a window (plan.ts)
   const { from: a, to: b } = plan.rollup!;
   const width = dimensions.length + (plan.bucket ? 1 : 0);
   const metrics = plan.scalars.length ? plan.scalars : null;
@@ -271,16 +280,11 @@ function compileRollup(plan: Plan, projectId: string): Sql {
 
 /** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */
 function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string): Sql {
-  const { view, from, to, bins } = plan.query;
+  const { view, bins } = plan.query;
   const time = timeOf(view);
   const cols = keyColumns(plan, time);
   const keys = cols.map((_, i) => (i < plan.query.dimensions.length ? `d${i}` : 't'));
-  const where = and([
-    ...baseConditions(plan, projectId),
-    sql`${time} >= ${from}`,
-    sql`${time} <= ${to}`,
-    sql`${expr(m.measure.expr, view)} is not null`,
-  ]);
+  const where = and([...baseConditions(plan, projectId), ...windowConditions(plan, time), sql`${expr(m.measure.expr, view)} is not null`]);
   const join = keys.length ? raw(keys.map((k) => `v.${k} is not distinct from g.${k}`).join(' and ')) : raw('true');
   const keyList = keys.map((k) => `v.${k}`).join(', ');
   const groupKeys = keys.length ? `${keyList}, ` : '';

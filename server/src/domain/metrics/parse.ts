@@ -5,8 +5,19 @@
 import type { MetricsQueryV1 } from '../../../../generated/client/types.gen.ts';
 import { checkFilters, type CheckedFilter, type ColumnType } from '../filters/check.ts';
 import { col, type Expr } from './expressions.ts';
-import type { Granularity } from './granularity.ts';
-import { AGGREGATIONS, aggregationsFor, VIEWS, type Aggregation, type Dimension, type Measure, type View, type ViewName } from './views.ts';
+import type { Bucket, Granularity } from './granularity.ts';
+import {
+  AGGREGATIONS,
+  aggregationsFor,
+  INTERNAL_VIEWS,
+  VIEWS,
+  type Aggregation,
+  type Dimension,
+  type InternalViewName,
+  type Measure,
+  type View,
+  type ViewName,
+} from './views.ts';
 
 export class MetricsQueryError extends Error {}
 
@@ -16,6 +27,29 @@ export type MetricsQueryInput = MetricsQueryV1;
 export interface EngineOptions {
   /** v2: the high-cardinality rules and a default row limit; v1: neither */
   version: 'v1' | 'v2';
+}
+
+export interface OrderInput {
+  field: string;
+  direction: 'asc' | 'desc';
+  /** nulls first (a query of Tally's own only; by default nulls come last) */
+  nulls?: 'first';
+}
+
+/** what a query asks beside its view and window */
+type QueryBody = Pick<MetricsQueryInput, 'dimensions' | 'metrics' | 'filters' | 'config'> & {
+  timeDimension?: { granularity: Granularity } | null;
+  orderBy?: OrderInput[] | null;
+};
+
+/**
+ * A query of Tally's own, never a caller's (GET /api/public/metrics/daily asks two): it may name
+ * an internal view, has no time window (its filters bound the time) and may order nulls first.
+ * v1's rules otherwise.
+ */
+export interface InternalQueryInput extends QueryBody {
+  view: ViewName | InternalViewName;
+  timeDimension?: { granularity: Bucket };
 }
 
 export interface ParsedDimension {
@@ -39,10 +73,10 @@ export interface ParsedQuery {
   metrics: ParsedMetric[];
   filters: ParsedFilter[];
   granularity: Granularity | null;
-  from: Date;
-  to: Date;
+  /** [from, to], both inclusive; null: no window (a query of Tally's own) */
+  window: { from: Date; to: Date } | null;
   /** null: the default order applies (and a time series gets its gaps filled) */
-  orderBy: { field: string; direction: 'asc' | 'desc' }[] | null;
+  orderBy: OrderInput[] | null;
   rowLimit: number | null;
   bins: number;
 }
@@ -81,7 +115,7 @@ function highCardinalityRule(q: MetricsQueryInput, view: View) {
   }
 }
 
-function resolveDimensions(q: MetricsQueryInput, view: View, metrics: ParsedMetric[]): ParsedDimension[] {
+function resolveDimensions(q: QueryBody, view: View, metrics: ParsedMetric[]): ParsedDimension[] {
   const out: ParsedDimension[] = [];
   for (const { field } of q.dimensions ?? []) {
     const dimension =
@@ -99,7 +133,7 @@ function resolveDimensions(q: MetricsQueryInput, view: View, metrics: ParsedMetr
   return out;
 }
 
-function resolveMetrics(q: MetricsQueryInput, view: View): ParsedMetric[] {
+function resolveMetrics(q: QueryBody, view: View): ParsedMetric[] {
   const out: ParsedMetric[] = [];
   for (const { measure: name, aggregation } of q.metrics) {
     const measure = view.measures[name] ?? fail(`Invalid metric ${name}. Must be one of ${Object.keys(view.measures).join(', ')}`);
@@ -116,7 +150,7 @@ function resolveMetrics(q: MetricsQueryInput, view: View): ParsedMetric[] {
   return out;
 }
 
-function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
+function resolveFilters(q: QueryBody, view: View): ParsedFilter[] {
   const filters = q.filters ?? [];
   if (!filters.length) return [];
   const columns: Record<string, ColumnType> = Object.create(null);
@@ -129,6 +163,10 @@ function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
   for (const name of new Set([view.timeColumn, view.time])) {
     columns[name] = 'datetime';
     exprOf[name] = col(view.time);
+  }
+  for (const [name, c] of Object.entries(view.filterColumns ?? {})) {
+    columns[name] = c.type;
+    exprOf[name] = c.expr;
   }
   columns.metadata = 'object';
   exprOf.metadata = col(view.metadata);
@@ -143,7 +181,7 @@ function resolveFilters(q: MetricsQueryInput, view: View): ParsedFilter[] {
   return checked.filters.map((f) => ({ ...f, expr: exprOf[f.target]! }));
 }
 
-function resolveOrder(q: MetricsQueryInput, dimensions: ParsedDimension[], metrics: ParsedMetric[]) {
+function resolveOrder(q: QueryBody, dimensions: ParsedDimension[], metrics: ParsedMetric[], internal: boolean) {
   if (!q.orderBy?.length) return null;
   const fields = new Set([
     ...(q.timeDimension ? [TIME_ALIAS] : []),
@@ -153,7 +191,13 @@ function resolveOrder(q: MetricsQueryInput, dimensions: ParsedDimension[], metri
   for (const o of q.orderBy) {
     if (!fields.has(o.field)) fail(`Invalid orderBy field: ${o.field}. Must be one of the dimension or metric fields.`);
   }
-  return q.orderBy.map((o) => ({ field: o.field, direction: o.direction }));
+  return q.orderBy.map(
+    (o): OrderInput => ({
+      field: o.field,
+      direction: o.direction,
+      ...(internal && o.nulls === 'first' ? { nulls: o.nulls } : {}),
+    }),
+  );
 }
 
 export function parseQuery(q: MetricsQueryInput, opts: EngineOptions): ParsedQuery {
@@ -163,20 +207,29 @@ export function parseQuery(q: MetricsQueryInput, opts: EngineOptions): ParsedQue
   const view = VIEWS[q.view as ViewName] ?? fail(`Invalid view ${q.view}`);
   // on the query as sent, before the default row limit (as Langfuse's validateQuery)
   if (opts.version === 'v2') highCardinalityRule(q, view);
+  return resolve(q, view, { from, to }, q.config?.row_limit ?? (opts.version === 'v2' ? DEFAULT_ROW_LIMIT : null), false);
+}
+
+/** a query of Tally's own: v1's rules over any view, the internal ones included */
+export function parseInternalQuery(q: InternalQueryInput): ParsedQuery {
+  const view = (INTERNAL_VIEWS as Record<string, View>)[q.view] ?? VIEWS[q.view as ViewName] ?? fail(`Invalid view ${q.view}`);
+  return resolve(q, view, null, q.config?.row_limit ?? null, true);
+}
+
+function resolve(q: QueryBody, view: View, window: ParsedQuery['window'], rowLimit: number | null, internal: boolean): ParsedQuery {
   const metrics = resolveMetrics(q, view);
   const dimensions = resolveDimensions(q, view, metrics);
   const filters = resolveFilters(q, view);
-  const orderBy = resolveOrder(q, dimensions, metrics);
+  const orderBy = resolveOrder(q, dimensions, metrics, internal);
   return {
     view,
     dimensions,
     metrics,
     filters,
     orderBy,
-    from,
-    to,
+    window,
     granularity: q.timeDimension?.granularity ?? null,
-    rowLimit: q.config?.row_limit ?? (opts.version === 'v2' ? DEFAULT_ROW_LIMIT : null),
+    rowLimit,
     bins: q.config?.bins ?? DEFAULT_BINS,
   };
 }

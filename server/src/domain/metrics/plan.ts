@@ -11,6 +11,8 @@ export interface OrderTerm {
   /** output name: a dimension field, a metric alias or time_dimension */
   field: string;
   direction: 'asc' | 'desc';
+  /** nulls first (by default nulls come last) */
+  nulls?: 'first';
 }
 
 export interface Plan {
@@ -63,14 +65,16 @@ export function rollupServes(q: ParsedQuery, bucket: Bucket | null, scalars: Par
 }
 
 export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRollup: true }): Plan {
-  const bucket = q.granularity === 'auto' ? autoBucket(q.from, q.to) : q.granularity;
+  const { window } = q;
+  // a query without a window (Tally's own) names its bucket: `auto` picks by the window
+  const bucket = q.granularity === 'auto' ? autoBucket(window!.from, window!.to) : q.granularity;
   const scalars = q.metrics.filter((m) => m.aggregation !== 'histogram');
   const histograms = q.metrics.filter((m) => m.aggregation === 'histogram');
   let rollup: Plan['rollup'] = null;
-  if (opts.useRollup && rollupServes(q, bucket, scalars)) {
+  if (opts.useRollup && window && rollupServes(q, bucket, scalars)) {
     // whole hours inside [from, to]: `to` is inclusive, so its own hour is whole only if it ends at to
-    const from = new Date(Math.ceil(q.from.getTime() / HOUR) * HOUR);
-    const to = new Date(Math.floor((q.to.getTime() + 1) / HOUR) * HOUR);
+    const from = new Date(Math.ceil(window.from.getTime() / HOUR) * HOUR);
+    const to = new Date(Math.floor((window.to.getTime() + 1) / HOUR) * HOUR);
     if (from < to) {
       const dayFrom = new Date(Math.ceil(from.getTime() / DAY) * DAY),
         dayTo = new Date(Math.floor(to.getTime() / DAY) * DAY);
@@ -86,6 +90,6 @@ export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRo
     histograms,
     rollup,
     order: q.orderBy ?? defaultOrder(q, bucket, scalars),
-    fill: bucket !== null && q.orderBy === null,
+    fill: bucket !== null && q.orderBy === null && window !== null,
   };
 }

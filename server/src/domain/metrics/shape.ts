@@ -104,8 +104,9 @@ function fillGaps(plan: Plan, rows: Row[]): Row[] {
     return row;
   };
   const missing: Row[] = [];
-  const end = bucketStart(bucket, plan.query.to).getTime();
-  for (let b = bucketStart(bucket, plan.query.from); b.getTime() < end; b = nextBucket(bucket, b)) {
+  const { from, to } = plan.query.window!; // filling needs a window (plan.ts)
+  const end = bucketStart(bucket, to).getTime();
+  for (let b = bucketStart(bucket, from); b.getTime() < end; b = nextBucket(bucket, b)) {
     const label = formatBucket(bucket, b);
     if (!seen.has(label)) missing.push(filler(label));
   }

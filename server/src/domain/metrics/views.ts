@@ -12,6 +12,8 @@ import { ROLLUP_SUMS, type RollupKey, type RollupSum } from './rollup.ts';
 export type DimensionType = 'string' | 'number' | 'boolean' | 'string[]';
 export type MeasureType = 'integer' | 'decimal' | 'number' | 'string';
 export type ViewName = 'observations' | 'traces' | 'scores-numeric' | 'scores-categorical' | 'scores-boolean';
+/** views only Tally's own queries name (INTERNAL_VIEWS) */
+export type InternalViewName = 'trace-observations';
 export type Relation = 'tr' | 'ob';
 
 export interface Dimension {
@@ -48,7 +50,7 @@ export interface Join {
 }
 
 export interface View {
-  name: ViewName;
+  name: ViewName | InternalViewName;
   /** the table the view reads, under `alias` */
   table: 'observations' | 'traces' | 'scores';
   /** the alias whose project_id scopes the query */
@@ -60,8 +62,12 @@ export interface View {
   segment?: { column: string; values: readonly string[] };
   /** left joins by relation */
   relations?: Partial<Record<Relation, Join>>;
+  /** an inner join every query of the view makes, under the alias `as`: the view's rows are the pairs */
+  join?: Join & { as: string };
   dimensions: Record<string, Dimension>;
   measures: Record<string, Measure>;
+  /** columns a filter may name besides the dimensions, the time column and metadata */
+  filterColumns?: Record<string, { expr: Expr; type: 'datetime' }>;
   /** the jsonb column a `metadata` filter reads */
   metadata: string;
   /** the jsonb map columns a pairExpand dimension walks */
@@ -273,6 +279,36 @@ export const VIEWS = table<View>({
     { count: { expr: ONE, type: 'integer' }, value: { expr: col('value'), type: 'number' } },
   ),
 }) as Record<ViewName, View>;
+
+/**
+ * `trace-observations`: every observation paired with its trace (GET /api/public/metrics/daily:
+ * the observations of the traces that match, by their own start time). Its filter columns are
+ * the traces view's, read from the trace.
+ */
+export const INTERNAL_VIEWS = table<View>({
+  'trace-observations': {
+    name: 'trace-observations',
+    table: 'observations',
+    alias: 'o',
+    time: 'start_time',
+    timeColumn: 'startTime',
+    join: { as: 'tr', table: 'traces', key: 'trace_id' },
+    dimensions: table({
+      providedModelName: observationDimensions.providedModelName!,
+      name: { expr: tr('name'), type: 'string' },
+      userId: { expr: tr('user_id'), type: 'string' },
+      tags: { expr: tr('tags'), type: 'string[]' },
+      environment: { expr: tr('environment'), type: 'string' },
+    }),
+    filterColumns: { timestamp: { expr: tr('timestamp'), type: 'datetime' } },
+    measures: table(
+      Object.fromEntries(
+        ['count', 'traceId', 'inputTokens', 'outputTokens', 'totalTokens', 'totalCost'].map((m) => [m, observationMeasures[m]!]),
+      ),
+    ),
+    metadata: 'metadata',
+  },
+}) as Record<InternalViewName, View>;
 
 /** the views of each API version */
 export const V2_VIEWS: ViewName[] = ['observations', 'scores-numeric', 'scores-categorical', 'scores-boolean'];

@@ -1,8 +1,16 @@
 // GET /api/public/v2/metrics, /api/public/metrics (v1) and /api/public/v2/metrics/schema.
 import type { DailyMetrics, MetricsResponse, MetricsSchemaResponse } from '../../../../generated/client/types.gen.ts';
-import { MetricsQueryError, prepareMetrics, shape, type EngineOptions, type MetricsQueryInput } from '../../domain/metrics/index.ts';
+import {
+  dailyMetrics,
+  dailyQueries,
+  MetricsQueryError,
+  prepareInternal,
+  prepareMetrics,
+  shape,
+  type EngineOptions,
+  type MetricsQueryInput,
+} from '../../domain/metrics/index.ts';
 import { metricsSchema } from '../../domain/metrics/schema.ts';
-import { dailyMetrics } from '../../store/daily-metrics.ts';
 import { executeMetrics } from '../../store/metrics.ts';
 import { kysely } from '../../store/sql.ts';
 import { componentValidators } from '../openapi.ts';
@@ -48,7 +56,9 @@ const asList = (v: unknown) => (v === undefined ? undefined : ([] as string[]).c
 export const metricsDaily: OperationHandler<'metrics_daily'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
   const q = ctx.query;
-  const days = await dailyMetrics(kysely(ctx.em), projectOf(ctx), {
+  const projectId = projectOf(ctx);
+  // two queries through the metrics engine: the matching traces per day, their observations per day and model
+  const queries = dailyQueries({
     traceName: q.traceName,
     userId: q.userId,
     tags: asList(q.tags),
@@ -56,6 +66,13 @@ export const metricsDaily: OperationHandler<'metrics_daily'> = async (ctx) => {
     from: q.fromTimestamp ? new Date(q.fromTimestamp) : undefined,
     to: q.toTimestamp ? new Date(q.toTimestamp) : undefined,
   });
+  const db = kysely(ctx.em);
+  const rowsOf = async (input: (typeof queries)['traces']) => {
+    const { plan, compiled } = prepareInternal(input, projectId);
+    const { rows, histograms } = await executeMetrics(db, compiled);
+    return shape(plan, rows, histograms);
+  };
+  const days = dailyMetrics(await rowsOf(queries.traces), await rowsOf(queries.observations));
   const body: DailyMetrics = paginated(days.slice((page - 1) * limit, page * limit), page, limit, days.length);
   return { status: 200, body };
 };

@@ -51,7 +51,8 @@ export async function createMockApp() {
       res,
     ),
   );
-  app.use((err: any, _req: Request, res: Response, _next: unknown) => {
+  // body-parser's errors: `type` names the failure
+  app.use((err: { type?: string; message?: string }, _req: Request, res: Response, _next: unknown) => {
     res
       .status(err?.type === 'entity.too.large' ? 413 : 400)
       .json({ message: `Invalid request body: ${err.message}`, error: 'InvalidRequestError' });

@@ -4,7 +4,6 @@ import { mkdirSync } from 'node:fs';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Kysely } from 'kysely';
 import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
 import { namePreparedStatements } from './prepared.ts';
@@ -101,7 +100,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // PGlite: one process (the lock file), one connection: nothing to coordinate
   const exclusively =
     kind === 'postgresql'
-      ? <T>(fn: () => Promise<T>) => withStartupLock(em().getKysely() as Kysely<any>, opts.onWaitForLock ?? (() => {}), fn)
+      ? <T>(fn: () => Promise<T>) => withStartupLock(em().getKysely<unknown>(), opts.onWaitForLock ?? (() => {}), fn)
       : <T>(fn: () => Promise<T>) => fn();
   try {
     await exclusively(() => orm.migrator.up());

@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 /** pg_advisory_lock's key: 'tallysup' in ASCII, a number no other Tally lock uses */
 export const STARTUP_LOCK_KEY = 0x74616c6c79737570n;
 
-export async function withStartupLock<T>(db: Kysely<any>, onWait: () => void, fn: () => Promise<T>): Promise<T> {
+export async function withStartupLock<T>(db: Kysely<unknown>, onWait: () => void, fn: () => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
     const key = STARTUP_LOCK_KEY.toString();
     const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_lock(${key}::bigint) as got`.execute(conn);

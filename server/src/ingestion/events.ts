@@ -15,15 +15,25 @@ import { componentValidators, loadSpec } from '../spec/spec.ts';
 import { findTooDeep } from '../domain/json-depth.ts';
 import { findUnstorableText } from '../domain/unstorable-text.ts';
 import { issuesFromAjv } from '../spec/issues.ts';
+import type { BodyFields } from '../domain/ingestion/merge.ts';
 
 const LEGACY_OBSERVATION_TYPES = new Set(['observation-create', 'observation-update']);
+
+/**
+ * An accepted event's body, valid for its event type. Typed field by field as any event type's
+ * body may hold it (BodyFields), for readers that do not narrow on `type` (ingestion/pipeline.ts),
+ * except `id`: a string for every observation event (its schema requires one, or the validator
+ * fills in the event's own); a trace-create's or score-create's may still be null or absent, and
+ * their readers check it.
+ */
+export type EventBody = BodyFields & { id: string };
 
 /** `internal`: written by Tally itself (record-llm-call.ts), never set from a request */
 export interface AcceptedEvent {
   id: string;
   type: string;
   timestamp: Date;
-  body: Record<string, any>;
+  body: EventBody;
   internal?: boolean;
   /** the legacy `usage` object as the validator read it (read once, then kept for the pipeline) */
   legacyUsage?: ReturnType<typeof parseLegacyUsage>;
@@ -33,13 +43,15 @@ export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; id: s
 export function createEventValidator(definition: Document = loadSpec()) {
   const schema = componentValidators(definition);
   const base = schema('IngestionEventBase');
-  const mapping: Record<string, string> = (definition as any).components.schemas.IngestionEvent.discriminator.mapping;
+  const ingestionEvent = definition.components?.schemas?.IngestionEvent;
+  const mapping = ingestionEvent && 'discriminator' in ingestionEvent ? ingestionEvent.discriminator?.mapping : undefined;
+  if (!mapping) throw new Error('the spec has no discriminator mapping for IngestionEvent');
   const byType = new Map<string, ValidateFunction>();
   for (const [type, ref] of Object.entries(mapping)) byType.set(type, schema(ref.split('/').pop()!));
 
   /** `checkText`: the request body may hold text PostgreSQL cannot store (unstorable-text.ts) */
   return (raw: unknown, checkText = false): EventCheck => {
-    const id = raw && typeof raw === 'object' && typeof (raw as any).id === 'string' ? (raw as any).id : 'unknown';
+    const id = raw && typeof raw === 'object' && 'id' in raw && typeof raw.id === 'string' ? raw.id : 'unknown';
     // ajv reports paths from the event root; drop the leading "" segment Ajv paths start with
     const deep = findTooDeep(raw, []);
     if (deep) return { ok: false, id, issues: [deep] };
@@ -49,7 +61,7 @@ export function createEventValidator(definition: Document = loadSpec()) {
       issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))),
     });
     if (!base(raw)) return fail(base);
-    const ev = raw as { id: string; type: string; timestamp: string; body: Record<string, any> };
+    const ev = raw as { id: string; type: string; timestamp: string; body: BodyFields };
     const validate = byType.get(ev.type);
     // Langfuse's own words for the one type it knows but refuses on the public endpoint
     if (ev.type === 'dataset-run-item-create')
@@ -91,7 +103,8 @@ export function createEventValidator(definition: Document = loadSpec()) {
       if (issue) return { ok: false, id, issues: [issue] };
     }
     // a legacy observation event may omit the observation id: the event's own id names it, so a replay still changes nothing
-    const body = b.id == null && LEGACY_OBSERVATION_TYPES.has(ev.type) ? { ...b, id: ev.id } : b;
+    // (so every observation event's body has an id from here on: EventBody)
+    const body = (b.id == null && LEGACY_OBSERVATION_TYPES.has(ev.type) ? { ...b, id: ev.id } : b) as EventBody;
     return { ok: true, event: { id: ev.id, type: ev.type, timestamp: new Date(ev.timestamp), body, legacyUsage } };
   };
 }

@@ -1,6 +1,6 @@
 // Turns Ajv errors from request validation into zod-v4-style issues, the shape Langfuse
 // clients already parse: `{code, path, message}` with one entry per failing field.
-import type { ErrorObject } from 'ajv';
+import type { DefinedError, ErrorObject } from 'ajv';
 import { TIMESTAMP_RANGE_TEXT } from '../domain/time/timestamp.ts';
 import type { ValidationIssue as Issue } from '../../../generated/client/types.gen.ts';
 
@@ -14,8 +14,11 @@ function pathOf(instancePath: string): (string | number)[] {
   return rest;
 }
 
+/** the params Ajv declares for errors of `keyword` */
+type ParamsOf<K extends DefinedError['keyword']> = Extract<DefinedError, { keyword: K }>['params'];
+
 function describe(e: ErrorObject): Pick<Issue, 'code' | 'message'> {
-  const p = e.params as Record<string, any>;
+  const p: Record<string, unknown> = e.params;
   switch (e.keyword) {
     case 'required':
       return { code: 'invalid_type', message: `Invalid input: expected "${p.missingProperty}" to be present` };
@@ -69,8 +72,8 @@ export function issuesFromAjv(errors: ErrorObject[]): Issue[] {
   for (const e of kept) {
     const { code, message } = describe(e);
     const path = pathOf(e.instancePath);
-    if (e.keyword === 'required') path.push((e.params as any).missingProperty);
-    if (e.keyword === 'additionalProperties') path.push((e.params as any).additionalProperty);
+    if (e.keyword === 'required') path.push((e.params as ParamsOf<'required'>).missingProperty);
+    if (e.keyword === 'additionalProperties') path.push((e.params as ParamsOf<'additionalProperties'>).additionalProperty);
     const key = JSON.stringify([code, path, message]);
     if (seen.has(key)) continue;
     seen.add(key);

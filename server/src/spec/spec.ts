@@ -26,7 +26,7 @@ export function loadSpec(): Document {
  */
 export function componentValidators(definition: Document = loadSpec()) {
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-  ajv.addSchema({ $id: 'tally:spec', components: (definition as any).components }, 'tally:spec');
+  ajv.addSchema({ $id: 'tally:spec', components: definition.components }, 'tally:spec');
   return (name: string) => {
     const validate = ajv.getSchema(`tally:spec#/components/schemas/${name}`);
     if (!validate) throw new Error(`no schema ${name} in the spec`);
@@ -34,14 +34,29 @@ export function componentValidators(definition: Document = loadSpec()) {
   };
 }
 
-/** follows local `#/...` references (the bundled spec has no others) */
-export function deref(spec: any, node: any): any {
-  let n = node;
-  while (n && typeof n === 'object' && typeof n.$ref === 'string' && n.$ref.startsWith('#/')) {
+/** a spec node that stands for another one, elsewhere in the spec */
+export interface Reference {
+  $ref: string;
+}
+
+const isLocalReference = (n: unknown): n is Reference =>
+  typeof n === 'object' && n !== null && '$ref' in n && typeof n.$ref === 'string' && n.$ref.startsWith('#/');
+
+/** one step of a JSON pointer: the member `key` of `node` (undefined below a missing node) */
+const member = (node: unknown, key: string): unknown => (node as Record<string, unknown> | null | undefined)?.[key];
+
+/**
+ * follows local `#/...` references (the bundled spec has no others). What a reference points to
+ * is taken to be the node it stands for (`T`, e.g. a path item for a path item's reference): the
+ * spec is checked when it is bundled, not here.
+ */
+export function deref<T>(spec: unknown, node: T | Reference): T {
+  let n: unknown = node;
+  while (isLocalReference(n)) {
     n = n.$ref
       .slice(2)
       .split('/')
-      .reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+      .reduce((o, k) => member(o, k.replace(/~1/g, '/').replace(/~0/g, '~')), spec);
   }
-  return n;
+  return n as T;
 }

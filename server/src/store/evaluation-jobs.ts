@@ -1,7 +1,7 @@
 // Evaluation jobs at rest (migration 13): enqueued by ingestion inside its transaction, claimed
 // by workers with FOR UPDATE SKIP LOCKED under a lease, finished only by the lease holder.
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { kysely, prepared, sql, toDate, type Db } from './sql.ts';
+import { kysely, prepared, sql, toDate, type Db, type Timestamp } from './sql.ts';
 
 export type JobStatus = 'PENDING' | 'DELAYED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
 
@@ -29,7 +29,28 @@ export interface StoredJob extends NewJob {
   updatedAt: Date;
 }
 
-const fromRow = (r: any): StoredJob => ({
+/** a row of `evaluation_jobs` */
+interface JobRow {
+  project_id: string;
+  id: string;
+  rule_id: string;
+  assignment_id: string;
+  evaluator_id: string;
+  trace_id: string;
+  observation_id: string;
+  status: JobStatus;
+  attempts: number;
+  run_after: Timestamp;
+  lease_until: Timestamp | null;
+  first_attempt_at: Timestamp | null;
+  error: string | null;
+  score_id: string | null;
+  execution_trace_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+const fromRow = (r: JobRow): StoredJob => ({
   projectId: r.project_id,
   id: r.id,
   ruleId: r.rule_id,
@@ -73,7 +94,8 @@ export async function enqueueJobs(db: Db, projectId: string, jobs: NewJob[]): Pr
 
 /** up to `limit` due jobs (PENDING or DELAYED and due, or RUNNING with an expired lease), now RUNNING under a lease until `leaseUntil` */
 export async function claimJobs(em: SqlEntityManager, limit: number, leaseUntil: Date): Promise<StoredJob[]> {
-  const { rows } = await sql<any>`update evaluation_jobs j set status = 'RUNNING', lease_until = ${leaseUntil}, attempts = j.attempts + 1,
+  const { rows } =
+    await sql<JobRow>`update evaluation_jobs j set status = 'RUNNING', lease_until = ${leaseUntil}, attempts = j.attempts + 1,
       first_attempt_at = coalesce(j.first_attempt_at, now()), updated_at = now()
     from (select project_id, id from evaluation_jobs
           where (status in ('PENDING', 'DELAYED') and run_after <= now()) or (status = 'RUNNING' and lease_until < now())
@@ -114,7 +136,7 @@ export async function finishJob(em: SqlEntityManager, job: StoredJob, outcome: J
 
 export async function listRuleJobs(em: SqlEntityManager, projectId: string, ruleId: string, page: number, limit: number) {
   const db = kysely(em);
-  const { rows } = await sql<any>`select * from evaluation_jobs where project_id = ${projectId} and rule_id = ${ruleId}
+  const { rows } = await sql<JobRow>`select * from evaluation_jobs where project_id = ${projectId} and rule_id = ${ruleId}
     order by created_at desc, id limit ${limit} offset ${(page - 1) * limit}`.execute(db);
   const { rows: n } = await sql<{
     n: string;

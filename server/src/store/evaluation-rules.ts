@@ -2,8 +2,8 @@
 // each with an optional mapping override. Raw SQL through Kysely, on PostgreSQL and PGlite.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { newId } from '../db/ids.ts';
-import { kysely, sql, toDate } from './sql.ts';
-import { blockedOf, json, type BlockedState, type EvaluatorType, type ModelConfig } from './evaluators.ts';
+import { kysely, sql, toDate, type Numeric, type Timestamp } from './sql.ts';
+import { blockedOf, json, type BlockedColumns, type BlockedState, type EvaluatorType, type Jsonb, type ModelConfig } from './evaluators.ts';
 import type { Mapping } from '../domain/evaluation/mapping.ts';
 import type { OutputDefinition } from '../domain/evaluation/output-definition.ts';
 import type { RuleFilter } from '../domain/evaluation/rule-filters.ts';
@@ -39,7 +39,53 @@ export interface StoredRule {
 
 export const ACTIVE_RULE_LIMIT = 500;
 
-function ruleFromRow(r: any, assignments: StoredAssignment[]): StoredRule {
+/** a row of `evaluation_rules` */
+interface RuleRow {
+  id: string;
+  project_id: string;
+  name: string;
+  target: string;
+  filters: Jsonb<RuleFilter[]>;
+  sampling: Numeric;
+  state: RuleState;
+  delay_ms: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** an assignment with its evaluator's name, type and blocked state and its latest version's mapping */
+interface AssignmentRow extends BlockedColumns {
+  id: string;
+  rule_id: string;
+  evaluator_id: string;
+  mapping: Jsonb<Mapping[]> | null;
+  created_at: Timestamp;
+  name: string;
+  type: EvaluatorType;
+  default_mapping: Jsonb<Mapping[]> | null;
+}
+
+/** an ACTIVE rule's assignment with its evaluator and the evaluator's latest version */
+interface EnabledRow extends BlockedColumns {
+  rule_id: string;
+  rule_name: string;
+  filters: Jsonb<RuleFilter[]>;
+  sampling: Numeric;
+  rule_created_at: Timestamp;
+  assignment_id: string;
+  override: Jsonb<Mapping[]> | null;
+  evaluator_id: string;
+  name: string;
+  type: EvaluatorType;
+  latest_version: number;
+  version_id: string;
+  prompt: string | null;
+  output_definition: Jsonb<OutputDefinition> | null;
+  model_config: Jsonb<ModelConfig> | null;
+  default_mapping: Jsonb<Mapping[]> | null;
+}
+
+function ruleFromRow(r: RuleRow, assignments: StoredAssignment[]): StoredRule {
   return {
     id: r.id,
     projectId: r.project_id,
@@ -59,7 +105,7 @@ async function assignmentsOf(em: SqlEntityManager, ruleIds: string[]): Promise<M
   const out = new Map<string, StoredAssignment[]>(ruleIds.map((id) => [id, []]));
   if (!ruleIds.length) return out;
   const { rows } =
-    await sql<any>`select a.id, a.rule_id, a.evaluator_id, a.mapping, a.created_at, e.name, e.type, e.blocked_reason, e.blocked_message, e.blocked_at,
+    await sql<AssignmentRow>`select a.id, a.rule_id, a.evaluator_id, a.mapping, a.created_at, e.name, e.type, e.blocked_reason, e.blocked_message, e.blocked_at,
       v.mapping as default_mapping
     from evaluation_rule_assignments a join evaluators e on e.id = a.evaluator_id
       left join evaluator_versions v on v.evaluator_id = e.id and v.version = e.latest_version
@@ -80,7 +126,7 @@ async function assignmentsOf(em: SqlEntityManager, ruleIds: string[]): Promise<M
   return out;
 }
 
-async function withAssignments(em: SqlEntityManager, rows: any[]): Promise<StoredRule[]> {
+async function withAssignments(em: SqlEntityManager, rows: RuleRow[]): Promise<StoredRule[]> {
   const byRule = await assignmentsOf(
     em,
     rows.map((r) => r.id),
@@ -91,7 +137,7 @@ async function withAssignments(em: SqlEntityManager, rows: any[]): Promise<Store
 /** One page of the project's rules, by createdAt desc then id desc. */
 export async function listRules(em: SqlEntityManager, projectId: string, page: number, limit: number) {
   const db = kysely(em);
-  const { rows } = await sql<any>`select * from evaluation_rules where project_id = ${projectId}
+  const { rows } = await sql<RuleRow>`select * from evaluation_rules where project_id = ${projectId}
     order by created_at desc, id desc limit ${limit} offset ${(page - 1) * limit}`.execute(db);
   const { rows: count } = await sql<{ n: string }>`select count(*) as n from evaluation_rules where project_id = ${projectId}`.execute(db);
   return { rules: await withAssignments(em, rows), total: Number(count[0]!.n) };
@@ -99,13 +145,13 @@ export async function listRules(em: SqlEntityManager, projectId: string, page: n
 
 /** The rule with its assignments, or null when the id is not in the project. */
 export async function getRule(em: SqlEntityManager, projectId: string, id: string): Promise<StoredRule | null> {
-  const { rows } = await sql<any>`select * from evaluation_rules where project_id = ${projectId} and id = ${id}`.execute(kysely(em));
+  const { rows } = await sql<RuleRow>`select * from evaluation_rules where project_id = ${projectId} and id = ${id}`.execute(kysely(em));
   return rows[0] ? (await withAssignments(em, rows))[0]! : null;
 }
 
 /** The id of an observation or experiment rule with exactly this name, or null. */
 export async function ruleIdNamed(em: SqlEntityManager, projectId: string, name: string): Promise<string | null> {
-  const { rows } = await sql<any>`select id from evaluation_rules where project_id = ${projectId} and name = ${name}
+  const { rows } = await sql<{ id: string }>`select id from evaluation_rules where project_id = ${projectId} and name = ${name}
     and target in ('observation', 'experiment') order by created_at, id limit 1`.execute(kysely(em));
   return rows[0]?.id ?? null;
 }
@@ -209,7 +255,8 @@ export interface EnabledRule {
  * assignments are all blocked are still returned (the caller skips blocked assignments).
  */
 export async function enabledRulesFor(em: SqlEntityManager, projectId: string): Promise<EnabledRule[]> {
-  const { rows } = await sql<any>`select r.id as rule_id, r.name as rule_name, r.filters, r.sampling, r.created_at as rule_created_at,
+  const { rows } =
+    await sql<EnabledRow>`select r.id as rule_id, r.name as rule_name, r.filters, r.sampling, r.created_at as rule_created_at,
       a.id as assignment_id, a.mapping as override, e.id as evaluator_id, e.name, e.type, e.latest_version, e.blocked_reason, e.blocked_message, e.blocked_at,
       v.id as version_id, v.prompt, v.output_definition, v.model_config, v.mapping as default_mapping
     from evaluation_rules r

@@ -2,7 +2,7 @@
 // per version. Raw SQL through Kysely, the same on PostgreSQL and PGlite.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { newId } from '../db/ids.ts';
-import { kysely, sql, toDate } from './sql.ts';
+import { kysely, sql, toDate, type Numeric, type Timestamp } from './sql.ts';
 import type { OutputDefinition } from '../domain/evaluation/output-definition.ts';
 import type { Mapping } from '../domain/evaluation/mapping.ts';
 import type { EvaluatorType } from '../../../generated/enums.ts';
@@ -40,13 +40,41 @@ export interface StoredEvaluator {
   updatedAt: Date;
 }
 
-export const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+/** a jsonb column holding a `T` Tally wrote: parsed by the driver, or its text */
+export type Jsonb<T> = T | string;
+export const json = <T>(v: Jsonb<T>): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 
-export function blockedOf(r: any): BlockedState | null {
+/** an evaluator's blocked state, as its columns */
+export interface BlockedColumns {
+  blocked_reason: string | null;
+  blocked_message: string | null;
+  blocked_at: Timestamp | null;
+}
+
+export function blockedOf(r: BlockedColumns): BlockedState | null {
   return r.blocked_reason ? { reason: r.blocked_reason, message: r.blocked_message ?? null, at: toDate(r.blocked_at) } : null;
 }
 
-function fromRow(r: any): StoredEvaluator {
+/** a row of SELECT: the evaluator, its latest version and how many rule assignments use it */
+interface EvaluatorRow extends BlockedColumns {
+  id: string;
+  project_id: string;
+  name: string;
+  type: EvaluatorType;
+  latest_version: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  version_id: string;
+  prompt: string | null;
+  output_definition: Jsonb<OutputDefinition> | null;
+  model_config: Jsonb<ModelConfig> | null;
+  mapping: Jsonb<Mapping[]> | null;
+  source_code: string | null;
+  source_code_language: string | null;
+  rule_count: Numeric;
+}
+
+function fromRow(r: EvaluatorRow): StoredEvaluator {
   return {
     id: r.id,
     projectId: r.project_id,
@@ -76,7 +104,7 @@ const SELECT = sql`select e.id, e.project_id, e.name, e.type, e.latest_version, 
 export async function listEvaluators(em: SqlEntityManager, projectId: string, page: number, limit: number) {
   const db = kysely(em);
   const { rows } =
-    await sql<any>`${SELECT} where e.project_id = ${projectId} order by e.updated_at desc, e.id desc limit ${limit} offset ${(page - 1) * limit}`.execute(
+    await sql<EvaluatorRow>`${SELECT} where e.project_id = ${projectId} order by e.updated_at desc, e.id desc limit ${limit} offset ${(page - 1) * limit}`.execute(
       db,
     );
   const { rows: count } = await sql<{ n: string }>`select count(*) as n from evaluators where project_id = ${projectId}`.execute(db);
@@ -85,15 +113,16 @@ export async function listEvaluators(em: SqlEntityManager, projectId: string, pa
 
 /** The evaluator with its latest version, or null when the id is not in the project. */
 export async function getEvaluator(em: SqlEntityManager, projectId: string, id: string): Promise<StoredEvaluator | null> {
-  const { rows } = await sql<any>`${SELECT} where e.project_id = ${projectId} and e.id = ${id}`.execute(kysely(em));
+  const { rows } = await sql<EvaluatorRow>`${SELECT} where e.project_id = ${projectId} and e.id = ${id}`.execute(kysely(em));
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
 /** Every evaluator of the project with this exact name (more than one only in data from elsewhere). */
 export async function evaluatorsNamed(em: SqlEntityManager, projectId: string, name: string): Promise<StoredEvaluator[]> {
-  const { rows } = await sql<any>`${SELECT} where e.project_id = ${projectId} and e.name = ${name} order by e.created_at, e.id`.execute(
-    kysely(em),
-  );
+  const { rows } =
+    await sql<EvaluatorRow>`${SELECT} where e.project_id = ${projectId} and e.name = ${name} order by e.created_at, e.id`.execute(
+      kysely(em),
+    );
   return rows.map(fromRow);
 }
 
@@ -146,7 +175,7 @@ export async function appendEvaluatorVersion(
 
 /** The mapping overrides (null: inherits) of every rule assignment of this evaluator. */
 export async function assignmentOverrides(em: SqlEntityManager, projectId: string, evaluatorId: string): Promise<(Mapping[] | null)[]> {
-  const { rows } = await sql<any>`select a.mapping from evaluation_rule_assignments a
+  const { rows } = await sql<{ mapping: Jsonb<Mapping[]> | null }>`select a.mapping from evaluation_rule_assignments a
     where a.project_id = ${projectId} and a.evaluator_id = ${evaluatorId} order by a.created_at, a.id`.execute(kysely(em));
   return rows.map((r) => json(r.mapping) ?? null);
 }

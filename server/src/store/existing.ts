@@ -28,9 +28,9 @@
 // insert (store/upsert.ts guardedUpsert) and one of them is applied again.
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { modelRevisionSql } from './models.ts';
-import { fromRow as observationFromRow } from './observations.ts';
+import { fromRow as observationFromRow, type ObservationRow } from './observations.ts';
 import { prepared, sql, type Db } from './sql.ts';
-import { fromRow as traceFromRow } from './traces.ts';
+import { fromRow as traceFromRow, type TraceRow } from './traces.ts';
 
 export interface Existing {
   /** event ids not applied before; now recorded as applied (rolled back with the batch) */
@@ -105,7 +105,11 @@ export async function claimAndLoad(db: Db, projectId: string, req: ClaimRequest)
   const observationIds = [...new Set(req.observationIds)].sort(byCodeUnits);
   const { rows } = await prepared(
     'claim_and_load',
-    sql<{ kind: 'e' | 'm' | 'o' | 't'; event_id: string | null; row: Record<string, unknown> | null }>`
+    sql<
+      | { kind: 'e' | 'm'; event_id: string | null; row: null }
+      | { kind: 'o'; event_id: null; row: ObservationRow }
+      | { kind: 't'; event_id: null; row: TraceRow }
+    >`
     with claimed as (
       insert into ingested_events (project_id, event_id) select ${projectId}, unnest(cast(${req.eventIds} as text[]))
       on conflict do nothing returning event_id)

@@ -2,7 +2,7 @@
 // plaintext key.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { newId } from '../db/ids.ts';
-import { kysely, sql, toDate, type Db } from './sql.ts';
+import { kysely, sql, toDate, type Db, type Timestamp } from './sql.ts';
 import type { LlmAdapter } from '../domain/llm-connections/validate.ts';
 
 export interface StoredConnection {
@@ -32,7 +32,26 @@ const textArray = (values: string[]) => sql`array(select jsonb_array_elements_te
 
 const asArray = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
-function fromRow(r: any): StoredConnection {
+/** a row of COLUMNS */
+interface ConnectionRow {
+  id: string;
+  project_id: string;
+  provider: string;
+  adapter: LlmAdapter;
+  display_secret_key: string;
+  secret_key_enc: string;
+  base_url: string | null;
+  custom_models: string[];
+  with_default_models: boolean;
+  extra_headers_enc: string | null;
+  extra_header_keys: string[];
+  /** jsonb: parsed by the driver, or its text */
+  config: StoredConnection['config'] | string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+function fromRow(r: ConnectionRow): StoredConnection {
   return {
     id: r.id,
     projectId: r.project_id,
@@ -45,7 +64,7 @@ function fromRow(r: any): StoredConnection {
     withDefaultModels: Boolean(r.with_default_models),
     extraHeadersEnc: r.extra_headers_enc ?? null,
     extraHeaderKeys: asArray(r.extra_header_keys),
-    config: typeof r.config === 'string' ? JSON.parse(r.config) : (r.config ?? null),
+    config: typeof r.config === 'string' ? (JSON.parse(r.config) as StoredConnection['config']) : (r.config ?? null),
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
   };
@@ -58,14 +77,14 @@ const COLUMNS = sql`id, project_id, provider, adapter, display_secret_key, secre
 
 export async function listConnections(em: SqlEntityManager, projectId: string, page: number, limit: number) {
   const db = kysely(em);
-  const { rows } = await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId}
+  const { rows } = await sql<ConnectionRow>`select ${COLUMNS} from llm_connections where project_id = ${projectId}
     order by created_at desc, id desc limit ${limit} offset ${(page - 1) * limit}`.execute(db);
   const { rows: count } = await sql<{ n: string }>`select count(*) as n from llm_connections where project_id = ${projectId}`.execute(db);
   return { connections: rows.map(fromRow), total: Number(count[0]!.n) };
 }
 
 export async function getConnection(em: SqlEntityManager, projectId: string, id: string): Promise<StoredConnection | null> {
-  const { rows } = await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and id = ${id}`.execute(
+  const { rows } = await sql<ConnectionRow>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and id = ${id}`.execute(
     kysely(em),
   );
   return rows[0] ? fromRow(rows[0]) : null;
@@ -73,7 +92,9 @@ export async function getConnection(em: SqlEntityManager, projectId: string, id:
 
 export async function getConnectionByProvider(em: SqlEntityManager, projectId: string, provider: string): Promise<StoredConnection | null> {
   const { rows } =
-    await sql<any>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and provider = ${provider}`.execute(kysely(em));
+    await sql<ConnectionRow>`select ${COLUMNS} from llm_connections where project_id = ${projectId} and provider = ${provider}`.execute(
+      kysely(em),
+    );
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
@@ -84,7 +105,10 @@ export async function upsertConnection(
   w: ConnectionWrite,
 ): Promise<{ connection: StoredConnection; created: boolean }> {
   const keepConfig = w.config === undefined;
-  const { rows } = await sql<any>`insert into llm_connections as c (project_id, id, provider, adapter, display_secret_key, secret_key_enc,
+  // `inserted`: true/false, or 't'/'f' from a driver that leaves booleans as text
+  const { rows } = await sql<
+    ConnectionRow & { inserted: boolean | string }
+  >`insert into llm_connections as c (project_id, id, provider, adapter, display_secret_key, secret_key_enc,
       base_url, custom_models, with_default_models, extra_headers_enc, extra_header_keys, config, created_at, updated_at)
     values (${projectId}, ${newId()}, ${w.provider}, ${w.adapter}, ${w.displaySecretKey}, ${w.secretKeyEnc}, ${w.baseUrl},
       ${textArray(w.customModels)}, ${w.withDefaultModels}, ${w.extraHeadersEnc}, ${textArray(w.extraHeaderKeys)},
@@ -107,7 +131,9 @@ export async function deleteConnection(em: SqlEntityManager, projectId: string, 
 
 /** Every connection's ciphertexts (all projects), for re-encryption under a new key. */
 export async function allCiphertexts(db: Db): Promise<{ id: string; secretKeyEnc: string; extraHeadersEnc: string | null }[]> {
-  const { rows } = await sql<any>`select id, secret_key_enc, extra_headers_enc from llm_connections order by id`.execute(db);
+  const { rows } = await sql<
+    Pick<ConnectionRow, 'id' | 'secret_key_enc' | 'extra_headers_enc'>
+  >`select id, secret_key_enc, extra_headers_enc from llm_connections order by id`.execute(db);
   return rows.map((r) => ({ id: r.id, secretKeyEnc: r.secret_key_enc, extraHeadersEnc: r.extra_headers_enc ?? null }));
 }
 

@@ -1,9 +1,9 @@
 // Observations at rest: batch load and upsert for ingestion, reads for the API.
-import { observationFieldTimes } from '../domain/ingestion/field-times.ts';
+import { observationFieldTimes, type StoredFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
-import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db } from './sql.ts';
+import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db, type Numeric, type Timestamp } from './sql.ts';
 import { guardedUpsert, type Column } from './upsert.ts';
 import { ROLLUP_SOURCE_COLUMNS, rollupCte } from './rollups.ts';
 
@@ -56,13 +56,64 @@ const COLUMNS: Column<ObservationRecord>[] = [
   { name: 'field_event_times', get: (r) => observationFieldTimes.encode(r.fieldTimes), type: 'jsonb' },
 ];
 
-export function fromRow(r: any): ObservationRecord & { projectId: string } {
+/** a row of `observations`, as selected or as to_jsonb gives it (store/existing.ts) */
+export interface ObservationRow {
+  project_id: string;
+  id: string;
+  trace_id: string | null;
+  parent_observation_id: string | null;
+  type: ObservationType;
+  name: string | null;
+  environment: string;
+  level: string;
+  status_message: string | null;
+  version: string | null;
+  start_time: Timestamp;
+  end_time: Timestamp | null;
+  completion_start_time: Timestamp | null;
+  model: string | null;
+  model_parameters: Record<string, unknown> | null;
+  input: unknown;
+  output: unknown;
+  metadata: unknown;
+  prompt_name: string | null;
+  prompt_version: number | null;
+  provided_usage_details: Record<string, number> | null;
+  provided_cost_details: Record<string, number> | null;
+  usage_details: Record<string, number>;
+  cost_details: Record<string, number>;
+  input_usage: Numeric;
+  output_usage: Numeric;
+  total_usage: Numeric;
+  input_cost: Numeric | null;
+  output_cost: Numeric | null;
+  total_cost: Numeric | null;
+  model_id: string | null;
+  usage_pricing_tier_id: string | null;
+  usage_pricing_tier_name: string | null;
+  prices_used: Record<string, number> | null;
+  cost_status: CostStatus;
+  unpriced_usage_keys: string[];
+  usage_priced_as: Record<string, string> | null;
+  trace_name: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  release: string | null;
+  trace_version: string | null;
+  tags: string[];
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revision: number;
+  field_event_times: StoredFieldTimes | Record<string, number>;
+}
+
+export function fromRow(r: ObservationRow): ObservationRecord & { projectId: string } {
   return {
     projectId: r.project_id,
     id: r.id,
     traceId: r.trace_id,
     parentObservationId: r.parent_observation_id,
-    type: r.type as ObservationType,
+    type: r.type,
     name: r.name,
     environment: r.environment,
     level: r.level,
@@ -92,7 +143,7 @@ export function fromRow(r: any): ObservationRecord & { projectId: string } {
     usagePricingTierId: r.usage_pricing_tier_id,
     usagePricingTierName: r.usage_pricing_tier_name,
     pricesUsed: r.prices_used,
-    costStatus: r.cost_status as CostStatus,
+    costStatus: r.cost_status,
     unpricedUsageKeys: r.unpriced_usage_keys ?? [],
     usagePricedAs: r.usage_priced_as ?? null,
     traceName: r.trace_name,
@@ -139,13 +190,13 @@ export async function upsertObservations(
 }
 
 export async function getObservation(db: Db, projectId: string, id: string) {
-  const { rows } = await sql`select * from observations where project_id = ${projectId} and id = ${id}`.execute(db);
+  const { rows } = await sql<ObservationRow>`select * from observations where project_id = ${projectId} and id = ${id}`.execute(db);
   return rows.length ? fromRow(rows[0]) : null;
 }
 
 export async function observationsOfTrace(db: Db, projectId: string, traceId: string) {
   const { rows } =
-    await sql`select * from observations where project_id = ${projectId} and trace_id = ${traceId} order by start_time asc, id asc`.execute(
+    await sql<ObservationRow>`select * from observations where project_id = ${projectId} and trace_id = ${traceId} order by start_time asc, id asc`.execute(
       db,
     );
   return rows.map(fromRow);
@@ -180,7 +231,9 @@ export async function listObservations(db: Db, projectId: string, f: Observation
   for (const filter of f.filters ?? []) where.push(observationFilterSql(filter));
   const cond = sql.join(where, sql` and `);
   const [{ rows }, count] = await Promise.all([
-    sql`select * from observations where ${cond} order by start_time desc, id asc limit ${limit} offset ${(page - 1) * limit}`.execute(db),
+    sql<ObservationRow>`select * from observations where ${cond} order by start_time desc, id asc limit ${limit} offset ${(page - 1) * limit}`.execute(
+      db,
+    ),
     sql<{ n: string }>`select count(*) as n from observations where ${cond}`.execute(db),
   ]);
   return { observations: rows.map(fromRow), total: Number(count.rows[0]!.n) };

@@ -2,7 +2,7 @@
 // all write here; the metrics score views read it.
 import type { ScoreRecord } from '../domain/ingestion/types.ts';
 import type { ScoreDataType } from '../domain/scores/data-type.ts';
-import { prepared, sql, toDate, type Db, type RawBuilder } from './sql.ts';
+import { prepared, sql, toDate, type Db, type RawBuilder, type Timestamp } from './sql.ts';
 import { upsert, type Column } from './upsert.ts';
 
 const COLUMNS: Column<ScoreRecord>[] = [
@@ -87,7 +87,37 @@ export interface ScoreFilter {
 const SELECT = sql`select s.*, t.id as t_id, t.user_id as t_user_id, t.tags as t_tags, t.environment as t_environment, t.session_id as t_session_id
   from scores s left join traces t on t.project_id = s.project_id and t.id = s.trace_id`;
 
-function fromRow(r: any): StoredScore {
+/** a row of SELECT: the score's columns and its trace's (all null when the trace is not stored) */
+type ScoreRow = ScoreColumns &
+  (
+    | { t_id: string; t_user_id: string | null; t_tags: string[]; t_environment: string; t_session_id: string | null }
+    | { t_id: null; t_user_id: null; t_tags: null; t_environment: null; t_session_id: null }
+  );
+
+interface ScoreColumns {
+  id: string;
+  timestamp: Timestamp;
+  name: string;
+  value: number | null;
+  string_value: string | null;
+  data_type: ScoreRecord['dataType'];
+  source: string;
+  trace_id: string | null;
+  observation_id: string | null;
+  session_id: string | null;
+  dataset_run_id: string | null;
+  config_id: string | null;
+  comment: string | null;
+  metadata: unknown;
+  environment: string;
+  queue_id: string | null;
+  execution_trace_id: string | null;
+  author_user_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+function fromRow(r: ScoreRow): StoredScore {
   return {
     id: r.id,
     timestamp: toDate(r.timestamp),
@@ -117,7 +147,7 @@ function fromRow(r: any): StoredScore {
 }
 
 export async function getScore(db: Db, projectId: string, id: string): Promise<StoredScore | null> {
-  const { rows } = await sql`${SELECT} where s.project_id = ${projectId} and s.id = ${id}`.execute(db);
+  const { rows } = await sql<ScoreRow>`${SELECT} where s.project_id = ${projectId} and s.id = ${id}`.execute(db);
   return rows.length ? fromRow(rows[0]) : null;
 }
 
@@ -150,7 +180,7 @@ export async function listScores(
   if (f.observationIds?.length) where.push(sql`s.observation_id = any(${f.observationIds})`);
   const cond = sql.join(where, sql` and `);
   const [{ rows }, count] = await Promise.all([
-    sql`${SELECT} where ${cond} order by s.timestamp desc, s.id asc limit ${limit} offset ${(page - 1) * limit}`.execute(db),
+    sql<ScoreRow>`${SELECT} where ${cond} order by s.timestamp desc, s.id asc limit ${limit} offset ${(page - 1) * limit}`.execute(db),
     sql<{
       n: string;
     }>`select count(*) as n from scores s left join traces t on t.project_id = s.project_id and t.id = s.trace_id where ${cond}`.execute(

@@ -5,10 +5,22 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { PREPARED_MARK } from '../db/prepared.ts';
 import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from '../domain/time/timestamp.ts';
 
-export type Db = Kysely<any>;
-export const kysely = (em: SqlEntityManager): Db => em.getKysely() as Db;
+/**
+ * Tally's statements are raw `sql` with a row type of their own (`sql<Row>`), never the query
+ * builder: the instance knows no tables.
+ */
+export type Db = Kysely<unknown>;
+export const kysely = (em: SqlEntityManager): Db => em.getKysely<unknown>();
 export { sql };
 export type { RawBuilder };
+
+/**
+ * A timestamptz column in a row: text as both drivers return it ("2026-01-01 10:00:00.123+00"),
+ * or a JSON string when the row was read through to_jsonb; toDate() reads either (and a Date).
+ */
+export type Timestamp = string | Date;
+/** a numeric or bigint column (decimal text from the drivers), or a number when read through to_jsonb */
+export type Numeric = string | number;
 
 /**
  * timestamptz as both drivers return it ("2026-01-01 10:00:00.123+00") → Date. Tally refuses

@@ -1,7 +1,7 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
-import { traceFieldTimes } from '../domain/ingestion/field-times.ts';
+import { traceFieldTimes, type StoredFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { TraceRecord } from '../domain/ingestion/types.ts';
-import { ConcurrentWriteError, prepared, sql, toDate, type Db } from './sql.ts';
+import { ConcurrentWriteError, prepared, sql, toDate, type Db, type Timestamp } from './sql.ts';
 import { guardedUpsert, type Column } from './upsert.ts';
 
 const COLUMNS: Column<TraceRecord>[] = [
@@ -25,7 +25,29 @@ const COLUMNS: Column<TraceRecord>[] = [
   { name: 'field_event_times', get: (r) => traceFieldTimes.encode(r.fieldTimes), type: 'jsonb' },
 ];
 
-export function fromRow(r: any): TraceRecord {
+/** a row of `traces`, as selected or as to_jsonb gives it (store/existing.ts) */
+export interface TraceRow {
+  id: string;
+  timestamp: Timestamp;
+  name: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  release: string | null;
+  version: string | null;
+  external_id: string | null;
+  environment: string;
+  tags: string[];
+  public: boolean;
+  input: unknown;
+  output: unknown;
+  metadata: unknown;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revision: number;
+  field_event_times: StoredFieldTimes | Record<string, number>;
+}
+
+export function fromRow(r: TraceRow): TraceRecord {
   return {
     id: r.id,
     timestamp: toDate(r.timestamp),
@@ -89,6 +111,6 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
 }
 
 export async function getTrace(db: Db, projectId: string, id: string): Promise<TraceRecord | null> {
-  const { rows } = await sql`select * from traces where project_id = ${projectId} and id = ${id}`.execute(db);
+  const { rows } = await sql<TraceRow>`select * from traces where project_id = ${projectId} and id = ${id}`.execute(db);
   return rows.length ? fromRow(rows[0]) : null;
 }

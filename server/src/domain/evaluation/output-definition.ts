@@ -17,8 +17,9 @@ export interface Issue {
   message: string;
 }
 
-const DATA_TYPES = ['NUMERIC', 'BOOLEAN', 'CATEGORICAL'];
-const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
+// unknown[]: includes() is asked about any value of a body
+const DATA_TYPES: readonly unknown[] = ['NUMERIC', 'BOOLEAN', 'CATEGORICAL'] satisfies OutputDefinition['dataType'][];
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function text(v: unknown, path: (string | number)[], issues: Issue[]): string | undefined {
   if (typeof v !== 'string') {
@@ -61,8 +62,9 @@ export function parseOutputDefinition(
     }
     if (issues.length) return { issues };
     const score: { description: string; minValue?: number; maxValue?: number } = { description: description! };
-    if (s.minValue !== undefined) score.minValue = s.minValue;
-    if (s.maxValue !== undefined) score.maxValue = s.maxValue;
+    // no issues: each bound is undefined or a finite number
+    if (typeof s.minValue === 'number') score.minValue = s.minValue;
+    if (typeof s.maxValue === 'number') score.maxValue = s.maxValue;
     return { issues, value: { dataType: 'NUMERIC', reasoning: { description: reasoning! }, score } };
   }
   if (raw.dataType === 'BOOLEAN') {
@@ -80,15 +82,17 @@ export function parseOutputDefinition(
     if (s.categories.length < 2)
       issues.push({ code: 'too_small', path: [...at, 'score', 'categories'], message: 'Too small: expected array to have >=2 items' });
   }
-  if (typeof s.shouldAllowMultipleMatches !== 'boolean')
+  const shouldAllowMultipleMatches = s.shouldAllowMultipleMatches;
+  if (typeof shouldAllowMultipleMatches !== 'boolean')
     issues.push({ code: 'invalid_type', path: [...at, 'score', 'shouldAllowMultipleMatches'], message: 'Invalid input: expected boolean' });
-  if (issues.length) return { issues };
+  // a non-boolean has an issue: the second test only tells the compiler
+  if (issues.length || typeof shouldAllowMultipleMatches !== 'boolean') return { issues };
   return {
     issues,
     value: {
       dataType: 'CATEGORICAL',
       reasoning: { description: reasoning! },
-      score: { description: description!, categories, shouldAllowMultipleMatches: s.shouldAllowMultipleMatches },
+      score: { description: description!, categories, shouldAllowMultipleMatches },
     },
   };
 }

@@ -46,8 +46,8 @@ export function toolCallsOf(output: unknown): ToolCallView[] {
     if (!Array.isArray(list)) continue;
     for (const c of list) {
       if (!c || typeof c !== 'object') continue;
-      const o = c as Record<string, any>;
-      const fn = o.function && typeof o.function === 'object' ? o.function : o;
+      const o = c as Record<string, unknown>;
+      const fn = (o.function && typeof o.function === 'object' ? o.function : o) as Record<string, unknown>;
       if (typeof fn.name !== 'string') continue;
       calls.push({
         id: typeof o.id === 'string' ? o.id : null,

@@ -11,6 +11,7 @@ import { normaliseEnvironment } from './environment.ts';
 import { claimField, eventOrder, type FieldTimes } from './field-times.ts';
 import type { ObservationRecord, ObservationType, ScoreRecord, TraceRecord } from './types.ts';
 import { inferDataType, storedValues } from '../scores/data-type.ts';
+import type { GenerationBody, LegacyObservationBody, ScoreBody, SdkLogEvent, TraceBody } from '../../../../generated/client/types.gen.ts';
 
 const TYPE_OF_EVENT: Record<string, ObservationType> = {
   'span-create': 'SPAN',
@@ -30,11 +31,29 @@ const TYPE_OF_EVENT: Record<string, ObservationType> = {
 export const OBSERVATION_EVENT_TYPES = new Set([...Object.keys(TYPE_OF_EVENT), 'observation-create', 'observation-update']);
 export const isUpdateEvent = (type: string) => type.endsWith('-update');
 
+/** the body of one of the event types (the IngestionEvent union of generated/client/types.gen.ts) */
+type WireBody = TraceBody | ScoreBody | GenerationBody | LegacyObservationBody | NonNullable<SdkLogEvent['body']>;
+type KeysOf<U> = U extends unknown ? keyof U : never;
+type FieldOf<U, K extends PropertyKey> = U extends unknown ? (K extends keyof U ? U[K] : undefined) : never;
+
+/**
+ * The fields of an event body whose event type is not known: each field typed as whatever a body
+ * of any event type may hold there (a score's `name` is a string, a trace's may be null).
+ */
+export type BodyFields = { [K in KeysOf<WireBody>]?: FieldOf<WireBody, K> };
+
+/**
+ * An observation event's body as ingestion accepts it (ingestion/events.ts): the generation body
+ * (span and event bodies hold a part of it), a legacy event's `type`, and the observation's id
+ * (which the validator fills in from the event's own id for a legacy event sent without one).
+ */
+export type ObservationBody = GenerationBody & { id: string; type?: LegacyObservationBody['type'] };
+
 export interface ObservationEvent {
   eventId: string;
   type: string;
   timestamp: Date;
-  body: Record<string, any>;
+  body: ObservationBody;
   /** this event's usage/cost, already normalised (undefined: the event carried none) */
   providedUsage?: Record<string, number>;
   providedCost?: Record<string, number>;
@@ -46,7 +65,7 @@ const date = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
 const toDate = (v: unknown) => new Date(v as string);
 
 /** how a body field becomes a record field: as is, normalised as an environment, or converted */
-type Convert = true | 'environment' | ((v: any) => unknown);
+type Convert = true | 'environment' | ((v: unknown) => unknown);
 
 /**
  * copies each non-null body field onto the record, converted as given, unless an event of a later
@@ -55,15 +74,18 @@ type Convert = true | 'environment' | ((v: any) => unknown);
  */
 function overlay<T extends { fieldTimes: FieldTimes }>(
   rec: T,
-  body: Record<string, any>,
+  body: Readonly<Record<string, unknown>>,
   order: number,
   fields: readonly (readonly [keyof T & string, Convert])[],
   internal?: boolean,
 ) {
+  // each record field takes the body field of the same name, whose wire type (converted as
+  // listed) is the record field's type: written through an untyped view of the record
+  const fieldsOfRec: Record<string, unknown> = rec;
   for (const [key, convert] of fields) {
     const v = body[key];
     if (v !== undefined && v !== null && claimField(rec.fieldTimes, key, order)) {
-      (rec as any)[key] = convert === true ? v : convert === 'environment' ? normaliseEnvironment(v, internal) : convert(v);
+      fieldsOfRec[key] = convert === true ? v : convert === 'environment' ? normaliseEnvironment(v, internal) : convert(v);
     }
   }
 }
@@ -97,7 +119,7 @@ const TRACE_BODY_FIELDS: readonly (readonly [keyof TraceRecord & string, Convert
   ['version', true],
   ['externalId', true],
   ['environment', 'environment'],
-  ['tags', (v: string[]) => [...new Set(v)].sort()],
+  ['tags', (v: unknown) => [...new Set(v as NonNullable<TraceBody['tags']>)].sort()],
   ['public', true],
   ['input', true],
   ['output', true],
@@ -173,7 +195,7 @@ export function applyObservationEvent(existing: ObservationRecord | undefined, e
   const b = ev.body;
   const update = isUpdateEvent(ev.type);
   const order = eventOrder(ev.timestamp, update);
-  const eventType: ObservationType | undefined = TYPE_OF_EVENT[ev.type] ?? (b.type as ObservationType | undefined);
+  const eventType: ObservationType | undefined = TYPE_OF_EVENT[ev.type] ?? b.type;
   const rec = existing
     ? { ...existing, fieldTimes: { ...existing.fieldTimes } }
     : emptyObservation(b.id, eventType ?? 'SPAN', date(b.startTime) ?? ev.timestamp, now);
@@ -191,10 +213,17 @@ export function applyObservationEvent(existing: ObservationRecord | undefined, e
   return rec;
 }
 
+/** a trace-create event with an id (ingestion applies no other) */
 export interface TraceEvent {
   timestamp: Date;
-  body: Record<string, any>;
+  body: TraceBody & { id: string };
   internal?: boolean;
+}
+
+/** a score-create event; its body typed as any event's, as ingestion/pipeline.ts hands it over */
+export interface ScoreEvent {
+  timestamp: Date;
+  body: BodyFields;
 }
 
 export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent, now: Date): TraceRecord {
@@ -226,13 +255,14 @@ export function applyTraceEvent(existing: TraceRecord | undefined, e: TraceEvent
   return t;
 }
 
-export function toScore(e: TraceEvent): ScoreRecord {
+export function toScore(e: ScoreEvent): ScoreRecord {
   const b = e.body;
   const dataType = inferDataType(b.value, b.dataType);
   return {
     id: b.id ?? randomUUID(),
     timestamp: b.timestamp ? new Date(b.timestamp) : e.timestamp,
-    name: b.name,
+    // a score-create body's name is a string (its schema requires one)
+    name: b.name as string,
     ...storedValues(b.value, dataType),
     dataType,
     source: b.source ?? 'API',

@@ -3,12 +3,13 @@
 // PostModelsV1Body and its validatePricingTiers, because clients and tests match on the text.
 import { compileRe2 } from '../regex.ts';
 import type { Issue, PricingTierCondition, PricingTierDef } from './types.ts';
+import type { PricingTierCondition as WirePricingTierCondition } from '../../../../generated/client/types.gen.ts';
 
 export interface PricingTierInput {
   name: string;
   isDefault?: boolean;
   priority: number;
-  conditions: any[];
+  conditions: WirePricingTierCondition[];
   prices: Record<string, number>;
 }
 
@@ -97,7 +98,7 @@ function normaliseTier(tier: PricingTierInput): NormalisedTier {
   };
 }
 
-function normaliseCondition(c: any): PricingTierCondition {
+function normaliseCondition(c: WirePricingTierCondition): PricingTierCondition {
   if (c && typeof c === 'object' && 'source' in c) {
     return { source: c.source, key: c.key, operator: c.operator, values: [...c.values] };
   }

@@ -80,14 +80,21 @@ export class OtlpDecodeError extends Error {
 
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, arrays: true, defaults: false };
 
+/** an ExportTraceServiceRequest after toObject: OtlpExport's shape, with scopeSpans' deprecated predecessor */
+interface DecodedExport {
+  resourceSpans?: (OtlpResourceSpans & {
+    instrumentationLibrarySpans?: { instrumentationLibrary?: OtlpScopeSpans['scope']; spans?: OtlpSpan[] }[];
+  })[];
+}
+
 function normalise(msg: protobuf.Message): OtlpExport {
-  const obj = RequestType.toObject(msg, TO_OBJECT) as { resourceSpans?: any[] };
+  const obj = RequestType.toObject(msg, TO_OBJECT) as DecodedExport;
   const resourceSpans = (obj.resourceSpans ?? []).map((rs) => ({
     resource: rs.resource,
     // deprecated (OTLP < 0.19): read when scopeSpans is absent, as receivers should
     scopeSpans: rs.scopeSpans?.length
       ? rs.scopeSpans
-      : (rs.instrumentationLibrarySpans ?? []).map((ils: any) => ({ scope: ils.instrumentationLibrary, spans: ils.spans })),
+      : (rs.instrumentationLibrarySpans ?? []).map((ils) => ({ scope: ils.instrumentationLibrary, spans: ils.spans })),
   }));
   return { resourceSpans };
 }
@@ -113,26 +120,29 @@ function hexId(v: unknown): unknown {
   return HEX.test(v) ? Buffer.from(v, 'hex') : Buffer.alloc(1);
 }
 
-function withByteIds(json: any): any {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new TypeError('the body must be a JSON object');
-  const list = (v: unknown, what: string) => {
+/** typeof 'object' and not null: an array passes too (only the root check refuses one) */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+function withByteIds(json: unknown): Record<string, unknown> {
+  if (!isObject(json) || Array.isArray(json)) throw new TypeError('the body must be a JSON object');
+  const list = (v: unknown, what: string): unknown[] => {
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) throw new TypeError(`${what} must be an array`);
     return v;
   };
   return {
     ...json,
-    resourceSpans: list(json.resourceSpans, 'resourceSpans').map((rs: any, i: number) => {
-      if (!rs || typeof rs !== 'object') throw new TypeError(`resourceSpans[${i}] must be an object`);
+    resourceSpans: list(json.resourceSpans, 'resourceSpans').map((rs, i) => {
+      if (!isObject(rs)) throw new TypeError(`resourceSpans[${i}] must be an object`);
       const scopes = (key: 'scopeSpans' | 'instrumentationLibrarySpans') =>
-        list(rs[key], `resourceSpans[${i}].${key}`).map((ss: any, j: number) => {
-          if (!ss || typeof ss !== 'object') throw new TypeError(`resourceSpans[${i}].${key}[${j}] must be an object`);
+        list(rs[key], `resourceSpans[${i}].${key}`).map((ss, j) => {
+          if (!isObject(ss)) throw new TypeError(`resourceSpans[${i}].${key}[${j}] must be an object`);
           return {
             ...ss,
-            spans: list(ss.spans, `resourceSpans[${i}].${key}[${j}].spans`).map((s: any, k: number) => {
-              if (!s || typeof s !== 'object') throw new TypeError(`resourceSpans[${i}].${key}[${j}].spans[${k}] must be an object`);
+            spans: list(ss.spans, `resourceSpans[${i}].${key}[${j}].spans`).map((s, k) => {
+              if (!isObject(s)) throw new TypeError(`resourceSpans[${i}].${key}[${j}].spans[${k}] must be an object`);
               const links = Array.isArray(s.links)
-                ? s.links.map((l: any) => (l && typeof l === 'object' ? { ...l, traceId: hexId(l.traceId), spanId: hexId(l.spanId) } : l))
+                ? s.links.map((l: unknown) => (isObject(l) ? { ...l, traceId: hexId(l.traceId), spanId: hexId(l.spanId) } : l))
                 : s.links;
               return { ...s, traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId), links };
             }),
@@ -184,5 +194,7 @@ export function encodeResponse(partial?: PartialSuccess): Uint8Array {
 
 /** ExportTraceServiceResponse in protobuf, decoded (for tests and clients) */
 export function decodeResponse(body: Uint8Array): { partialSuccess?: { rejectedSpans?: string; errorMessage?: string } } {
-  return ResponseType.toObject(ResponseType.decode(body), TO_OBJECT) as never;
+  return ResponseType.toObject(ResponseType.decode(body), TO_OBJECT) as {
+    partialSuccess?: { rejectedSpans?: string; errorMessage?: string };
+  };
 }

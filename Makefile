@@ -27,7 +27,7 @@ DEPS := node_modules/.installed
 BASE_URL ?= http://127.0.0.1:3000
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-CONSOLE_SRC := $(shell find console/src console/index.html console/vite.config.ts sdk/index.ts sdk/src generated/client -type f 2>/dev/null)
+CONSOLE_SRC := $(shell find console/src console/index.html console/vite.config.ts sdk/index.ts sdk/src shared generated/client -type f 2>/dev/null)
 
 .PHONY: help run test console console-test browser-test lint typecheck generate check-generated sdk unit integration integration-pg fuzz fuzz-pg conformance conformance-inprocess mock bench cli node node22 docs-test
 

@@ -8,6 +8,7 @@
 //   input_audio_tokens, input_cached_audio_tokens, output_audio_tokens, ...
 //
 // Plain functions, no dependencies, no Node-only APIs: they run in Node 20+ and browsers.
+import { openAIBuckets } from '../../shared/usage/inclusive.ts';
 
 /** Tally usage buckets: pass as `usageDetails` of a generation. */
 export type UsageBuckets = Record<string, number>;
@@ -39,6 +40,17 @@ function withTotal(buckets: [string, number][]): UsageBuckets {
 // ---------------------------------------------------------------------------------------------
 // OpenAI
 
+/** The details of an OpenAI usage object that carry a count. */
+function detailCounts(details: unknown): [string, number][] {
+  if (!isObject(details)) return [];
+  const out: [string, number][] = [];
+  for (const [k, v] of Object.entries(details)) {
+    const n = count(v);
+    if (n !== undefined) out.push([k, n]);
+  }
+  return out;
+}
+
 /** OpenAI Chat Completions `usage`. */
 export interface OpenAIChatUsage {
   prompt_tokens: number;
@@ -65,8 +77,9 @@ export interface OpenAIResponsesUsage {
  * OpenAI's counts are inclusive: `prompt_tokens` / `input_tokens` include cached and audio
  * tokens, `completion_tokens` / `output_tokens` include reasoning, audio and prediction tokens.
  * Each detail `k` becomes `input_<k>` / `output_<k>` and is subtracted from `input` / `output`
- * exactly once (clamped at 0), the same mapping the server applies to a raw OpenAI usage object,
- * so sending the helper's output or the untouched object stores the same buckets. `total` is
+ * exactly once (clamped at 0): the rule the server applies to a raw OpenAI usage object, from the
+ * same module (shared/usage/inclusive.ts), so sending the helper's output or the untouched
+ * object stores the same buckets. `total` is
  * OpenAI's `total_tokens` (the sum of the buckets when absent). Keys other than the usage fields
  * (a gateway's `cost`, ...) are ignored.
  */
@@ -78,25 +91,12 @@ export function usageFromOpenAI(usage: OpenAIChatUsage | OpenAIResponsesUsage): 
   const inputDetails = u[chat ? 'prompt_tokens_details' : 'input_tokens_details'];
   const outputDetails = u[chat ? 'completion_tokens_details' : 'output_tokens_details'];
 
-  let input = count(u[inputKey]) ?? 0;
-  let output = count(u[outputKey]) ?? 0;
-  const details: [string, number][] = [];
-  if (isObject(inputDetails)) {
-    for (const [k, v] of Object.entries(inputDetails)) {
-      const n = count(v);
-      if (n === undefined) continue;
-      details.push([`input_${k}`, n]);
-      input = Math.max(input - n, 0);
-    }
-  }
-  if (isObject(outputDetails)) {
-    for (const [k, v] of Object.entries(outputDetails)) {
-      const n = count(v);
-      if (n === undefined) continue;
-      details.push([`output_${k}`, n]);
-      output = Math.max(output - n, 0);
-    }
-  }
+  const { input, output, details } = openAIBuckets(
+    count(u[inputKey]) ?? 0,
+    count(u[outputKey]) ?? 0,
+    detailCounts(inputDetails),
+    detailCounts(outputDetails),
+  );
   const buckets: [string, number][] = [['input', input], ['output', output], ...details];
   const total = count(u.total_tokens);
   if (total === undefined) return withTotal(buckets);

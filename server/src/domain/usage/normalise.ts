@@ -3,8 +3,12 @@
 //
 // Maps keyed by client-supplied names are built with Object.fromEntries or setEntry() (never a bare
 // `obj[k] = v`) so a `__proto__` key stays an ordinary entry instead of replacing the prototype.
+import { openAIBuckets } from '../../../../shared/usage/inclusive.ts';
 import { USAGE_UNITS, type UsageUnit } from '../models/types.ts';
 import { hasEntries, setEntry } from '../plain-map.ts';
+
+/** the inclusive → exclusive rule (shared/usage/inclusive.ts, which the SDK applies too): server code takes it from here */
+export { exclusiveOf, openAIBuckets } from '../../../../shared/usage/inclusive.ts';
 
 export type UsageShape = 'openai-chat' | 'openai-responses' | 'map' | 'absent';
 
@@ -109,22 +113,19 @@ export const RESPONSES_SHAPE: StrictShape = RESPONSES;
 export const chatCompletionsMismatch = (raw: Record<string, unknown>) => strictShapeMismatch(raw, CHAT);
 export const responsesMismatch = (raw: Record<string, unknown>) => strictShapeMismatch(raw, RESPONSES);
 
+/** the details of a strict shape that carry a count (null ones are left out) */
+const detailsOf = (d: unknown): [string, number][] =>
+  Object.entries((d ?? {}) as Record<string, number | null>).filter((e): e is [string, number] => e[1] != null);
+
 function mapStrict(raw: Record<string, unknown>, s: StrictShape): Record<string, number> {
-  let input = raw[s.input] as number;
-  let output = raw[s.output] as number;
-  const details: [string, number][] = [];
-  // OpenAI reports inclusive counts; every detail (text, audio, cached, reasoning) is split out
-  // and subtracted so the stored buckets are disjoint, clamped after each step like Langfuse.
-  for (const [k, v] of Object.entries((raw[s.inputDetails] ?? {}) as Record<string, number | null>)) {
-    if (v == null) continue;
-    details.push([`input_${k}`, v]);
-    input = Math.max(input - v, 0);
-  }
-  for (const [k, v] of Object.entries((raw[s.outputDetails] ?? {}) as Record<string, number | null>)) {
-    if (v == null) continue;
-    details.push([`output_${k}`, v]);
-    output = Math.max(output - v, 0);
-  }
+  // OpenAI reports inclusive counts: every detail (text, audio, cached, reasoning) becomes a
+  // bucket of its own, taken off its parent once (the rule's one home, shared/usage/inclusive.ts)
+  const { input, output, details } = openAIBuckets(
+    raw[s.input] as number,
+    raw[s.output] as number,
+    detailsOf(raw[s.inputDetails]),
+    detailsOf(raw[s.outputDetails]),
+  );
   return Object.fromEntries([['input', input], ['output', output], ['total', raw[s.total] as number], ...details]);
 }
 

@@ -1,8 +1,12 @@
 // Usage, cost and model extraction from a span's attributes: pure.
 import { bucketOf, parentBucket } from '../../domain/usage/aliases.ts';
+import { exclusiveOf } from '../../domain/usage/normalise.ts';
 import { inputExcludesCache } from '../../domain/usage/semantics.ts';
 
 export type Attributes = Record<string, unknown>;
+
+/** parsed JSON read loosely (a type only): any property of it, undefined when absent */
+type LooseObject = { readonly [key: string]: LooseObject | undefined };
 
 /** a JSON-encoded object attribute; anything else (not a string, bad JSON, not an object) is {} */
 export function jsonObject(v: unknown): Record<string, unknown> {
@@ -28,8 +32,8 @@ export const isAgentAggregate = (a: Attributes) => AGENT_OPERATIONS.has(String(a
 
 /**
  * Every other scope: gen_ai.usage.* / llm.token_count.* read through the alias table
- * (domain/usage/aliases.ts), then made exclusive: every input_* / output_* detail is taken off
- * its parent once, unless the producer's input already excludes its cache (domain/usage/semantics.ts).
+ * (domain/usage/aliases.ts), then made exclusive (exclusiveOf): every input_* / output_* detail is
+ * taken off its parent once, unless the producer's input already excludes its cache (domain/usage/semantics.ts).
  */
 function genericUsage(a: Attributes, scopeName: string | undefined): Record<string, number> {
   const out: Record<string, number> = {};
@@ -48,16 +52,16 @@ function genericUsage(a: Attributes, scopeName: string | undefined): Record<stri
     else other[key.startsWith('details.') ? key.slice('details.'.length) : key] = n;
   }
   const keepCache = inputExcludesCache(scopeName);
-  let inputDetails = 0;
-  let outputDetails = 0;
+  const inputDetails: number[] = [];
+  const outputDetails: number[] = [];
   for (const k in out) {
     if (k === 'input' || k === 'output' || k === 'total') continue;
     const parent = parentBucket(k);
-    if (parent === 'input' && !(keepCache && (k === 'input_cached_tokens' || k.startsWith('input_cache_')))) inputDetails += out[k]!;
-    else if (parent === 'output') outputDetails += out[k]!;
+    if (parent === 'input' && !(keepCache && (k === 'input_cached_tokens' || k.startsWith('input_cache_')))) inputDetails.push(out[k]!);
+    else if (parent === 'output') outputDetails.push(out[k]!);
   }
-  if (out.input !== undefined) out.input = floor0(out.input - inputDetails);
-  if (out.output !== undefined) out.output = floor0(out.output - outputDetails);
+  if (out.input !== undefined) out.input = exclusiveOf(out.input, inputDetails);
+  if (out.output !== undefined) out.output = exclusiveOf(out.output, outputDetails);
   // such a producer's total leaves the cache out too (1,300 = input + output): the stored total
   // spans every bucket, and a short one would read as overlapping buckets to the overlap repair
   if (keepCache && out.total !== undefined) {
@@ -88,7 +92,7 @@ function vercelUsage(a: Attributes): Record<string, number> {
   set('input_cached_tokens', a['ai.usage.inputTokenDetails.cacheReadTokens'] ?? a['ai.usage.cachedInputTokens']);
   set('output_reasoning_tokens', a['ai.usage.outputTokenDetails.reasoningTokens'] ?? a['ai.usage.reasoningTokens']);
   set('input_cache_creation', a['ai.usage.inputTokenDetails.cacheWriteTokens']);
-  const meta = jsonObject(a['ai.response.providerMetadata']) as Record<string, any>;
+  const meta = jsonObject(a['ai.response.providerMetadata']) as LooseObject;
   const openai = meta.openai ?? {};
   set('input_cached_tokens', openai.cachedPromptTokens ?? out.input_cached_tokens);
   set('accepted_prediction_tokens', openai.acceptedPredictionTokens);
@@ -110,23 +114,22 @@ function vercelUsage(a: Attributes): Record<string, number> {
   const noCache = num(a['ai.usage.inputTokenDetails.noCacheTokens']);
   if (noCache !== undefined) out.input = noCache;
   else if (out.input !== undefined) {
-    out.input = floor0(
-      out.input -
-        (out.input_cached_tokens ?? 0) -
-        (out.input_cache_creation ?? 0) -
-        (out.input_cache_creation_5m ?? 0) -
-        (out.input_cache_creation_1h ?? 0) -
-        (out.input_cache_read ?? 0) -
-        (out.input_cache_write ?? 0),
-    );
+    out.input = exclusiveOf(out.input, [
+      out.input_cached_tokens ?? 0,
+      out.input_cache_creation ?? 0,
+      out.input_cache_creation_5m ?? 0,
+      out.input_cache_creation_1h ?? 0,
+      out.input_cache_read ?? 0,
+      out.input_cache_write ?? 0,
+    ]);
   }
-  if (out.output !== undefined) out.output = floor0(out.output - (out.output_reasoning_tokens ?? 0));
+  if (out.output !== undefined) out.output = exclusiveOf(out.output, [out.output_reasoning_tokens ?? 0]);
   return out;
 }
 
 /** Genkit model spans carry their usage in the `genkit:output` JSON */
 function genkitUsage(a: Attributes): Record<string, number> | undefined {
-  const usage = (jsonObject(a['genkit:output']) as Record<string, any>).usage;
+  const usage = (jsonObject(a['genkit:output']) as LooseObject).usage;
   if (!usage || typeof usage !== 'object') return undefined;
   const out: Record<string, number> = {};
   const thoughts = num(usage.thoughtsTokens);
@@ -134,7 +137,7 @@ function genkitUsage(a: Attributes): Record<string, number> | undefined {
   const output = num(usage.outputTokens);
   const total = num(usage.totalTokens);
   if (input !== undefined) out.input = input;
-  if (output !== undefined) out.output = floor0(output - (thoughts ?? 0));
+  if (output !== undefined) out.output = exclusiveOf(output, [thoughts ?? 0]);
   if (total !== undefined) out.total = total;
   if (thoughts !== undefined) out.output_reasoning = thoughts;
   return out;
@@ -153,10 +156,10 @@ export function extractUsage(a: Attributes, scopeName: string | undefined): Reco
   if (!out) {
     out = genericUsage(a, scopeName);
     if (scopeName === 'gcp.vertex.agent' && out.input_cached_tokens === undefined) {
-      const cached = num((jsonObject(a['gcp.vertex.agent.llm_response']) as any).usage_metadata?.cached_content_token_count);
+      const cached = num((jsonObject(a['gcp.vertex.agent.llm_response']) as LooseObject).usage_metadata?.cached_content_token_count);
       if (cached !== undefined) {
         out.input_cached_tokens = cached;
-        if (out.input !== undefined) out.input = floor0(out.input - cached);
+        if (out.input !== undefined) out.input = exclusiveOf(out.input, [cached]);
       }
     }
   }

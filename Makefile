@@ -104,7 +104,7 @@ fuzz-pg: $(DEPS)
 	  DATABASE_URL="$$url" npx --no-install vitest run --project fuzz; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL fuzz run"; fi
 
-test: $(DEPS) check-generated lint typecheck sdk unit console-test integration integration-pg instrumentation-test instrumentation-test-pg conformance-inprocess fuzz fuzz-pg browser-test
+test: $(DEPS) check-generated lint typecheck sdk unit console-test integration integration-pg analytics-test analytics-test-pg instrumentation-test instrumentation-test-pg conformance-inprocess fuzz fuzz-pg browser-test
 
 conformance-inprocess: $(DEPS)
 	DATABASE_URL= node conformance/run.ts --in-process
@@ -133,7 +133,8 @@ browser-test: $(DEPS) console
 
 docs-test: browser-test
 
-run: $(DEPS) console
+# with TALLY_CLICKHOUSE_URL=chdb:<dir>, the embedded ClickHouse engine is installed first (engines/chdb)
+run: $(DEPS) console $(if $(filter chdb:%,$(TALLY_CLICKHOUSE_URL)),engines)
 	node server/src/main.ts
 
 cli: $(DEPS)
@@ -162,4 +163,25 @@ instrumentation-test-pg: instrumentations/node_modules/.installed
 	@url="$${DATABASE_URL:-$(PG_TEST_URL)}"; \
 	if node scripts/pg-reachable.ts "$$url"; then \
 	  DATABASE_URL="$$url" npx --no-install vitest run --project instrumentations; \
+	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL run"; fi
+
+# ClickHouse's engine embedded (npm chdb, ~550 MB with its prebuilt library from the registry),
+# in engines/chdb/ with its own package.json and lock file: installed only for TALLY_CLICKHOUSE_URL=chdb:
+# and the analytics tests, so a plain make run stays light.
+.PHONY: engines analytics-test analytics-test-pg
+
+engines/chdb/node_modules/.installed: engines/chdb/package.json engines/chdb/package-lock.json
+	cd engines/chdb && npm ci --no-audit --no-fund && touch node_modules/.installed
+
+engines: engines/chdb/node_modules/.installed
+
+# the ClickHouse path (change feed, exporter, schema) on the embedded engine, with the embedded database
+analytics-test: $(DEPS) engines
+	DATABASE_URL= npx --no-install vitest run --project analytics
+
+# the same with PostgreSQL, when one answers
+analytics-test-pg: $(DEPS) engines
+	@url="$${DATABASE_URL:-$(PG_TEST_URL)}"; \
+	if node scripts/pg-reachable.ts "$$url"; then \
+	  DATABASE_URL="$$url" npx --no-install vitest run --project analytics; \
 	else echo "PostgreSQL not reachable at $$url: skipping the PostgreSQL run"; fi

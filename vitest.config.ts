@@ -22,6 +22,18 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      // the ClickHouse path on the embedded engine (engines/chdb, make analytics-test): one file at
+      // a time, since the engine allows one data directory per process
+      {
+        test: {
+          name: 'analytics',
+          include: ['server/test/analytics/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
       // the web console's components, against the msw handlers generated from the spec's examples
       {
         plugins: [react()],

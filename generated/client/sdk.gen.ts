@@ -52,7 +52,8 @@ export class Health extends HeyApiClient {
      *
      * Needs no API key. Runs `select 1` against the database and answers 200 with the server
      * version when it succeeds, 503 when the database does not answer; use it as a liveness or
-     * readiness probe.
+     * readiness probe. `analytics` says where metrics are answered from and, with ClickHouse, how far
+     * its copy is behind PostgreSQL (a lag does not make the check fail).
      *
      */
     public health<ThrowOnError extends boolean = true>(options?: Options<HealthHealthData, ThrowOnError>): RequestResult<HealthHealthResponses, HealthHealthErrors, ThrowOnError> {

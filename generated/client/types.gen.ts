@@ -55,11 +55,21 @@ export type UtilsMetaResponse = {
 };
 
 /**
- * Answer of the health check: `status` is always `OK` when the server is up, with the running Tally version.
+ * Answer of the health check: `status` is always `OK` when the server is up, with the running Tally version and where analytics are answered from.
  */
 export type HealthResponse = {
     status: 'OK';
     version: string;
+    analytics: AnalyticsHealth;
+};
+
+/**
+ * The analytics store (Tally only; Langfuse has no such field). `postgres`: metrics are answered from PostgreSQL. `clickhouse` (TALLY_CLICKHOUSE_URL set): metrics are answered from ClickHouse, which receives every stored observation, trace and score through a change feed; `lagRows` changes are not exported yet, the oldest of them `lagSeconds` old (0 and 0 when it is up to date).
+ */
+export type AnalyticsHealth = {
+    engine: 'postgres' | 'clickhouse';
+    lagRows?: number;
+    lagSeconds?: number;
 };
 
 /**

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { AllowListError, parseAllowList, type AllowList } from './domain/llm/egress.ts';
+import { AnalyticsTargetError, type ClickHouseTarget, parseClickHouseTarget } from './domain/analytics/target.ts';
 
 export interface Config {
   port: number;
@@ -37,6 +38,8 @@ export interface Config {
   pgliteSharedBuffersMb: number;
   /** TALLY_HEAP_GROWTH_PERCENT: V8's heap may grow to (1 + p/100) × the live data before a full collection; 0 leaves V8's own heuristic */
   heapGrowthPercent: number;
+  /** TALLY_CLICKHOUSE_URL (+ TALLY_CLICKHOUSE_CLUSTER): the analytics store; null keeps analytics in PostgreSQL */
+  clickhouse: ClickHouseTarget | null;
 }
 
 /**
@@ -138,6 +141,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(e.message);
   }
 
+  let clickhouse: ClickHouseTarget | null = null;
+  try {
+    clickhouse = parseClickHouseTarget(env.TALLY_CLICKHOUSE_URL, env.TALLY_CLICKHOUSE_CLUSTER, process.cwd());
+  } catch (e) {
+    if (!(e instanceof AnalyticsTargetError)) throw e;
+    problems.push(e.message);
+  }
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -159,5 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evalConcurrency,
     evalRetryBaseMs,
     heapGrowthPercent,
+    clickhouse,
   };
 }

@@ -21,6 +21,10 @@ import { resolveKeyring } from './secrets/encryption-keys.ts';
 import { createTokenizerPool } from './threads/tokenizer-pool.ts';
 import { EvaluationWorker } from './background/evaluation-worker.ts';
 import { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
+import { prepareAnalytics } from './analytics/setup.ts';
+import { AnalyticsExporter } from './background/analytics-exporter.ts';
+import { feedLag } from './store/analytics-changes.ts';
+import type { Analytics } from './analytics/clickhouse.ts';
 
 /** how long after the last ingestion batch the evaluation workers count ingestion as under way */
 const INGESTION_QUIET_MS = 300;
@@ -36,6 +40,9 @@ export interface RunningServer {
   services: Services;
   /** keys of a project created on this start (empty database, no TALLY_INIT_*) */
   createdKeys: KeyPair | null;
+  /** with TALLY_CLICKHOUSE_URL: the ClickHouse connection and the exporter feeding it */
+  analytics: Analytics | null;
+  exporter: AnalyticsExporter | null;
   close(): Promise<void>;
 }
 
@@ -126,15 +133,18 @@ export async function startServer(
     onWaitForLock,
   });
   let createdKeys: KeyPair | null;
+  let analytics: Analytics | null;
   try {
     createdKeys = await db.exclusively(async () => {
       await loadManagedModels(db.em(), log);
       return ensureInitialProject(db.em(), config, log);
     });
+    analytics = await prepareAnalytics(config.clickhouse, db, log);
   } catch (e) {
     await db.close();
     throw e;
   }
+  const exporter = analytics ? new AnalyticsExporter(db, analytics, log) : null;
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   let worker: EvaluationWorker | null = null;
@@ -154,6 +164,15 @@ export async function startServer(
             (err) => log.warn({ err }, 'analysing the ingestion tables failed; autovacuum will do it'),
           )
         : undefined,
+    analytics: exporter
+      ? {
+          changed: () => exporter.wake(),
+          lag: async () => {
+            const lag = await feedLag(kysely(db.em()));
+            return { lagRows: lag.rows, lagSeconds: lag.oldest ? Math.max(0, (Date.now() - lag.oldest.getTime()) / 1000) : 0 };
+          },
+        }
+      : undefined,
     evaluation: {
       rules: new EvaluationRulesCache(),
       jobsEnqueued: () => worker?.wake(),
@@ -177,22 +196,28 @@ export async function startServer(
     // nothing started may outlive a failed start: the worker threads and the database's lock
     await tokenizers.close();
     await services.tableGrowth?.idle();
+    await analytics?.client.close();
     await db.close();
     throw e;
   }
   const { port, address } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   worker?.start();
+  exporter?.start();
   return {
     url: localUrl(address, port),
     address: `${address.includes(':') ? `[${address}]` : address}:${port}`,
     db,
     services,
     createdKeys,
+    analytics,
+    exporter,
     async close() {
       await stopPruning();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
+      await exporter?.stop();
+      await analytics?.client.close();
       server.closeAllConnections?.();
       await tokenizers.close();
       await services.tableGrowth?.idle();

@@ -72,6 +72,7 @@ export async function applyBatch(
       // senders' batches only: the judge's own records must not count as ingestion under way
       if (!events.some((e) => e.internal)) services.evaluation?.batchApplied();
       if (jobs > 0) services.evaluation?.jobsEnqueued();
+      services.analytics?.changed();
       services.tableGrowth?.written(events.length);
       break;
     } catch (e) {

@@ -5,7 +5,7 @@ describe('HTTP error contract', () => {
   it('answers health without credentials', async () => {
     const res = await raw('/api/public/health', { project: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'OK', version: expect.any(String) });
+    expect(res.body).toEqual({ status: 'OK', version: expect.any(String), analytics: { engine: 'postgres' } });
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 

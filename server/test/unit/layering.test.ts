@@ -32,13 +32,15 @@ const MAY_IMPORT: Record<string, string[]> = {
   secrets: ['domain', 'store', 'config', 'logger'],
   // one module per LLM provider
   adapters: ['domain', 'egress'],
+  // the analytics store (ClickHouse): its connection, schema migrations and rows
+  analytics: ['domain', 'db', 'store', 'logger'],
   // the `Services` type handed to handlers, ingestion, LLM calls and background work
   'app-context': ['domain', 'store', 'caches', 'threads'],
   ingestion: ['domain', 'store', 'threads', 'app-context', 'spec', '../generated'],
   // calls through stored connections, and the judge (which records its own call through ingestion)
   llm: ['domain', 'store', 'adapters', 'ingestion', 'app-context'],
   // work beside requests: the evaluation worker, event-id pruning
-  background: ['domain', 'db', 'store', 'llm', 'logger', 'app-context'],
+  background: ['domain', 'db', 'store', 'llm', 'logger', 'app-context', 'analytics'],
   // the top of the server: anything below it
   http: [
     'domain',
@@ -78,6 +80,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'ingestion',
     'llm',
     'background',
+    'analytics',
     'http',
     'bootstrap',
     '../package.json',

@@ -16,6 +16,7 @@ import { Migration20261122000013EvaluationJobs } from './Migration20261122000013
 import { Migration20261122000014Lz4Payloads } from './Migration20261122000014Lz4Payloads.ts';
 import { Migration20261122000015ObservationDaily } from './Migration20261122000015ObservationDaily.ts';
 import { Migration20261125000016UsagePricedAs } from './Migration20261125000016UsagePricedAs.ts';
+import { Migration20261125000017AnalyticsChanges } from './Migration20261125000017AnalyticsChanges.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -34,4 +35,5 @@ export const migrationsList = [
   { name: 'Migration20261122000014Lz4Payloads', class: Migration20261122000014Lz4Payloads },
   { name: 'Migration20261122000015ObservationDaily', class: Migration20261122000015ObservationDaily },
   { name: 'Migration20261125000016UsagePricedAs', class: Migration20261125000016UsagePricedAs },
+  { name: 'Migration20261125000017AnalyticsChanges', class: Migration20261125000017AnalyticsChanges },
 ];

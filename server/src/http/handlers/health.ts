@@ -6,5 +6,8 @@ export const health: OperationHandler<'health_health'> = async ({ em, services }
   } catch {
     return { status: 503, body: { message: 'Service Unavailable', error: 'Database unreachable' } };
   }
-  return { status: 200, body: { status: 'OK', version: services.version } };
+  const analytics = services.analytics
+    ? { engine: 'clickhouse' as const, ...(await services.analytics.lag()) }
+    : { engine: 'postgres' as const };
+  return { status: 200, body: { status: 'OK', version: services.version, analytics } };
 };

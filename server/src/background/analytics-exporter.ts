@@ -1,0 +1,151 @@
+// Ships the change feed to ClickHouse: takes the oldest changes no other exporter holds (their
+// rows locked in PostgreSQL), reads each changed row as it is now, inserts it into ClickHouse with
+// the change's sequence number as its version (a deleted row as a tombstone), and only then
+// forgets the changes, in the same transaction. A crash or an outage between the insert and the
+// commit sends the same rows again later with the same versions: ClickHouse keeps one of them.
+import type { Analytics } from '../analytics/clickhouse.ts';
+import { migrateClickHouse } from '../analytics/schema.ts';
+import { toClickHouseRow, tombstone } from '../analytics/rows.ts';
+import type { Database } from '../db/orm.ts';
+import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
+import { backoffMs } from '../domain/backoff.ts';
+import type { Logger } from '../logger.ts';
+import { type Change, currentRows, forgetChanges, takeChanges } from '../store/analytics-changes.ts';
+import { kysely } from '../store/sql.ts';
+
+export interface ExporterOptions {
+  /** changes taken per export (one ClickHouse insert per table) */
+  batchSize?: number;
+  /** the pause when the feed is empty; a batch applied wakes the exporter at once */
+  idleMs?: number;
+}
+
+export interface ExporterStats {
+  exportedRows: number;
+  exports: number;
+  failures: number;
+  lastError: string | null;
+}
+
+const RETRY = { baseMs: 250, maxMs: 30_000, jitter: 'half' } as const;
+
+export class AnalyticsExporter {
+  readonly stats: ExporterStats = { exportedRows: 0, exports: 0, failures: 0, lastError: null };
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private readonly batchSize: number;
+  private readonly idleMs: number;
+  private readonly db: Database;
+  private readonly analytics: Analytics;
+  private readonly log: Logger;
+
+  constructor(db: Database, analytics: Analytics, log: Logger, opts: ExporterOptions = {}) {
+    this.db = db;
+    this.analytics = analytics;
+    this.log = log;
+    this.batchSize = opts.batchSize ?? 5000;
+    this.idleMs = opts.idleMs ?? 250;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** a batch was applied: export now rather than at the next pause's end */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+  }
+
+  /** exports one batch of changes; returns how many changes it took */
+  async exportOnce(): Promise<number> {
+    return this.db.em().transactional(async (em) => {
+      const tx = kysely(em);
+      const changes = await takeChanges(tx, this.batchSize);
+      if (!changes.length) return 0;
+      for (const [entity, latest] of latestPerRow(changes)) {
+        const { table, columns } = EXPORTED[entity];
+        const keys = [...latest.values()];
+        const rows = await currentRows(tx, entity, keys);
+        const found = new Set<string>();
+        const values: Record<string, unknown>[] = [];
+        for (const row of rows) {
+          const key = `${row.project_id}\u0000${row.id}`;
+          found.add(key);
+          values.push(toClickHouseRow(columns, row, latest.get(key)!.seq));
+        }
+        for (const [key, c] of latest) if (!found.has(key)) values.push(tombstone(c.projectId, c.id, c.seq));
+        await this.analytics.client.insert({ table: `${this.analytics.database}.${table}`, values, format: 'JSONEachRow' });
+        this.stats.exportedRows += values.length;
+      }
+      await forgetChanges(
+        tx,
+        changes.map((c) => c.seq),
+      );
+      this.stats.exports++;
+      return changes.length;
+    });
+  }
+
+  /** the schema is current (migrated once per process, under the start-up lock) */
+  private migrated = false;
+
+  private async ensureSchema(): Promise<void> {
+    if (this.migrated) return;
+    await this.db.exclusively(() => migrateClickHouse(this.analytics, this.log));
+    this.migrated = true;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      let taken = 0;
+      try {
+        await this.ensureSchema();
+        taken = await this.exportOnce();
+        failures = 0;
+      } catch (e) {
+        failures++;
+        this.stats.failures++;
+        this.stats.lastError = (e as Error).message;
+        this.log.warn({ err: e, attempt: failures }, 'analytics export failed; the changes stay queued and are sent again');
+        await this.pause(backoffMs(failures, RETRY));
+        continue;
+      }
+      // a full batch means more are waiting
+      if (taken < this.batchSize) await this.pause(this.idleMs);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+/** per entity, the latest change of each row (its sequence number is the version exported) */
+function latestPerRow(changes: Change[]): Map<ExportedEntity, Map<string, Change>> {
+  const out = new Map<ExportedEntity, Map<string, Change>>();
+  for (const c of changes) {
+    let m = out.get(c.entity);
+    if (!m) out.set(c.entity, (m = new Map()));
+    const key = `${c.projectId}\u0000${c.id}`;
+    const seen = m.get(key);
+    if (!seen || BigInt(seen.seq) < BigInt(c.seq)) m.set(key, c);
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+// The change feed to the analytics store, PostgreSQL's side: the triggers that record each
+// change of observations, traces and scores (installed while ClickHouse is configured), taking a
+// batch of changes for export (rows locked, skipped by other exporters), reading the rows they
+// name as they are now, and forgetting changes once ClickHouse holds them.
+import { type ChColumn, EXPORTED } from '../domain/analytics/tables.ts';
+import { type Db, sql, type Timestamp, toDate } from './sql.ts';
+
+const FED = [
+  { table: 'observations', entity: 'o' },
+  { table: 'traces', entity: 't' },
+  { table: 'scores', entity: 's' },
+] as const;
+
+/**
+ * Installs the feed's triggers (enabled) or drops them. Returns true when they were installed
+ * now for the first time: the rows already stored are then queued once, so ClickHouse starts
+ * complete.
+ */
+export async function setFeed(db: Db, enabled: boolean): Promise<boolean> {
+  const present = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'analytics_feed_%'`.execute(db);
+  const had = (present.rows[0]?.n ?? 0) > 0;
+  if (!enabled) {
+    for (const { table } of FED)
+      for (const op of ['ins', 'upd', 'del'])
+        await sql`drop trigger if exists ${sql.raw(`analytics_feed_${op}`)} on ${sql.table(table)}`.execute(db);
+    return false;
+  }
+  for (const { table, entity } of FED) {
+    const t = sql.table(table);
+    const arg = sql.raw(`'${entity}'`);
+    await sql`create or replace trigger analytics_feed_ins after insert on ${t} referencing new table as new_rows for each statement execute function analytics_feed(${arg})`.execute(
+      db,
+    );
+    await sql`create or replace trigger analytics_feed_upd after update on ${t} referencing new table as new_rows for each statement execute function analytics_feed(${arg})`.execute(
+      db,
+    );
+    await sql`create or replace trigger analytics_feed_del after delete on ${t} referencing old table as old_rows for each statement execute function analytics_feed(${arg})`.execute(
+      db,
+    );
+  }
+  if (had) return false;
+  for (const { table, entity } of FED)
+    await sql`insert into analytics_changes (entity, project_id, id) select ${entity}::"char", project_id, id from ${sql.table(table)}`.execute(
+      db,
+    );
+  return true;
+}
+
+export interface Change {
+  seq: string;
+  entity: 'o' | 't' | 's';
+  projectId: string;
+  id: string;
+}
+
+/** the oldest changes no other exporter holds, locked until the caller's transaction ends */
+export async function takeChanges(tx: Db, limit: number): Promise<Change[]> {
+  const r = await sql<{ seq: string; entity: string; project_id: string; id: string }>`
+    select seq::text as seq, entity::text as entity, project_id, id from analytics_changes
+    order by seq limit ${limit} for update skip locked`.execute(tx);
+  return r.rows.map((c) => ({ seq: c.seq, entity: c.entity as Change['entity'], projectId: c.project_id, id: c.id }));
+}
+
+/** a column read for export: numbers, JSON and the numeric maps' values as text, so nothing is rounded */
+function exportExpr(c: ChColumn): string {
+  const col = `t.${c.name}`;
+  switch (c.from) {
+    case 'json':
+    case 'number':
+    case 'decimal':
+      return `${col}::text as ${c.name}`;
+    case 'usageMap':
+    case 'costMap':
+      // only numbers: a value stored as anything else has no place in a numeric map
+      return `(select jsonb_object_agg(k, v::text) from jsonb_each(${col}) e(k, v) where jsonb_typeof(v) = 'number') as ${c.name}`;
+    default:
+      return col;
+  }
+}
+
+/** the named rows of a fed table as they are now (a missing one was deleted) */
+export async function currentRows(tx: Db, entity: Change['entity'], keys: { projectId: string; id: string }[]) {
+  const { table, columns } = EXPORTED[entity];
+  const r = await sql<Record<string, unknown>>`
+    select ${sql.raw(columns.map(exportExpr).join(', '))} from ${sql.table(table)} t
+    join unnest(${keys.map((k) => k.projectId)}::text[], ${keys.map((k) => k.id)}::text[]) as k(project_id, id)
+      on t.project_id = k.project_id and t.id = k.id`.execute(tx);
+  return r.rows;
+}
+
+export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
+  if (seqs.length) await sql`delete from analytics_changes where seq = any(${seqs}::bigint[])`.execute(tx);
+}
+
+/** how far the analytics store is behind: changes not yet exported, and the age of the oldest */
+export async function feedLag(db: Db): Promise<{ rows: number; oldest: Date | null }> {
+  const r = await sql<{
+    n: string;
+    oldest: Timestamp | null;
+  }>`select count(*)::text as n, min(at) as oldest from analytics_changes`.execute(db);
+  const row = r.rows[0];
+  return { rows: Number(row?.n ?? 0), oldest: row?.oldest ? toDate(row.oldest) : null };
+}

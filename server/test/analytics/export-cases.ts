@@ -1,0 +1,261 @@
+// The change feed to ClickHouse, whichever way Tally reaches it (export-embedded.test.ts: the
+// engine in process; export-http.test.ts: @clickhouse/client over HTTP): every stored
+// observation, trace and score reaches ClickHouse with the values PostgreSQL holds (costs to the
+// last digit), an update replaces its row, a delete hides it, an export sent twice or an older
+// version arriving late leaves one row, and an outage keeps the changes queued until it ends.
+// On PostgreSQL (DATABASE_URL) the server runs on a database of the test's own, so its triggers
+// never meet the integration suite's.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kysely, sql } from '../../src/store/sql.ts';
+import { basic, startTestServer, type TestServer } from '../support/start.ts';
+
+const pgUrl = process.env.DATABASE_URL;
+
+async function admin(sqlText: string) {
+  const c = new pg.Client({ connectionString: pgUrl!.replace(/\/[^/]*$/, '/postgres') });
+  await c.connect();
+  try {
+    await c.query(sqlText);
+  } finally {
+    await c.end();
+  }
+}
+
+export interface ClickHouseUnderTest {
+  /** TALLY_CLICKHOUSE_URL */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** a server on a database of its own with ClickHouse as `target` gives it */
+export async function startWithClickHouse(name: string, target: ClickHouseUnderTest, env: Record<string, string> = {}) {
+  const dbName = `tally_${name}_${process.pid}`;
+  const full: Record<string, string> = { TALLY_CLICKHOUSE_URL: target.url, TALLY_EVAL_CONCURRENCY: '0', ...env };
+  if (pgUrl) {
+    await admin(`drop database if exists ${dbName}`);
+    await admin(`create database ${dbName}`);
+    full.DATABASE_URL = pgUrl.replace(/\/[^/]*$/, `/${dbName}`);
+  }
+  const t = await startTestServer(full);
+  return {
+    t,
+    async close() {
+      await t.server.close();
+      await target.close();
+      if (pgUrl) await admin(`drop database if exists ${dbName}`);
+    },
+  };
+}
+
+export function exportSuite(name: string, target: () => Promise<ClickHouseUnderTest>) {
+  let t: TestServer;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    const started = await startWithClickHouse(`analytics_${name}`, await target());
+    t = started.t;
+    stop = started.close;
+  }, 120_000);
+  afterAll(async () => {
+    await stop?.();
+  });
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${t.server.url}${path}`, {
+      ...init,
+      headers: { authorization: basic(t.projectA), 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+
+  async function ingest(batch: unknown[]) {
+    const res = await api('/api/public/ingestion', { method: 'POST', body: JSON.stringify({ batch }) });
+    expect(res.status).toBe(207);
+    const body = (await res.json()) as { errors: unknown[] };
+    expect(body.errors).toEqual([]);
+  }
+
+  async function health() {
+    const res = await fetch(`${t.server.url}/api/public/health`);
+    return ((await res.json()) as { analytics: { engine: string; lagRows?: number; lagSeconds?: number } }).analytics;
+  }
+
+  /** until the exporter has shipped every change */
+  async function caughtUp() {
+    for (let i = 0; i < 200; i++) {
+      const a = await health();
+      if (a.lagRows === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`the exporter did not catch up: ${JSON.stringify(await health())}`);
+  }
+
+  async function ch<T>(query: string): Promise<T[]> {
+    const a = t.server.analytics!;
+    const rs = await a.client.query({ query: query.replaceAll('$db', a.database), format: 'JSONEachRow' });
+    return rs.json<T>();
+  }
+
+  const at = (s: number) => new Date(Date.UTC(2026, 10, 20, 10, 0, s)).toISOString();
+  const id = (p: string) => `${p}-${Math.random().toString(36).slice(2, 10)}`;
+
+  describe(`analytics export to ClickHouse (${name})`, () => {
+    it('health names the engine and its lag', async () => {
+      await caughtUp();
+      const a = await health();
+      expect(a).toEqual({ engine: 'clickhouse', lagRows: 0, lagSeconds: 0 });
+    });
+
+    it('ships observations, traces and scores with the values PostgreSQL holds, costs to the last digit', async () => {
+      const trace = id('t');
+      const gen = id('g');
+      const score = id('s');
+      await ingest([
+        {
+          id: id('e'),
+          timestamp: at(0),
+          type: 'trace-create',
+          body: { id: trace, name: 'checkout', userId: 'u1', tags: ['a', 'b'], environment: 'prod' },
+        },
+        {
+          id: id('e'),
+          timestamp: at(1),
+          type: 'generation-create',
+          body: {
+            id: gen,
+            traceId: trace,
+            name: 'llm',
+            environment: 'prod',
+            model: 'no-such-model',
+            startTime: at(1),
+            endTime: at(3),
+            input: { messages: [{ role: 'user', content: 'hi', n: 12345678901234567 }] },
+            usageDetails: { input: 1200, output: 34 },
+            costDetails: { input: 0.000000123456789012, output: 1.5, total: 1.500000123456789012 },
+          },
+        },
+        { id: id('e'), timestamp: at(4), type: 'score-create', body: { id: score, traceId: trace, name: 'quality', value: 0.75 } },
+      ]);
+      await caughtUp();
+      const [o] = await ch<Record<string, unknown>>(
+        `SELECT id, trace_id, type, name, model, toString(total_cost) AS total, toString(input_cost) AS input_cost, cost_details, usage_details, input_usage, output_usage, trace_name, user_id, tags, environment, start_time, end_time, input FROM $db.observations FINAL WHERE id = '${gen}'`,
+      );
+      expect(o).toMatchObject({
+        id: gen,
+        trace_id: trace,
+        type: 'GENERATION',
+        name: 'llm',
+        model: 'no-such-model',
+        usage_details: { input: 1200, output: 34 },
+        input_usage: 1200,
+        output_usage: 34,
+        trace_name: 'checkout',
+        user_id: 'u1',
+        tags: ['a', 'b'],
+        environment: 'prod',
+        start_time: '2026-11-20 10:00:01.000',
+        end_time: '2026-11-20 10:00:03.000',
+      });
+      // every digit of PostgreSQL's numeric costs
+      const stored = await sql<{
+        total: string;
+        input: string;
+      }>`select total_cost::text as total, input_cost::text as input from observations where id = ${gen}`.execute(kysely(t.server.db.em()));
+      expect(stored.rows[0]!.total).toMatch(/^1\.50000012345678/);
+      expect(Number(o!.total)).toBe(Number(stored.rows[0]!.total));
+      expect(o!.total).toBe(stored.rows[0]!.total.replace(/0+$/, ''));
+      expect(o!.input_cost).toBe(stored.rows[0]!.input.replace(/0+$/, ''));
+      // the JSON columns are PostgreSQL's jsonb text, as stored
+      const input = await sql<{ input: string }>`select input::text as input from observations where id = ${gen}`.execute(
+        kysely(t.server.db.em()),
+      );
+      expect(o!.input).toBe(input.rows[0]!.input);
+      const [tr] = await ch<Record<string, unknown>>(`SELECT name, user_id, tags FROM $db.traces FINAL WHERE id = '${trace}'`);
+      expect(tr).toEqual({ name: 'checkout', user_id: 'u1', tags: ['a', 'b'] });
+      const [s] = await ch<Record<string, unknown>>(`SELECT name, value, trace_id FROM $db.scores FINAL WHERE id = '${score}'`);
+      expect(s).toEqual({ name: 'quality', value: 0.75, trace_id: trace });
+    });
+
+    it('an update replaces the row; a delete hides it', async () => {
+      const trace = id('t');
+      const gen = id('g');
+      const score = id('s');
+      await ingest([
+        { id: id('e'), timestamp: at(0), type: 'trace-create', body: { id: trace } },
+        {
+          id: id('e'),
+          timestamp: at(1),
+          type: 'generation-create',
+          body: { id: gen, traceId: trace, model: 'm', startTime: at(1), costDetails: { total: 1 } },
+        },
+        { id: id('e'), timestamp: at(2), type: 'score-create', body: { id: score, traceId: trace, name: 'q', value: 1 } },
+      ]);
+      await caughtUp();
+      await ingest([
+        {
+          id: id('e'),
+          timestamp: at(5),
+          type: 'generation-update',
+          body: { id: gen, traceId: trace, costDetails: { total: 2.25 }, output: 'done' },
+        },
+      ]);
+      expect((await api(`/api/public/scores/${score}`, { method: 'DELETE' })).ok).toBe(true);
+      await caughtUp();
+      const rows = await ch<{ total: string; output: string }>(
+        `SELECT toString(total_cost) AS total, output FROM $db.observations FINAL WHERE id = '${gen}'`,
+      );
+      expect(rows).toEqual([{ total: '2.25', output: '"done"' }]);
+      expect(await ch(`SELECT id FROM $db.scores FINAL WHERE id = '${score}'`)).toEqual([]);
+    });
+
+    it('an export sent twice, or an older version arriving late, leaves the latest row once', async () => {
+      const gen = id('g');
+      await ingest([{ id: id('e'), timestamp: at(1), type: 'span-create', body: { id: gen, name: 'first', startTime: at(1) } }]);
+      await caughtUp();
+      const [before] = await ch<{ _version: string }>(`SELECT _version FROM $db.observations FINAL WHERE id = '${gen}'`);
+      await ingest([{ id: id('e'), timestamp: at(2), type: 'span-update', body: { id: gen, name: 'second' } }]);
+      await caughtUp();
+      // the first version again, as a crash between ClickHouse's insert and PostgreSQL's commit would send it
+      const a = t.server.analytics!;
+      await a.client.insert({
+        table: `${a.database}.observations`,
+        values: [
+          {
+            project_id: t.projectA.projectId,
+            id: gen,
+            type: 'SPAN',
+            name: 'first',
+            start_time: at(1),
+            _version: before!._version,
+            _deleted: 0,
+          },
+        ],
+        format: 'JSONEachRow',
+      });
+      expect(await ch(`SELECT name FROM $db.observations FINAL WHERE id = '${gen}'`)).toEqual([{ name: 'second' }]);
+    });
+
+    it('keeps changes queued while ClickHouse refuses them, and ships them when it is back', async () => {
+      const a = t.server.analytics!;
+      const insert = a.client.insert.bind(a.client);
+      let refused = 0;
+      a.client.insert = (async () => {
+        refused++;
+        throw new Error('ClickHouse is down (test)');
+      }) as typeof a.client.insert;
+      const gen = id('g');
+      try {
+        await ingest([
+          { id: id('e'), timestamp: at(1), type: 'event-create', body: { id: gen, name: 'during the outage', startTime: at(1) } },
+        ]);
+        for (let i = 0; i < 100 && refused < 2; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(refused).toBeGreaterThanOrEqual(1);
+        const lag = await health();
+        expect(lag.lagRows).toBeGreaterThan(0);
+      } finally {
+        a.client.insert = insert;
+      }
+      t.server.exporter!.wake();
+      await caughtUp();
+      expect(await ch(`SELECT name FROM $db.observations FINAL WHERE id = '${gen}'`)).toEqual([{ name: 'during the outage' }]);
+    });
+  });
+}

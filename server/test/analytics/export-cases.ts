@@ -7,6 +7,8 @@
 // never meet the integration suite's.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsExporter } from '../../src/background/analytics-exporter.ts';
+import { createLogger } from '../../src/logger.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
 
@@ -231,6 +233,44 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         format: 'JSONEachRow',
       });
       expect(await ch(`SELECT name FROM $db.observations FINAL WHERE id = '${gen}'`)).toEqual([{ name: 'second' }]);
+    });
+
+    it('several exporters on one database share the work: each change exported once', async () => {
+      const prefix = id('many');
+      const others = [1, 2, 3].map(
+        () => new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), { batchSize: 50 }),
+      );
+      const ingesting = Promise.all(
+        [0, 1, 2, 3].map((b) =>
+          ingest(
+            Array.from({ length: 100 }, (_, i) => ({
+              id: id('e'),
+              timestamp: at(1),
+              type: 'span-create',
+              body: { id: `${prefix}-${b}-${i}`, name: prefix, startTime: at(1) },
+            })),
+          ),
+        ),
+      );
+      let taken = 0;
+      const racing = Promise.all(
+        others.map(async (x) => {
+          for (let round = 0; round < 40; round++) {
+            taken += await x.exportOnce();
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        }),
+      );
+      await ingesting;
+      await racing;
+      await caughtUp();
+      const [row] = await ch<{ n: number; ids: number }>(
+        `SELECT count() AS n, uniqExact(id) AS ids FROM $db.observations FINAL WHERE name = '${prefix}'`,
+      );
+      expect(Number(row!.n)).toBe(400);
+      expect(Number(row!.ids)).toBe(400);
+      // on PostgreSQL the extra exporters take part of the feed; PGlite's one connection serialises them
+      if (process.env.DATABASE_URL) expect(taken).toBeGreaterThan(0);
     });
 
     it('keeps changes queued while ClickHouse refuses them, and ships them when it is back', async () => {

@@ -142,7 +142,10 @@ function latestPerRow(changes: Change[]): Map<ExportedEntity, Map<string, Change
   const out = new Map<ExportedEntity, Map<string, Change>>();
   for (const c of changes) {
     let m = out.get(c.entity);
-    if (!m) out.set(c.entity, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      out.set(c.entity, m);
+    }
     const key = `${c.projectId}\u0000${c.id}`;
     const seen = m.get(key);
     if (!seen || BigInt(seen.seq) < BigInt(c.seq)) m.set(key, c);

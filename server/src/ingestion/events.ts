@@ -58,7 +58,7 @@ export function createEventValidator(definition: Document = loadSpec()) {
     const fail = (v: ValidateFunction) => ({
       ok: false as const,
       id,
-      issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: '/event' + e.instancePath }))),
+      issues: issuesFromAjv((v.errors ?? []).map((e) => ({ ...e, instancePath: `/event${e.instancePath}` }))),
     });
     if (!base(raw)) return fail(base);
     const ev = raw as { id: string; type: string; timestamp: string; body: BodyFields };

@@ -65,7 +65,7 @@ function describe(e: ErrorObject): Pick<Issue, 'code' | 'message'> {
 
 export function issuesFromAjv(errors: ErrorObject[]): Issue[] {
   // a failed union reports every branch's errors; one issue at the union is clearer
-  const unions = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').map((e) => e.schemaPath + '/');
+  const unions = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
   const kept = errors.filter((e) => !unions.some((u) => e.schemaPath.startsWith(u)));
   const seen = new Set<string>();
   const issues: Issue[] = [];

@@ -129,8 +129,10 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
             model: 'no-such-model',
             startTime: at(1),
             endTime: at(3),
+            // biome-ignore lint/correctness/noPrecisionLoss: stored as the server parsed it; the test compares with PostgreSQL's text
             input: { messages: [{ role: 'user', content: 'hi', n: 12345678901234567 }] },
             usageDetails: { input: 1200, output: 34 },
+            // biome-ignore lint/correctness/noPrecisionLoss: more digits than a double holds, on purpose
             costDetails: { input: 0.000000123456789012, output: 1.5, total: 1.500000123456789012 },
           },
         },

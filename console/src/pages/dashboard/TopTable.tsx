@@ -46,6 +46,7 @@ export function TopTable({
               {rows.map((r, i) => {
                 const name = r[field] === null || r[field] === undefined || r[field] === '' ? noneLabel : String(r[field]);
                 return (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: rows are a ranking; two groups may show the same label (the none label)
                   <tr key={`${name}-${i}`}>
                     <th scope="row">{name}</th>
                     <td className="num">{formatUsd(Number(r.sum_totalCost ?? 0))}</td>

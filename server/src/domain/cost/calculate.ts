@@ -43,7 +43,9 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
   let provided: Record<string, number> | null = null;
   for (const k in providedCost) {
     const v = providedCost[k];
-    if (v != null) setEntry((provided ??= {}), k, v);
+    if (v == null) continue;
+    provided ??= {};
+    setEntry(provided, k, v);
   }
   if (provided) return ingested(provided);
 
@@ -74,7 +76,10 @@ export function calculateCost({ usage, providedCost, prices }: CostInput): CostR
     if (price == null && !wholeCostPriced && k !== 'total') {
       priceKey = fallbackPriceKey(k, prices) ?? k;
       price = priceKey === k ? undefined : prices[priceKey];
-      if (price != null) setEntry((pricedAs ??= {}), k, priceKey);
+      if (price != null) {
+        pricedAs ??= {};
+        setEntry(pricedAs, k, priceKey);
+      }
     }
     if (price == null) continue;
     const units = usage[k]!;

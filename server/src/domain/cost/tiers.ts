@@ -112,7 +112,7 @@ function usageVerdict(c: UsageCondition, usage: Record<string, number>): Verdict
 function attributeVerdict(c: AttributeCondition, attrs: { model_parameters: Map<string, string>; metadata: Map<string, string> }): Verdict {
   const source = attrs[c.source];
   const name = `${c.source}.${c.key}`;
-  if (!source || !source.has(c.key)) return { ok: false, text: () => `${name} is not set` };
+  if (!source?.has(c.key)) return { ok: false, text: () => `${name} is not set` };
   const value = source.get(c.key)!;
   const ok = Array.isArray(c.values) && c.values.includes(value);
   return { ok, text: () => `${name} = ${JSON.stringify(value)} is ${ok ? '' : 'not '}in ${JSON.stringify(c.values)}` };
@@ -134,7 +134,8 @@ function selection(tier: PricingTierDef | null, reason: () => string): TierSelec
   return {
     tier,
     get reason() {
-      return (text ??= reason());
+      text ??= reason();
+      return text;
     },
   };
 }

@@ -43,9 +43,9 @@ export function parseOutputDefinition(
   if (!isObject(raw)) return { issues: [{ code: 'invalid_type', path: at, message: 'Invalid input: expected object' }] };
   if (!DATA_TYPES.includes(raw.dataType))
     return { issues: [{ code: 'invalid_union', path: [...at, 'dataType'], message: 'Invalid input' }] };
-  const reasoning = isObject(raw.reasoning)
-    ? text(raw.reasoning.description, [...at, 'reasoning', 'description'], issues)
-    : (issues.push({ code: 'invalid_type', path: [...at, 'reasoning'], message: 'Invalid input: expected object' }), undefined);
+  let reasoning: ReturnType<typeof text> | undefined;
+  if (isObject(raw.reasoning)) reasoning = text(raw.reasoning.description, [...at, 'reasoning', 'description'], issues);
+  else issues.push({ code: 'invalid_type', path: [...at, 'reasoning'], message: 'Invalid input: expected object' });
   if (!isObject(raw.score)) {
     issues.push({ code: 'invalid_type', path: [...at, 'score'], message: 'Invalid input: expected object' });
     return { issues };

@@ -118,7 +118,10 @@ export function droppedValueWarnings(rawUsage: unknown, parsed: ParsedUsageDetai
     for (const k in rawUsage) {
       const v = rawUsage[k];
       if (v == null || Object.hasOwn(kept, k)) continue;
-      if (isPlainObject(v) && (unmapped ??= unmappedOpenAiWarnings(rawUsage).length > 0)) continue;
+      if (isPlainObject(v)) {
+        unmapped ??= unmappedOpenAiWarnings(rawUsage).length > 0;
+        if (unmapped) continue;
+      }
       out.push(
         `usageDetails.${k} (${shown(v)}) was not stored: a usage count must be a whole number >= 0${/cost/i.test(k) ? '; costs belong in costDetails' : ''}`,
       );

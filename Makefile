@@ -143,7 +143,7 @@ cli: $(DEPS)
 mock: $(DEPS)
 	node server/src/mock.ts
 
-bench: $(DEPS)
+bench: $(DEPS) engines
 	node bench/run.ts
 
 # Real LLM instrumentation packages (AI SDK, Langfuse SDKs, LangChain, OpenInference, OpenLLMetry)

@@ -6,6 +6,7 @@ import { run as hostileMemory } from './hostile-memory.ts';
 import { run as metrics } from './metrics.ts';
 import { run as tokenizers } from './tokenizers.ts';
 import { run as evaluation } from './evaluation.ts';
+import { run as analyticsExport } from './analytics-export.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
@@ -29,3 +30,6 @@ console.log(
   '== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==',
 );
 for (const line of await evaluation()) console.log(line);
+
+console.log('== change feed to ClickHouse (embedded) under ingestion load (BENCH_EXPORT_EVENTS, default 100000) ==');
+for (const line of await analyticsExport()) console.log(line);

@@ -3,14 +3,15 @@
 // the change's sequence number as its version (a deleted row as a tombstone), and only then
 // forgets the changes, in the same transaction. A crash or an outage between the insert and the
 // commit sends the same rows again later with the same versions: ClickHouse keeps one of them.
+import { Readable } from 'node:stream';
 import type { Analytics } from '../analytics/clickhouse.ts';
 import { migrateClickHouse } from '../analytics/schema.ts';
-import { toClickHouseRow, tombstone } from '../analytics/rows.ts';
+import { tombstone } from '../analytics/rows.ts';
 import type { Database } from '../db/orm.ts';
 import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
 import { backoffMs } from '../domain/backoff.ts';
 import type { Logger } from '../logger.ts';
-import { type Change, currentRows, forgetChanges, takeChanges } from '../store/analytics-changes.ts';
+import { type Change, exportLines, forgetChanges, takeChanges } from '../store/analytics-changes.ts';
 import { kysely } from '../store/sql.ts';
 
 export interface ExporterOptions {
@@ -18,6 +19,11 @@ export interface ExporterOptions {
   batchSize?: number;
   /** the pause when the feed is empty; a batch applied wakes the exporter at once */
   idleMs?: number;
+  /**
+   * rounds in flight at once (default 2): while one reads rows from PostgreSQL another inserts
+   * into ClickHouse; they take disjoint changes (SKIP LOCKED)
+   */
+  concurrency?: number;
 }
 
 export interface ExporterStats {
@@ -32,8 +38,9 @@ const RETRY = { baseMs: 250, maxMs: 30_000, jitter: 'half' } as const;
 export class AnalyticsExporter {
   readonly stats: ExporterStats = { exportedRows: 0, exports: 0, failures: 0, lastError: null };
   private running = false;
-  private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private loops: Promise<void>[] = [];
+  private wakeUps = new Set<() => void>();
+  private readonly concurrency: number;
   private readonly batchSize: number;
   private readonly idleMs: number;
   private readonly db: Database;
@@ -44,25 +51,26 @@ export class AnalyticsExporter {
     this.db = db;
     this.analytics = analytics;
     this.log = log;
-    this.batchSize = opts.batchSize ?? 5000;
+    this.batchSize = opts.batchSize ?? 20_000;
     this.idleMs = opts.idleMs ?? 250;
+    this.concurrency = opts.concurrency ?? 2;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.loops = Array.from({ length: this.concurrency }, () => this.run());
   }
 
   /** a batch was applied: export now rather than at the next pause's end */
   wake(): void {
-    this.wakeUp?.();
+    for (const w of [...this.wakeUps]) w();
   }
 
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
-    await this.loop;
+    await Promise.all(this.loops);
   }
 
   /** exports one batch of changes; returns how many changes it took */
@@ -72,19 +80,17 @@ export class AnalyticsExporter {
       const changes = await takeChanges(tx, this.batchSize);
       if (!changes.length) return 0;
       for (const [entity, latest] of latestPerRow(changes)) {
-        const { table, columns } = EXPORTED[entity];
-        const keys = [...latest.values()];
-        const rows = await currentRows(tx, entity, keys);
-        const found = new Set<string>();
-        const values: Record<string, unknown>[] = [];
-        for (const row of rows) {
-          const key = `${row.project_id}\u0000${row.id}`;
-          found.add(key);
-          values.push(toClickHouseRow(columns, row, latest.get(key)!.seq));
-        }
-        for (const [key, c] of latest) if (!found.has(key)) values.push(tombstone(c.projectId, c.id, c.seq));
-        await this.analytics.client.insert({ table: `${this.analytics.database}.${table}`, values, format: 'JSONEachRow' });
-        this.stats.exportedRows += values.length;
+        const rows = await exportLines(tx, entity, [...latest.values()]);
+        const lines = rows.map((r) => r.line);
+        const found = new Set(rows.map((r) => `${r.projectId}\u0000${r.id}`));
+        for (const [key, c] of latest) if (!found.has(key)) lines.push(JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
+        // raw JSONEachRow text, as PostgreSQL wrote it: no row is parsed or rebuilt here
+        const result = await this.analytics.client.exec({
+          query: `INSERT INTO ${this.analytics.database}.${EXPORTED[entity].table} FORMAT JSONEachRow`,
+          values: Readable.from([Buffer.from(`${lines.join('\n')}\n`)], { objectMode: false }),
+        });
+        result.stream.resume();
+        this.stats.exportedRows += lines.length;
       }
       await forgetChanges(
         tx,
@@ -127,12 +133,13 @@ export class AnalyticsExporter {
 
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(t);
+        this.wakeUps.delete(done);
         resolve();
-      }
-      this.wakeUp = done;
+      };
+      const t = setTimeout(done, ms);
+      this.wakeUps.add(done);
     });
   }
 }

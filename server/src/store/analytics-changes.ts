@@ -61,31 +61,45 @@ export async function takeChanges(tx: Db, limit: number): Promise<Change[]> {
   return r.rows.map((c) => ({ seq: c.seq, entity: c.entity as Change['entity'], projectId: c.project_id, id: c.id }));
 }
 
-/** a column read for export: numbers, JSON and the numeric maps' values as text, so nothing is rounded */
+/**
+ * A column as its ClickHouse JSONEachRow value, built by PostgreSQL: numbers stay JSON numbers
+ * with every digit numeric holds (ClickHouse reads a Decimal from the number's text), JSON
+ * columns become their text, the numeric maps keep only numbers, and empty arrays and maps stand
+ * for NULL where ClickHouse's column is not nullable.
+ */
 function exportExpr(c: ChColumn): string {
   const col = `t.${c.name}`;
   switch (c.from) {
     case 'json':
-    case 'number':
-    case 'decimal':
-      return `${col}::text as ${c.name}`;
+      return `${col}::text`;
     case 'usageMap':
     case 'costMap':
-      // only numbers: a value stored as anything else has no place in a numeric map
-      return `(select jsonb_object_agg(k, v::text) from jsonb_each(${col}) e(k, v) where jsonb_typeof(v) = 'number') as ${c.name}`;
+      return `coalesce((select jsonb_object_agg(k, v) from jsonb_each(${col}) e(k, v) where jsonb_typeof(v) = 'number'), '{}'::jsonb)`;
+    case 'array':
+      return `coalesce(${col}, '{}')`;
     default:
       return col;
   }
 }
 
-/** the named rows of a fed table as they are now (a missing one was deleted) */
-export async function currentRows(tx: Db, entity: Change['entity'], keys: { projectId: string; id: string }[]) {
+/**
+ * The named rows of a fed table as they are now, each as one JSONEachRow line with the change's
+ * sequence number as its version; a row missing from the answer was deleted.
+ */
+export async function exportLines(
+  tx: Db,
+  entity: Change['entity'],
+  changes: Change[],
+): Promise<{ projectId: string; id: string; line: string }[]> {
   const { table, columns } = EXPORTED[entity];
-  const r = await sql<Record<string, unknown>>`
-    select ${sql.raw(columns.map(exportExpr).join(', '))} from ${sql.table(table)} t
-    join unnest(${keys.map((k) => k.projectId)}::text[], ${keys.map((k) => k.id)}::text[]) as k(project_id, id)
+  const fields = columns.map((c) => `'${c.name}', ${exportExpr(c)}`).join(', ');
+  const r = await sql<{ project_id: string; id: string; line: string }>`
+    select t.project_id, t.id, json_build_object(${sql.raw(fields)}, '_version', k.seq, '_deleted', 0)::text as line
+    from ${sql.table(table)} t
+    join unnest(${changes.map((c) => c.projectId)}::text[], ${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.seq)}::bigint[])
+      as k(project_id, id, seq)
       on t.project_id = k.project_id and t.id = k.id`.execute(tx);
-  return r.rows;
+  return r.rows.map((x) => ({ projectId: x.project_id, id: x.id, line: x.line }));
 }
 
 export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {

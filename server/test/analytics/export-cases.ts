@@ -277,12 +277,12 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
 
     it('keeps changes queued while ClickHouse refuses them, and ships them when it is back', async () => {
       const a = t.server.analytics!;
-      const insert = a.client.insert.bind(a.client);
+      const exec = a.client.exec.bind(a.client);
       let refused = 0;
-      a.client.insert = (async () => {
+      a.client.exec = (async () => {
         refused++;
         throw new Error('ClickHouse is down (test)');
-      }) as typeof a.client.insert;
+      }) as typeof a.client.exec;
       const gen = id('g');
       try {
         await ingest([
@@ -293,7 +293,7 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         const lag = await health();
         expect(lag.lagRows).toBeGreaterThan(0);
       } finally {
-        a.client.insert = insert;
+        a.client.exec = exec;
       }
       t.server.exporter!.wake();
       await caughtUp();

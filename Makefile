@@ -170,8 +170,10 @@ instrumentation-test-pg: instrumentations/node_modules/.installed
 # and the analytics tests, so a plain make run stays light.
 .PHONY: engines analytics-test analytics-test-pg
 
+# npm install (from the lock file, changing nothing), not npm ci: chdb names prebuilt engines for
+# macOS that are not published, and npm ci refuses a lock file without them
 engines/chdb/node_modules/.installed: engines/chdb/package.json engines/chdb/package-lock.json
-	cd engines/chdb && npm ci --no-audit --no-fund && touch node_modules/.installed
+	cd engines/chdb && npm install --no-audit --no-fund --no-save && touch node_modules/.installed
 
 engines: engines/chdb/node_modules/.installed
 

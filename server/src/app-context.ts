@@ -1,11 +1,21 @@
 // The per-process dependencies (`Services`): built once by server.ts, handed to every handler,
 // to ingestion, to the LLM calls and to the background work.
+import type { ObservationRecord, TraceRecord } from './domain/ingestion/types.ts';
+import type { StoredScore } from './store/scores.ts';
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { AllowList } from './domain/llm/egress.ts';
 import type { GrowthAnalyzer } from './store/planner-stats.ts';
 import type { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 import type { ModelCatalog } from './caches/model-catalog.ts';
 import type { TokenizerPool } from './threads/tokenizer-pool.ts';
+
+/** reads of what retention removed from PostgreSQL (analytics/reads.ts over ClickHouse) */
+export interface Archive {
+  observations: (projectId: string, ids: string[]) => Promise<ObservationRecord[]>;
+  observationsOfTrace: (projectId: string, traceId: string) => Promise<ObservationRecord[]>;
+  traces: (projectId: string, ids: string[]) => Promise<TraceRecord[]>;
+  score: (projectId: string, id: string) => Promise<StoredScore | null>;
+}
 
 export interface Services {
   version: string;
@@ -22,5 +32,10 @@ export interface Services {
   /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
   evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
   /** with ClickHouse configured: how far its copy is behind, and the exporter's wake-up after a batch */
-  analytics?: { lag: () => Promise<{ lagRows: number; lagSeconds: number }>; changed: () => void };
+  analytics?: {
+    lag: () => Promise<{ lagRows: number; lagSeconds: number }>;
+    changed: () => void;
+    /** with TALLY_POSTGRES_RETENTION_DAYS: rows PostgreSQL no longer holds, read from ClickHouse */
+    archive?: Archive;
+  };
 }

@@ -40,6 +40,8 @@ export interface Config {
   heapGrowthPercent: number;
   /** TALLY_CLICKHOUSE_URL (+ TALLY_CLICKHOUSE_CLUSTER): the analytics store; null keeps analytics in PostgreSQL */
   clickhouse: ClickHouseTarget | null;
+  /** TALLY_POSTGRES_RETENTION_DAYS (ClickHouse only): exported rows older than this leave PostgreSQL; 0 keeps them */
+  postgresRetentionDays: number;
 }
 
 /**
@@ -149,6 +151,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(e.message);
   }
 
+  const postgresRetentionDays = Number(env.TALLY_POSTGRES_RETENTION_DAYS ?? 0);
+  if (!Number.isInteger(postgresRetentionDays) || postgresRetentionDays < 0)
+    problems.push(
+      `TALLY_POSTGRES_RETENTION_DAYS must be a whole number of days (0 keeps every row), got "${env.TALLY_POSTGRES_RETENTION_DAYS}"`,
+    );
+  else if (postgresRetentionDays > 0 && !env.TALLY_CLICKHOUSE_URL?.trim())
+    problems.push('TALLY_POSTGRES_RETENTION_DAYS needs TALLY_CLICKHOUSE_URL: without ClickHouse, PostgreSQL holds the only copy');
+
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
@@ -171,5 +181,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evalRetryBaseMs,
     heapGrowthPercent,
     clickhouse,
+    postgresRetentionDays,
   };
 }

@@ -24,6 +24,13 @@ import { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 import { prepareAnalytics } from './analytics/setup.ts';
 import { AnalyticsExporter } from './background/analytics-exporter.ts';
 import { feedLag } from './store/analytics-changes.ts';
+import { startPostgresRetention } from './background/postgres-retention.ts';
+import {
+  observationsFromClickHouse,
+  observationsOfTraceFromClickHouse,
+  scoreFromClickHouse,
+  tracesFromClickHouse,
+} from './analytics/reads.ts';
 import type { Analytics } from './analytics/clickhouse.ts';
 
 /** how long after the last ingestion batch the evaluation workers count ingestion as under way */
@@ -167,6 +174,15 @@ export async function startServer(
     analytics: exporter
       ? {
           changed: () => exporter.wake(),
+          archive:
+            analytics && config.postgresRetentionDays > 0
+              ? {
+                  observations: (p, ids) => observationsFromClickHouse(analytics!, p, ids),
+                  observationsOfTrace: (p, t) => observationsOfTraceFromClickHouse(analytics!, p, t),
+                  traces: (p, ids) => tracesFromClickHouse(analytics!, p, ids),
+                  score: (p, id) => scoreFromClickHouse(analytics!, p, id),
+                }
+              : undefined,
           lag: async () => {
             const lag = await feedLag(kysely(db.em()));
             return { lagRows: lag.rows, lagSeconds: lag.oldest ? Math.max(0, (Date.now() - lag.oldest.getTime()) / 1000) : 0 };
@@ -204,6 +220,8 @@ export async function startServer(
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   worker?.start();
   exporter?.start();
+  const stopRetention =
+    analytics && config.postgresRetentionDays > 0 ? startPostgresRetention(db, config.postgresRetentionDays, log) : null;
   return {
     url: localUrl(address, port),
     address: `${address.includes(':') ? `[${address}]` : address}:${port}`,
@@ -216,6 +234,7 @@ export async function startServer(
       await stopPruning();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
+      await stopRetention?.();
       await exporter?.stop();
       await analytics?.client.close();
       server.closeAllConnections?.();

@@ -17,9 +17,11 @@ export function contentionAnswer(
   what: 'batch' | 'export',
 ): { status: 503; headers: Record<string, string>; body: { message: string; errors?: string[]; error?: string } } {
   const message =
-    what === 'batch'
-      ? `The batch could not be applied because of concurrent writes to the same observations or traces; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`
-      : `The export could not be applied because of concurrent writes; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`;
+    e.reason === 'archive'
+      ? `The ${what} updates rows that PostgreSQL no longer holds, and ClickHouse, which keeps them, did not answer; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`
+      : what === 'batch'
+        ? `The batch could not be applied because of concurrent writes to the same observations or traces; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`
+        : `The export could not be applied because of concurrent writes; nothing of it was stored. Retry after ${e.retryAfterSeconds} s.`;
   const body = what === 'batch' ? { message, errors: [e.message] } : { message, error: 'ServiceUnavailable' };
   return { status: 503 as const, headers: { 'retry-after': String(e.retryAfterSeconds) }, body };
 }

@@ -2,7 +2,14 @@
 // as applied is committed. Replayed event ids are skipped. Entities are loaded
 // and written in bulk (one query per table), which is what makes 10k events/s possible.
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { OBSERVATION_EVENT_TYPES, applyObservationEvent, applyTraceEvent, processingOrder, toScore } from '../domain/ingestion/merge.ts';
+import {
+  OBSERVATION_EVENT_TYPES,
+  applyObservationEvent,
+  applyTraceEvent,
+  isUpdateEvent,
+  processingOrder,
+  toScore,
+} from '../domain/ingestion/merge.ts';
 import { backoffMs, type Backoff } from '../domain/backoff.ts';
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import type { AcceptedEvent } from './events.ts';
@@ -55,6 +62,13 @@ export const contentionCounters = { retries: 0, gaveUp: 0 };
  */
 export class BatchContentionError extends Error {
   readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
+  /** contention: other batches kept writing the rows; archive: ClickHouse, holding rows past retention, did not answer */
+  readonly reason: 'contention' | 'archive' = 'contention';
+}
+
+/** the batch updates rows past PostgreSQL's retention and ClickHouse, which holds them, did not answer: nothing stored */
+export class ArchiveUnavailableError extends BatchContentionError {
+  override readonly reason = 'archive' as const;
 }
 
 export async function applyBatch(
@@ -123,6 +137,24 @@ async function applyProject(
     observationIds,
     traceIds: [...writtenTraceIds, ...readTraceIds],
   });
+  // rows retention removed from PostgreSQL: a late event merges with their ClickHouse copy
+  // (asked only for observations the batch only updates: a new observation's create would ask for nothing)
+  const archive = services.analytics?.archive;
+  if (archive) {
+    const created = new Set(events.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type) && !isUpdateEvent(e.type)).map((e) => e.body.id));
+    const lost = [...observationIds].filter((id) => !existing.observations.has(id) && !created.has(id));
+    if (lost.length) {
+      let found: Awaited<ReturnType<typeof archive.observations>>;
+      try {
+        found = await archive.observations(projectId, lost);
+      } catch (e) {
+        throw new ArchiveUnavailableError(`ClickHouse did not answer for rows past PostgreSQL's retention: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+      for (const o of found) existing.observations.set(o.id, o);
+    }
+  }
   const matcher = await services.models.matcherFor(tx, projectId, existing.modelRevision);
   const fresh: AcceptedEvent[] = [];
   for (const e of events) if (existing.claimed.delete(e.id)) fresh.push(e); // the first of duplicate ids wins

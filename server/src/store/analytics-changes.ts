@@ -102,6 +102,11 @@ export async function exportLines(
   return r.rows.map((x) => ({ projectId: x.project_id, id: x.id, line: x.line }));
 }
 
+/** a change the triggers cannot see (a row deleted where PostgreSQL no longer holds it): the exporter reads the row as missing and sends a tombstone */
+export async function queueChange(db: Db, entity: Change['entity'], projectId: string, id: string): Promise<void> {
+  await sql`insert into analytics_changes (entity, project_id, id) values (${entity}::"char", ${projectId}, ${id})`.execute(db);
+}
+
 export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
   if (seqs.length) await sql`delete from analytics_changes where seq = any(${seqs}::bigint[])`.execute(tx);
 }
@@ -114,4 +119,32 @@ export async function feedLag(db: Db): Promise<{ rows: number; oldest: Date | nu
   }>`select count(*)::text as n, min(at) as oldest from analytics_changes`.execute(db);
   const row = r.rows[0];
   return { rows: Number(row?.n ?? 0), oldest: row?.oldest ? toDate(row.oldest) : null };
+}
+
+/**
+ * Deletes up to `limit` rows of one project's table older than `before` that ClickHouse holds
+ * (no change of theirs waits in the feed), without feeding the deletion to ClickHouse. Returns
+ * how many it deleted.
+ */
+export async function deleteExported(db: Db, entity: Change['entity'], projectId: string, before: Date, limit: number): Promise<number> {
+  const table = EXPORTED[entity].table;
+  const time = sql.raw(entity === 'o' ? 'start_time' : 'timestamp');
+  return db.transaction().execute(async (tx) => {
+    // the feed's triggers skip this transaction: the rows stay in ClickHouse
+    await sql`select set_config('tally.analytics_skip', 'on', true)`.execute(tx);
+    const r = await sql`
+      delete from ${sql.table(table)} t using (
+        select x.project_id, x.id from ${sql.table(table)} x
+        where x.project_id = ${projectId} and x.${time} < ${before}
+          and not exists (select 1 from analytics_changes c where c.project_id = x.project_id and c.id = x.id and c.entity = ${entity}::"char")
+        limit ${limit} for update skip locked
+      ) d
+      where t.project_id = d.project_id and t.id = d.id`.execute(tx);
+    return Number(r.numAffectedRows ?? 0);
+  });
+}
+
+export async function projectIds(db: Db): Promise<string[]> {
+  const r = await sql<{ id: string }>`select id from projects`.execute(db);
+  return r.rows.map((x) => x.id);
 }

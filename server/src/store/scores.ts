@@ -88,7 +88,7 @@ const SELECT = sql`select s.*, t.id as t_id, t.user_id as t_user_id, t.tags as t
   from scores s left join traces t on t.project_id = s.project_id and t.id = s.trace_id`;
 
 /** a row of SELECT: the score's columns and its trace's (all null when the trace is not stored) */
-type ScoreRow = ScoreColumns &
+export type ScoreRow = ScoreColumns &
   (
     | { t_id: string; t_user_id: string | null; t_tags: string[]; t_environment: string; t_session_id: string | null }
     | { t_id: null; t_user_id: null; t_tags: null; t_environment: null; t_session_id: null }
@@ -117,7 +117,7 @@ interface ScoreColumns {
   updated_at: Timestamp;
 }
 
-function fromRow(r: ScoreRow): StoredScore {
+export function fromRow(r: ScoreRow): StoredScore {
   return {
     id: r.id,
     timestamp: toDate(r.timestamp),

@@ -10,7 +10,10 @@ import { presentObservation, presentTrace } from '../present/observation.ts';
 
 export const observationsGet: OperationHandler<'observations_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
-  const o = await getObservation(kysely(ctx.em), projectId, ctx.params.observationId!);
+  const id = ctx.params.observationId;
+  // past PostgreSQL's retention, the row lives on in ClickHouse
+  const o =
+    (await getObservation(kysely(ctx.em), projectId, id)) ?? (await ctx.services.analytics?.archive?.observations(projectId, [id]))?.[0];
   if (!o) throw notFound('Observation not found within authorized project');
   return { status: 200, body: presentObservation(o, projectId) };
 };
@@ -64,7 +67,11 @@ export const observationsList: OperationHandler<'observations_getMany'> = async 
 export const traceGet: OperationHandler<'trace_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
   const db = kysely(ctx.em);
-  const t = await getTrace(db, projectId, ctx.params.traceId!);
-  if (!t) throw notFound('Trace not found within authorized project');
-  return { status: 200, body: presentTrace(t, await observationsOfTrace(db, projectId, t.id), projectId) };
+  const t = await getTrace(db, projectId, ctx.params.traceId);
+  if (t) return { status: 200, body: presentTrace(t, await observationsOfTrace(db, projectId, t.id), projectId) };
+  // past PostgreSQL's retention, the trace and its observations live on in ClickHouse
+  const archive = ctx.services.analytics?.archive;
+  const archived = archive ? (await archive.traces(projectId, [ctx.params.traceId]))[0] : undefined;
+  if (!archive || !archived) throw notFound('Trace not found within authorized project');
+  return { status: 200, body: presentTrace(archived, await archive.observationsOfTrace(projectId, archived.id), projectId) };
 };

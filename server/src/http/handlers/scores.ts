@@ -6,6 +6,7 @@ import { normaliseEnvironment } from '../../domain/ingestion/environment.ts';
 import { inferDataType, storedValues, type ScoreDataType } from '../../domain/scores/data-type.ts';
 import { scoreCreateIssues, type ScoreCreateInput } from '../../domain/scores/validate.ts';
 import { deleteScore, getScore, listScores, putScore, type ScoreFilter, type ScoreOperator } from '../../store/scores.ts';
+import { queueChange } from '../../store/analytics-changes.ts';
 import { kysely } from '../../store/sql.ts';
 import { invalidData, invalidRequest, notFound } from '../errors.ts';
 import { type HandlerContext, paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
@@ -153,19 +154,26 @@ export const scoresV2List: OperationHandler<'scoresV2_list'> = async (ctx) => {
 
 export const scoresGet: OperationHandler<'scores_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
-  const s = await getScore(kysely(ctx.em), projectId, ctx.params.scoreId!);
+  const s =
+    (await getScore(kysely(ctx.em), projectId, ctx.params.scoreId)) ??
+    (await ctx.services.analytics?.archive?.score(projectId, ctx.params.scoreId));
   if (!s?.traceId || s.dataType === 'CORRECTION') throw notFound('Score not found');
   return { status: 200, body: presentScoreV1(s, projectId) };
 };
 
 export const scoresV2Get: OperationHandler<'scoresV2_get'> = async (ctx) => {
   const projectId = projectOf(ctx);
-  const s = await getScore(kysely(ctx.em), projectId, ctx.params.scoreId!);
+  const s =
+    (await getScore(kysely(ctx.em), projectId, ctx.params.scoreId)) ??
+    (await ctx.services.analytics?.archive?.score(projectId, ctx.params.scoreId));
   if (!s) throw notFound('Score not found');
   return { status: 200, body: presentScore(s, projectId) };
 };
 
 export const scoresDelete: OperationHandler<'scores_delete'> = async (ctx) => {
-  await deleteScore(kysely(ctx.em), projectOf(ctx), ctx.params.scoreId!);
+  const projectId = projectOf(ctx);
+  await deleteScore(kysely(ctx.em), projectId, ctx.params.scoreId);
+  // a score past PostgreSQL's retention has no row there for the feed to see deleted: queue its deletion
+  if (ctx.services.analytics?.archive) await queueChange(kysely(ctx.em), 's', projectId, ctx.params.scoreId);
   return { status: 202, body: { message: 'Score deletion queued successfully' } };
 };

@@ -1,0 +1,87 @@
+// Rows read back from ClickHouse, for what PostgreSQL no longer holds (TALLY_POSTGRES_RETENTION_DAYS):
+// the same row shapes store/ reads from PostgreSQL, so one mapper (store's fromRow) makes records
+// of both. Timestamps come as ISO text, decimals and 64-bit integers as text (no rounding), JSON
+// columns as the text PostgreSQL exported.
+import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
+import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
+import { fromRow as observationFromRow, type ObservationRow } from '../store/observations.ts';
+import { fromRow as scoreFromRow, type ScoreRow, type StoredScore } from '../store/scores.ts';
+import { fromRow as traceFromRow, type TraceRow } from '../store/traces.ts';
+import type { Analytics } from './clickhouse.ts';
+
+const READ_SETTINGS = {
+  date_time_output_format: 'iso' as const,
+  output_format_json_quote_decimals: 1 as const,
+  output_format_json_quote_64bit_integers: 1 as const,
+};
+
+const ready = new WeakSet<Analytics>();
+/** the exporter creates the tables on its first round; before that, ClickHouse holds no row */
+async function schemaReady(a: Analytics): Promise<boolean> {
+  if (ready.has(a)) return true;
+  const rs = await a.client.query({
+    query: 'SELECT count() AS n FROM system.tables WHERE database = {d:String} AND name = {t:String}',
+    query_params: { d: a.database, t: 'schema_versions' },
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<{ n: string | number }>();
+  if (Number(row?.n ?? 0) > 0) ready.add(a);
+  return ready.has(a);
+}
+
+/** the entity's rows matching `where` (a condition on bound parameters), latest version, deleted ones dropped */
+async function rows(
+  a: Analytics,
+  entity: ExportedEntity,
+  where: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>[]> {
+  const { table, columns } = EXPORTED[entity];
+  if (!(await schemaReady(a))) return [];
+  const rs = await a.client.query({
+    query: `SELECT ${columns.map((c) => c.name).join(', ')} FROM ${a.database}.${table} FINAL WHERE ${where}`,
+    query_params: params,
+    format: 'JSONEachRow',
+    clickhouse_settings: READ_SETTINGS,
+  });
+  const out = await rs.json<Record<string, unknown>>();
+  // as PostgreSQL's driver gives them: JSON columns parsed (they were exported as their text),
+  // the numeric maps' values as numbers (jsonb numbers read as doubles there too)
+  for (const r of out)
+    for (const c of columns) {
+      const v = r[c.name];
+      if (c.from === 'json' && typeof v === 'string') r[c.name] = JSON.parse(v);
+      else if ((c.from === 'usageMap' || c.from === 'costMap') && v && typeof v === 'object')
+        r[c.name] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, Number(x)]));
+    }
+  return out;
+}
+
+// what ClickHouse does not keep: the merge's per-field event times (a late event wins every field it sets)
+const withoutMergeState = (r: Record<string, unknown>) => ({ ...r, revision: 0, field_event_times: {} });
+
+export async function observationsFromClickHouse(a: Analytics, projectId: string, ids: string[]): Promise<ObservationRecord[]> {
+  if (!ids.length) return [];
+  const found = await rows(a, 'o', 'project_id = {p:String} AND id IN {ids:Array(String)}', { p: projectId, ids });
+  return found.map((r) => observationFromRow(withoutMergeState(r) as unknown as ObservationRow));
+}
+
+export async function observationsOfTraceFromClickHouse(a: Analytics, projectId: string, traceId: string): Promise<ObservationRecord[]> {
+  const found = await rows(a, 'o', 'project_id = {p:String} AND trace_id = {t:String} ORDER BY start_time, id', {
+    p: projectId,
+    t: traceId,
+  });
+  return found.map((r) => observationFromRow(withoutMergeState(r) as unknown as ObservationRow));
+}
+
+export async function tracesFromClickHouse(a: Analytics, projectId: string, ids: string[]): Promise<TraceRecord[]> {
+  if (!ids.length) return [];
+  const found = await rows(a, 't', 'project_id = {p:String} AND id IN {ids:Array(String)}', { p: projectId, ids });
+  return found.map((r) => traceFromRow(withoutMergeState(r) as unknown as TraceRow));
+}
+
+export async function scoreFromClickHouse(a: Analytics, projectId: string, id: string): Promise<StoredScore | null> {
+  const [r] = await rows(a, 's', 'project_id = {p:String} AND id = {id:String}', { p: projectId, id });
+  // the score's trace fields (user, tags) are joined from PostgreSQL's trace on a live read; here they are not known
+  return r ? scoreFromRow({ ...r, t_id: null } as unknown as ScoreRow) : null;
+}

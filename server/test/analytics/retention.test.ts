@@ -1,0 +1,157 @@
+// TALLY_POSTGRES_RETENTION_DAYS with ClickHouse (embedded): exported rows older than the
+// retention leave PostgreSQL, never one whose change still waits in the feed; reads by id answer
+// from ClickHouse for them, a late update merges with the ClickHouse copy, and a deleted archived
+// score is deleted in ClickHouse too. Nothing is lost.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneExported } from '../../src/background/postgres-retention.ts';
+import { kysely, sql } from '../../src/store/sql.ts';
+import { basic, type TestServer } from '../support/start.ts';
+import { startWithClickHouse } from './export-cases.ts';
+
+let t: TestServer;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tally-retention-'));
+  const started = await startWithClickHouse(
+    'retention',
+    { url: `chdb:${dir}`, close: async () => rmSync(dir, { recursive: true, force: true }) },
+    { TALLY_POSTGRES_RETENTION_DAYS: '30' },
+  );
+  t = started.t;
+  stop = started.close;
+}, 120_000);
+afterAll(async () => {
+  await stop?.();
+});
+
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${t.server.url}${path}`, { ...init, headers: { authorization: basic(t.projectA), 'content-type': 'application/json' } });
+
+async function ingest(batch: unknown[]) {
+  const res = await api('/api/public/ingestion', { method: 'POST', body: JSON.stringify({ batch }) });
+  expect(res.status).toBe(207);
+  expect(((await res.json()) as { errors: unknown[] }).errors).toEqual([]);
+}
+
+async function caughtUp() {
+  for (let i = 0; i < 200; i++) {
+    const r = (await (await fetch(`${t.server.url}/api/public/health`)).json()) as { analytics: { lagRows: number } };
+    if (r.analytics.lagRows === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the exporter did not catch up');
+}
+
+const inPostgres = async (table: string, id: string) =>
+  (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where id = ${id}`.execute(kysely(t.server.db.em()))).rows[0]!
+    .n;
+
+const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
+const uid = (p: string) => `${p}-${Math.random().toString(36).slice(2, 10)}`;
+
+describe('PostgreSQL retention with ClickHouse', () => {
+  const trace = uid('t');
+  const oldGen = uid('g');
+  const newGen = uid('g');
+  const score = uid('s');
+
+  it('deletes exported rows past the retention from PostgreSQL and keeps the recent ones', async () => {
+    await ingest([
+      {
+        id: uid('e'),
+        timestamp: daysAgo(60),
+        type: 'trace-create',
+        body: { id: trace, name: 'old trace', timestamp: daysAgo(60), userId: 'u9' },
+      },
+      {
+        id: uid('e'),
+        timestamp: daysAgo(60),
+        type: 'generation-create',
+        body: {
+          id: oldGen,
+          traceId: trace,
+          name: 'old',
+          model: 'm',
+          startTime: daysAgo(60),
+          usageDetails: { input: 5 },
+          costDetails: { total: 0.25 },
+        },
+      },
+      {
+        id: uid('e'),
+        timestamp: daysAgo(1),
+        type: 'span-create',
+        body: { id: newGen, traceId: trace, name: 'recent', startTime: daysAgo(1) },
+      },
+      {
+        id: uid('e'),
+        timestamp: daysAgo(60),
+        type: 'score-create',
+        body: { id: score, traceId: trace, name: 'q', value: 3, timestamp: daysAgo(60) },
+      },
+    ]);
+    await caughtUp();
+    const before = await (await api(`/api/public/observations/${oldGen}`)).json();
+    expect(await pruneExported(t.server.db, 30)).toBeGreaterThanOrEqual(3);
+    expect(await inPostgres('observations', oldGen)).toBe(0);
+    expect(await inPostgres('traces', trace)).toBe(0);
+    expect(await inPostgres('scores', score)).toBe(0);
+    expect(await inPostgres('observations', newGen)).toBe(1);
+    // no tombstone went to ClickHouse for them
+    await caughtUp();
+    // reads by id answer from ClickHouse, the same record as before
+    const res = await api(`/api/public/observations/${oldGen}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(before);
+    const tr = await api(`/api/public/traces/${trace}`);
+    expect(tr.status).toBe(200);
+    const body = (await tr.json()) as { name: string; userId: string; observations: { id: string }[] };
+    expect(body.name).toBe('old trace');
+    expect(body.userId).toBe('u9');
+    expect(body.observations.map((o) => o.id).sort()).toEqual([oldGen, newGen].sort());
+    expect((await api(`/api/public/v2/scores/${score}`)).status).toBe(200);
+  });
+
+  it('merges a late update of a row no longer in PostgreSQL with its ClickHouse copy', async () => {
+    await ingest([
+      { id: uid('e'), timestamp: new Date().toISOString(), type: 'generation-update', body: { id: oldGen, output: 'late answer' } },
+    ]);
+    await caughtUp();
+    const o = (await (await api(`/api/public/observations/${oldGen}`)).json()) as Record<string, unknown>;
+    expect(o).toMatchObject({ id: oldGen, name: 'old', model: 'm', traceId: trace, output: 'late answer', calculatedTotalCost: 0.25 });
+    expect(o.usageDetails).toMatchObject({ input: 5 });
+  });
+
+  it('deleting an archived score deletes it in ClickHouse', async () => {
+    expect((await api(`/api/public/scores/${score}`, { method: 'DELETE' })).ok).toBe(true);
+    await caughtUp();
+    expect((await api(`/api/public/v2/scores/${score}`)).status).toBe(404);
+  });
+
+  it('never deletes a row whose change has not reached ClickHouse', async () => {
+    const a = t.server.analytics!;
+    const exec = a.client.exec.bind(a.client);
+    a.client.exec = (async () => {
+      throw new Error('ClickHouse is down (test)');
+    }) as typeof a.client.exec;
+    const waiting = uid('g');
+    try {
+      await ingest([
+        { id: uid('e'), timestamp: daysAgo(90), type: 'span-create', body: { id: waiting, name: 'unexported', startTime: daysAgo(90) } },
+      ]);
+      await pruneExported(t.server.db, 30);
+      expect(await inPostgres('observations', waiting)).toBe(1);
+    } finally {
+      a.client.exec = exec;
+    }
+    t.server.exporter!.wake();
+    await caughtUp();
+    await pruneExported(t.server.db, 30);
+    expect(await inPostgres('observations', waiting)).toBe(0);
+    expect((await api(`/api/public/observations/${waiting}`)).status).toBe(200);
+  });
+});

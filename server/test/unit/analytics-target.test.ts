@@ -56,6 +56,21 @@ describe('TALLY_CLICKHOUSE_URL', () => {
   });
 });
 
+describe('TALLY_POSTGRES_RETENTION_DAYS', () => {
+  it('is off by default, and a whole number of days with ClickHouse', () => {
+    expect(loadConfig({}).postgresRetentionDays).toBe(0);
+    expect(loadConfig({ TALLY_CLICKHOUSE_URL: 'chdb:/tmp/x', TALLY_POSTGRES_RETENTION_DAYS: '30' }).postgresRetentionDays).toBe(30);
+  });
+
+  it.each([
+    [{ TALLY_POSTGRES_RETENTION_DAYS: '30' }, 'needs TALLY_CLICKHOUSE_URL'],
+    [{ TALLY_CLICKHOUSE_URL: 'chdb:/tmp/x', TALLY_POSTGRES_RETENTION_DAYS: '1.5' }, 'must be a whole number of days'],
+    [{ TALLY_CLICKHOUSE_URL: 'chdb:/tmp/x', TALLY_POSTGRES_RETENTION_DAYS: '-1' }, 'must be a whole number of days'],
+  ])('refuses %o at start', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
 describe('ClickHouse schema', () => {
   it('one node: replacing tables keyed by project and id, versioned, with a deletion mark', () => {
     const s = { database: 'tally', cluster: null };

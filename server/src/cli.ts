@@ -4,6 +4,8 @@
 //   make cli ARGS="project list"                   → projects and their public keys
 //   make cli ARGS="connections reencrypt"          → LLM connection secrets rewritten under ENCRYPTION_KEY
 //                                                    (after a rotation: old key in ENCRYPTION_KEY_PREVIOUS)
+//   make cli ARGS="analytics feed-off"             → the change feed to ClickHouse turned off (no instance
+//                                                    uses TALLY_CLICKHOUSE_URL any more); queued changes forgotten
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/orm.ts';
 import { addKeyPair, createProject, listProjects } from './store/projects.ts';
@@ -12,8 +14,9 @@ import { createLogger } from './logger.ts';
 import { resolveKeyring } from './secrets/encryption-keys.ts';
 import { reencryptConnections } from './secrets/reencrypt.ts';
 import { kysely } from './store/sql.ts';
+import { feedOff } from './store/analytics-changes.ts';
 
-const usage = 'usage: cli.ts project create <name> | project list | key create <projectId> | connections reencrypt';
+const usage = 'usage: cli.ts project create <name> | project list | key create <projectId> | connections reencrypt | analytics feed-off';
 
 async function main(argv: string[]) {
   const config = loadConfig();
@@ -36,6 +39,9 @@ async function main(argv: string[]) {
     } else if (noun === 'connections' && verb === 'reencrypt') {
       const keyring = resolveKeyring(config, createLogger('warn'));
       console.log(JSON.stringify(await reencryptConnections(kysely(em), keyring)));
+    } else if (noun === 'analytics' && verb === 'feed-off') {
+      const forgotten = await db.exclusively(() => feedOff(kysely(em)));
+      console.log(JSON.stringify({ feed: 'off', forgottenChanges: forgotten }));
     } else {
       console.error(usage);
       process.exitCode = 2;

@@ -46,6 +46,21 @@ export async function setFeed(db: Db, enabled: boolean): Promise<boolean> {
   return true;
 }
 
+/** whether the feed's triggers are installed, and how many changes wait */
+export async function feedState(db: Db): Promise<{ installed: boolean; rows: number }> {
+  const r = await sql<{ installed: boolean; n: string }>`
+    select exists (select 1 from pg_trigger where tgname like 'analytics_feed_%') as installed,
+           (select count(*) from analytics_changes)::text as n`.execute(db);
+  return { installed: Boolean(r.rows[0]?.installed), rows: Number(r.rows[0]?.n ?? 0) };
+}
+
+/** turns the feed off: drops the triggers and forgets the queued changes */
+export async function feedOff(db: Db): Promise<number> {
+  await setFeed(db, false);
+  const r = await sql`delete from analytics_changes`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
 export interface Change {
   seq: string;
   entity: 'o' | 't' | 's';

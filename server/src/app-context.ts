@@ -8,6 +8,7 @@ import type { GrowthAnalyzer } from './store/planner-stats.ts';
 import type { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 import type { ModelCatalog } from './caches/model-catalog.ts';
 import type { TokenizerPool } from './threads/tokenizer-pool.ts';
+import type { ClickHouseMetrics, MetricsStore } from './domain/metrics/index.ts';
 
 /** reads of what retention removed from PostgreSQL (analytics/reads.ts over ClickHouse) */
 export interface Archive {
@@ -35,6 +36,8 @@ export interface Services {
   analytics?: {
     lag: () => Promise<{ lagRows: number; lagSeconds: number }>;
     changed: () => void;
+    /** the metrics engine's store: metrics v2, v1 and daily are answered from ClickHouse (analytics/metrics.ts) */
+    metrics?: MetricsStore<ClickHouseMetrics>;
     /** with TALLY_POSTGRES_RETENTION_DAYS: rows PostgreSQL no longer holds, read from ClickHouse */
     archive?: Archive;
   };

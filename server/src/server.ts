@@ -32,6 +32,7 @@ import {
   tracesFromClickHouse,
 } from './analytics/reads.ts';
 import type { Analytics } from './analytics/clickhouse.ts';
+import { clickHouseMetricsStore } from './analytics/metrics.ts';
 
 /** how long after the last ingestion batch the evaluation workers count ingestion as under way */
 const INGESTION_QUIET_MS = 300;
@@ -174,6 +175,7 @@ export async function startServer(
     analytics: exporter
       ? {
           changed: () => exporter.wake(),
+          metrics: analytics ? clickHouseMetricsStore(analytics) : undefined,
           archive:
             analytics && config.postgresRetentionDays > 0
               ? {

@@ -3,48 +3,14 @@
 import { LangfuseClient } from '@langfuse/client';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientFor, raw, unique } from '../support/client.ts';
+import { API, apiBatch, apiQueries } from '../fixtures/metrics-suites.ts';
 
 const env = unique('metrics-env');
-const at = (day: number, hour = 10) => new Date(Date.UTC(2003, 4, day, hour)).toISOString();
-const FROM = at(1, 0);
-const TO = at(8, 0);
+const { FROM, TO } = API;
+const queries = apiQueries(env);
 
 beforeAll(async () => {
-  const batch = [
-    {
-      id: unique('e'),
-      timestamp: at(1),
-      type: 'trace-create',
-      body: { id: `${env}-t1`, name: 'checkout', userId: 'u1', tags: ['a', 'b'], environment: env, timestamp: at(1) },
-    },
-    {
-      id: unique('e'),
-      timestamp: at(3),
-      type: 'trace-create',
-      body: { id: `${env}-t2`, name: 'search', userId: 'u2', tags: ['b'], environment: env, timestamp: at(3) },
-    },
-    ...[
-      [1, 'gpt-x', 0.5, 100],
-      [1, 'gpt-x', 0.25, 300],
-      [3, 'claude-y', 1.25, 50],
-      [4, 'gpt-x', 2, 80],
-    ].map(([day, model, cost, ms], i) => ({
-      id: unique('e'),
-      timestamp: at(day as number),
-      type: 'generation-create',
-      body: {
-        id: `${env}-g${i}`,
-        traceId: `${env}-t${i < 2 ? 1 : 2}`,
-        name: 'llm',
-        model,
-        environment: env,
-        startTime: at(day as number),
-        endTime: new Date(Date.parse(at(day as number)) + (ms as number)).toISOString(),
-        usageDetails: { input: 10 * (i + 1), output: i + 1 },
-        costDetails: { total: cost },
-      },
-    })),
-  ];
+  const batch = apiBatch(env);
   const res = await raw('/api/public/ingestion', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -53,22 +19,9 @@ beforeAll(async () => {
   expect(res.body.errors).toEqual([]);
 });
 
-const envFilter = [{ column: 'environment', operator: '=', value: env, type: 'string' }];
-
 describe('metrics API', () => {
   it("answers the generated SDK and Langfuse's client with the same rows", async () => {
-    const query = {
-      view: 'observations',
-      dimensions: [{ field: 'providedModelName' }],
-      metrics: [
-        { measure: 'totalCost', aggregation: 'sum' },
-        { measure: 'latency', aggregation: 'p50' },
-      ],
-      filters: envFilter,
-      timeDimension: { granularity: 'day' },
-      fromTimestamp: FROM,
-      toTimestamp: TO,
-    };
+    const query = queries.dailyCostAndLatency;
     const ours = await clientFor('projectA').metrics.query({ query: { query: JSON.stringify(query) } });
     expect(ours.response?.status).toBe(200);
     const { publicKey, secretKey } = inject('projectA');
@@ -84,14 +37,7 @@ describe('metrics API', () => {
       { providedModelName: '', time_dimension: '2003-05-06', sum_totalCost: 0, p50_latency: 0 },
       { providedModelName: '', time_dimension: '2003-05-07', sum_totalCost: 0, p50_latency: 0 },
     ]);
-    const v1Query = {
-      view: 'traces',
-      dimensions: [{ field: 'name' }],
-      metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
-      filters: envFilter,
-      fromTimestamp: FROM,
-      toTimestamp: TO,
-    };
+    const v1Query = queries.costByTraceName;
     const v1 = await clientFor('projectA').metrics.v1({ query: { query: JSON.stringify(v1Query) } });
     const v1Theirs = await langfuse.api.legacy.metricsV1.metrics({ query: JSON.stringify(v1Query) });
     expect(v1Theirs.data).toEqual(v1.data!.data);
@@ -102,13 +48,7 @@ describe('metrics API', () => {
   });
 
   it('keeps projects apart', async () => {
-    const query = {
-      view: 'observations',
-      metrics: [{ measure: 'count', aggregation: 'count' }],
-      filters: envFilter,
-      fromTimestamp: FROM,
-      toTimestamp: TO,
-    };
+    const query = queries.count;
     const b = await clientFor('projectB').metrics.query({ query: { query: JSON.stringify(query) } });
     expect(b.data!.data).toEqual([{ count_count: 0 }]);
   });

@@ -5,64 +5,14 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { raw, unique } from '../support/client.ts';
 import { basic } from '../support/start.ts';
+import { dailyBatch, dailyCases } from '../fixtures/metrics-suites.ts';
 
 const env = unique('daily-env');
 const other = unique('daily-other');
 const tag = unique('daily-tag');
 
-const trace = (id: string, timestamp: string, body: Record<string, unknown>) => ({
-  id: unique('e'),
-  timestamp,
-  type: 'trace-create',
-  body: { id: `${env}-${id}`, timestamp, environment: env, ...body },
-});
-const generation = (id: string, traceId: string, startTime: string, body: Record<string, unknown>) => ({
-  id: unique('e'),
-  timestamp: startTime,
-  type: 'generation-create',
-  body: { id: `${env}-${id}`, traceId: `${env}-${traceId}`, name: 'llm', environment: env, startTime, ...body },
-});
-
 beforeAll(async () => {
-  const batch = [
-    trace('t1', '2003-06-01T10:00:00.000Z', { name: 'checkout', userId: 'u1', tags: ['a', 'b', tag] }),
-    trace('t2', '2003-06-01T23:59:59.999Z', { name: 'search', userId: 'u2', tags: ['b'] }),
-    trace('t3', '2003-06-03T08:00:00.000Z', { name: 'checkout', userId: 'u1', environment: other }),
-    trace('t4', '2003-06-05T08:00:00.000Z', { name: 'quiet', tags: ['a', tag] }),
-    trace('t5', '2003-06-02T00:00:00.000Z', { name: 'checkout', userId: 'u3', tags: [tag] }),
-    generation('g0', 't1', '2003-06-01T10:00:01.000Z', {
-      model: 'gpt-x',
-      usageDetails: { input: 10, output: 1 },
-      costDetails: { total: 0.5 },
-    }),
-    // a day after its trace's
-    generation('g1', 't1', '2003-06-02T09:00:00.000Z', {
-      model: 'gpt-x',
-      usageDetails: { input: 20, output: 2 },
-      costDetails: { total: 0.25 },
-    }),
-    // no model, no cost
-    generation('g2', 't1', '2003-06-01T11:00:00.000Z', { usageDetails: { input: 7 } }),
-    generation('g3', 't2', '2003-06-01T23:00:00.000Z', {
-      model: 'claude-y',
-      usageDetails: { input: 30, output: 3, total: 40 },
-      costDetails: { total: 1.25 },
-    }),
-    {
-      id: unique('e'),
-      timestamp: '2003-06-01T23:30:00.000Z',
-      type: 'span-create',
-      body: { id: `${env}-s0`, traceId: `${env}-t2`, name: 'step', environment: env, startTime: '2003-06-01T23:30:00.000Z' },
-    },
-    // the observation's environment is not its trace's: the trace's counts
-    generation('g4', 't3', '2003-06-03T08:00:01.000Z', {
-      model: 'gpt-x',
-      usageDetails: { input: 5, output: 5 },
-      costDetails: { total: 2 },
-    }),
-    generation('g5', 't5', '2003-06-02T00:00:00.000Z', { model: 'a-model', usageDetails: { input: 1, output: 1 } }),
-    generation('g6', 't5', '2003-06-02T00:10:00.000Z', { model: 'gpt-x', usageDetails: { input: 2 }, costDetails: { total: 0.125 } }),
-  ];
+  const batch = dailyBatch(env, other, tag);
   const res = await raw('/api/public/ingestion', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -80,23 +30,7 @@ async function daily(params: Record<string, string | string[]>): Promise<string>
   return res.text();
 }
 
-const CASES: [string, Record<string, string | string[]>][] = [
-  ['every day of an environment', { environment: env }],
-  ['two environments', { environment: [env, other] }],
-  ['the other environment', { environment: other }],
-  ['traces carrying all the tags', { environment: env, tags: ['a', 'b'] }],
-  ['one tag', { environment: env, tags: ['b'] }],
-  ['a tag alone', { tags: [tag] }],
-  ['a trace name', { environment: env, traceName: 'checkout' }],
-  ['an empty trace name', { environment: env, traceName: '' }],
-  ['a user', { environment: env, userId: 'u1' }],
-  ['nothing matching', { environment: env, traceName: 'none' }],
-  ['from inclusive, to exclusive', { environment: env, fromTimestamp: '2003-06-01T12:00:00Z', toTimestamp: '2003-06-02T00:00:00Z' }],
-  ['from alone', { environment: env, fromTimestamp: '2003-06-02T00:00:00.000Z' }],
-  ['to alone', { environment: env, toTimestamp: '2003-06-02T00:00:00.001Z' }],
-  ['a page', { environment: env, limit: '2', page: '2' }],
-  ['a page past the end', { environment: env, limit: '2', page: '5' }],
-];
+const CASES = dailyCases(env, other, tag).map((c) => [c.name, c.params] as const);
 
 describe('GET /api/public/metrics/daily', () => {
   it.each(CASES)('answers %s as before', async (name, params) => {

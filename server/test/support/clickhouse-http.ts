@@ -54,10 +54,13 @@ export async function serveClickHouseHttp(dataDir: string): Promise<ClickHouseHt
     const inUrl = u.searchParams.get('query');
     // the statement is in the URL with its rows in the body (insert), or in the body alone
     const query = inUrl ? `${inUrl}\n${body.toString('utf8')}` : body.toString('utf8');
-    const params: Record<string, string> = {};
-    for (const [k, v] of u.searchParams) if (k.startsWith('param_')) params[k.slice('param_'.length)] = v;
+    // param_<name>=<value in ClickHouse's escaped text format>, as the server reads it: set in the
+    // session as is (the engine's own binder would escape the text a second time)
+    const sets: string[] = [];
+    for (const [k, v] of u.searchParams)
+      if (k.startsWith('param_') && /^param_\w+$/.test(k)) sets.push(`SET ${k} = '${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`);
     try {
-      const r = Object.keys(params).length ? await session.queryBindAsync(query, params) : await session.queryAsync(query);
+      const r = await session.queryAsync(sets.length ? `${sets.join('; ')}; ${query}` : query);
       res.writeHead(200, { 'content-type': 'text/plain; charset=UTF-8', 'x-clickhouse-summary': '{}' });
       res.end(Buffer.from(r.bytes()));
     } catch (e) {

@@ -4,11 +4,15 @@ import {
   dailyMetrics,
   dailyQueries,
   MetricsQueryError,
+  POSTGRES,
   prepareInternal,
   prepareMetrics,
   shape,
+  type Dialect,
   type EngineOptions,
   type MetricsQueryInput,
+  type Prepared,
+  type Row,
 } from '../../domain/metrics/index.ts';
 import { metricsSchema } from '../../domain/metrics/schema.ts';
 import { executeMetrics } from '../../store/metrics.ts';
@@ -26,21 +30,39 @@ function readQuery(raw: unknown, version: EngineOptions['version']): MetricsQuer
   return readJsonParam(raw, 'query', validators[version]) as MetricsQueryInput;
 }
 
+/** a query prepared in the dialect of the store that answers */
+type Prepare = <C>(dialect: Dialect<C>) => Prepared<C>;
+
+/**
+ * The shaped rows of one query, from ClickHouse when it is configured (TALLY_CLICKHOUSE_URL: the
+ * same plan in its dialect, run by analytics/metrics.ts), else from PostgreSQL
+ */
+async function answer(ctx: Pick<HandlerContext, 'em' | 'services'>, prepare: Prepare): Promise<Row[]> {
+  const store = ctx.services.analytics?.metrics;
+  if (store) {
+    const { plan, compiled } = prepare(store.dialect);
+    const { rows, histograms } = await store.execute(compiled);
+    return shape(plan, rows, histograms);
+  }
+  const { plan, compiled } = prepare(POSTGRES);
+  const { rows, histograms } = await executeMetrics(kysely(ctx.em), compiled);
+  return shape(plan, rows, histograms);
+}
+
 async function run(
   ctx: HandlerContext<'metrics_v2'> | HandlerContext<'metrics_v1'>,
   version: EngineOptions['version'],
 ): Promise<{ status: 200; body: MetricsResponse }> {
   const projectId = projectOf(ctx);
   const input = readQuery(ctx.query.query, version);
-  let prepared: ReturnType<typeof prepareMetrics>;
+  let rows: Row[];
   try {
-    prepared = prepareMetrics(input, projectId, { version });
+    rows = await answer(ctx, (dialect) => prepareMetrics(input, projectId, { version }, dialect));
   } catch (e) {
     if (e instanceof MetricsQueryError) throw invalidRequest(e.message);
     throw e;
   }
-  const { rows, histograms } = await executeMetrics(kysely(ctx.em), prepared.compiled);
-  const body: MetricsResponse = { data: shape(prepared.plan, rows, histograms) as MetricsResponse['data'] };
+  const body: MetricsResponse = { data: rows as MetricsResponse['data'] };
   return { status: 200 as const, body };
 }
 
@@ -66,12 +88,7 @@ export const metricsDaily: OperationHandler<'metrics_daily'> = async (ctx) => {
     from: q.fromTimestamp ? new Date(q.fromTimestamp) : undefined,
     to: q.toTimestamp ? new Date(q.toTimestamp) : undefined,
   });
-  const db = kysely(ctx.em);
-  const rowsOf = async (input: (typeof queries)['traces']) => {
-    const { plan, compiled } = prepareInternal(input, projectId);
-    const { rows, histograms } = await executeMetrics(db, compiled);
-    return shape(plan, rows, histograms);
-  };
+  const rowsOf = (input: (typeof queries)['traces']) => answer(ctx, (dialect) => prepareInternal(input, projectId, dialect));
   const days = dailyMetrics(await rowsOf(queries.traces), await rowsOf(queries.observations));
   const body: DailyMetrics = paginated(days.slice((page - 1) * limit, page * limit), page, limit, days.length);
   return { status: 200, body };

@@ -1,0 +1,31 @@
+// Stage 4 of the metrics engine on ClickHouse: runs the statements of the ClickHouse dialect
+// (domain/metrics/compile-clickhouse.ts) with their values as query parameters, and hands the
+// shape stage the rows PostgreSQL's statements would have given (domain/metrics/clickhouse-rows.ts).
+import {
+  clickHouseDialect,
+  clickHouseRows,
+  type ClickHouseMetrics,
+  type ClickHouseStatement,
+  type ExecutedMetrics,
+  type HistogramRow,
+  type MetricsStore,
+} from '../domain/metrics/index.ts';
+import type { Analytics } from './clickhouse.ts';
+
+async function run(a: Analytics, s: ClickHouseStatement) {
+  const rs = await a.client.query({ query: s.sql, query_params: s.params, format: 'JSONEachRow' });
+  return clickHouseRows(s.rows, await rs.json<Record<string, unknown>>());
+}
+
+export async function executeClickHouseMetrics(a: Analytics, compiled: ClickHouseMetrics): Promise<ExecutedMetrics> {
+  const rows = await run(a, compiled.main);
+  const histograms: ExecutedMetrics['histograms'] = [];
+  for (const h of compiled.histograms) histograms.push({ alias: h.alias, rows: (await run(a, h.query)) as HistogramRow[] });
+  return { rows, histograms };
+}
+
+/** the metrics engine's store when ClickHouse is configured: its dialect over Tally's database there, and its execute stage */
+export const clickHouseMetricsStore = (a: Analytics): MetricsStore<ClickHouseMetrics> => ({
+  dialect: clickHouseDialect(a.database),
+  execute: (compiled) => executeClickHouseMetrics(a, compiled),
+});

@@ -1,0 +1,208 @@
+// Stage 3, ClickHouse's dialect (compile.ts picks the dialect): the plan compile-postgres.ts turns
+// into PostgreSQL, turned into ClickHouse SQL over the exported tables (domain/analytics/tables.ts:
+// PostgreSQL's column names), each read with FINAL (the latest version of a row, deleted rows left
+// out). Every value, the project included, is a {name:Type} placeholder bound through
+// query_params. The answer is PostgreSQL's row for row, so where the engines differ the statement
+// does it PostgreSQL's way, or returns what clickhouse-rows.ts needs to finish the row that way:
+// - numbers leave as text (toString): Decimal sums stay Decimal, 64-bit integers keep every digit
+// - percentiles: percentile_cont's interpolation (the two nearest values of the sorted group, then
+//   lo + (p·(n−1) − ⌊p·(n−1)⌋)·(hi − lo) in Float64, the values as float8 reads them)
+// - avg: PostgreSQL's numeric avg rounds sum/count to a scale of its own (numeric_div); the
+//   statement gives the sum, the count and the largest scale of the values, and the rows stage
+//   divides as numeric_div does. A group's order by avg is by the exact quotient
+// - histograms: bins exact (Decimal or integer arithmetic); their bounds from lo, hi and the bin
+//   with numeric's rules in the rows stage
+// - time buckets: date_bin's strides from a Monday in UTC as ms since the epoch, months by
+//   their UTC calendar
+// - NULLs placed in every ORDER BY term as PostgreSQL places them
+// - a related subquery (a trace's observations, an observation's scores) is a LEFT JOIN of the
+//   related table grouped by its key; join_use_nulls so a missing row reads NULL, as in PostgreSQL
+// - an array of a left-joined row (a score's trace's tags) cannot be NULL in ClickHouse: a
+//   marker says the row is missing, and the rows stage makes it NULL
+// - no roll-ups: the dialect says so (compile.ts), the plan reads the base tables
+// What stays apart: a sum or avg of float8 values (a score's value) adds them in each engine's
+// own order, so the last bits may differ (PostgreSQL's own answer moves with its heap order).
+// The pieces (parameters, expressions, FROM, WHERE) are in clickhouse-sql.ts.
+import {
+  BIN_SCALE,
+  type ClickHouseMetrics,
+  type ClickHouseStatement,
+  EXACT_SCALE,
+  type Kind,
+  SCALE_RULES,
+  Statement,
+} from './clickhouse-sql.ts';
+import type { ParsedMetric } from './parse.ts';
+import { TIME_ALIAS } from './parse.ts';
+import type { Plan } from './plan.ts';
+
+export type { ClickHouseMetrics, ClickHouseStatement, RowSpec, ScaleRule } from './clickhouse-sql.ts';
+
+const PERCENTILES: Record<string, string> = { p50: '0.5', p75: '0.75', p90: '0.9', p95: '0.95', p99: '0.99' };
+
+/** a Float64 as PostgreSQL's float8 reads the value: Decimal through its exact text */
+const asFloat = (x: string, kind: Kind) =>
+  kind === 'float' ? x : kind === 'decimal' || kind === 'quotient' ? `toFloat64(toString(${x}))` : `toFloat64(${x})`;
+
+/** percentile_cont(p) over the sorted array `a` */
+function percentile(a: string, p: string, kind: Kind): string {
+  const pos = `(${p} * (toInt64(length(${a})) - 1))`;
+  const [lo, hi] = [`floor(${pos})`, `ceil(${pos})`].map((i) => asFloat(`${a}[toUInt64(${i}) + 1]`, kind));
+  return `if(length(${a}) = 0, NULL, if(floor(${pos}) = ceil(${pos}), ${lo}, ${lo} + (${pos} - floor(${pos})) * (${hi} - ${lo})))`;
+}
+
+interface Aggregated {
+  /** the inner (grouped) columns */
+  inner: string[];
+  /** the outer columns */
+  outer: string[];
+  /** the value ORDER BY reads */
+  order: string;
+  spec: 'value' | 'avg';
+}
+
+function aggregate(s: Statement, m: ParsedMetric, i: number): Aggregated {
+  const { alias } = s.view;
+  const x = s.render(m.measure.expr, alias);
+  const kind = s.kind(m.measure.expr, alias);
+  const a = `a${i}`;
+  const value = (fn: string): Aggregated => ({ inner: [`${fn} AS ${a}`], outer: [`toString(${a}) AS m${i}`], order: a, spec: 'value' });
+  switch (m.aggregation) {
+    case 'sum':
+      return value(`sumOrNull(${x})`);
+    case 'count':
+      return value(`count(${x})`);
+    case 'uniq':
+      return value(`uniqExact(${x})`);
+    case 'max':
+      return value(`maxOrNull(${x})`);
+    case 'min':
+      return value(`minOrNull(${x})`);
+    case 'avg': {
+      if (kind === 'float') return value(`avgOrNull(${x})`); // float8's avg: sum / count in double precision
+      const [sum, count, scale] = [`s${i}`, `c${i}`, `e${i}`];
+      return {
+        inner: [`sumOrNull(${x}) AS ${sum}`, `count(${x}) AS ${count}`, `max(${s.scaleOf(m.measure.expr, alias)}) AS ${scale}`],
+        outer: [`toString(${sum}) AS m${i}_s`, `toString(${count}) AS m${i}_c`, `toString(${scale}) AS m${i}_d`],
+        order: `toDecimal256(${sum}, ${EXACT_SCALE}) / nullIf(${count}, 0)`,
+        spec: 'avg',
+      };
+    }
+    default: {
+      const p = PERCENTILES[m.aggregation];
+      if (!p) throw new Error(`aggregation ${m.aggregation} has no scalar SQL`);
+      const value = percentile(a, p, kind);
+      return { inner: [`arraySort(groupArray(${x})) AS ${a}`], outer: [`toString(${value}) AS m${i}`], order: value, spec: 'value' };
+    }
+  }
+}
+
+/** ORDER BY: the caller's order, then every key ascending, NULLs where PostgreSQL puts them */
+function orderBy(s: Statement, metrics: Aggregated[]): string {
+  const { plan } = s;
+  const terms: string[] = [];
+  const dimension = (i: number, direction: 'asc' | 'desc', nullsFirst: boolean) => {
+    const missing = plan.query.dimensions[i] && s.operand(plan.query.dimensions[i]!.dimension.expr).missing;
+    const nulls = nullsFirst ? 'NULLS FIRST' : 'NULLS LAST';
+    return missing
+      ? [`d${i}_missing ${nullsFirst ? 'DESC' : 'ASC'}`, `d${i} ${direction.toUpperCase()}`]
+      : [`d${i} ${direction.toUpperCase()} ${nulls}`];
+  };
+  const used = new Set<string>();
+  for (const o of plan.order) {
+    const nullsFirst = o.nulls === 'first';
+    const dir = o.direction.toUpperCase();
+    if (o.field === TIME_ALIAS) {
+      terms.push(`tb ${dir} ${nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`);
+      used.add('t');
+      continue;
+    }
+    const d = plan.query.dimensions.findIndex((x) => x.field === o.field);
+    if (d >= 0) {
+      terms.push(...dimension(d, o.direction, nullsFirst));
+      used.add(`d${d}`);
+      continue;
+    }
+    const m = plan.scalars.findIndex((x) => x.alias === o.field);
+    terms.push(`${metrics[m]!.order} ${dir} ${nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`);
+  }
+  if (plan.bucket && !used.has('t')) terms.push('tb ASC NULLS LAST');
+  plan.query.dimensions.forEach((_, i) => {
+    if (!used.has(`d${i}`)) terms.push(...dimension(i, 'asc', false));
+  });
+  return terms.length ? ` ORDER BY ${terms.join(', ')}` : '';
+}
+
+function compileMain(plan: Plan, projectId: string, db: string): ClickHouseStatement {
+  const s = new Statement(plan, db, projectId);
+  const time = `${s.view.alias}.${s.view.time}`;
+  const keys = s.keys();
+  const metrics = plan.scalars.length
+    ? plan.scalars.map((m, i) => aggregate(s, m, i))
+    : [{ inner: ['count() AS a0'], outer: ['toString(a0) AS m0'], order: 'a0', spec: 'value' as const }];
+  const where = s.where(time);
+  const groupBy = keys.names.length ? ` GROUP BY ${keys.names.join(', ')}` : '';
+  const inner = `SELECT ${[...keys.select, ...metrics.flatMap((m) => m.inner)].join(', ')} FROM ${s.from()} WHERE ${where}${groupBy}`;
+  const limit = plan.query.rowLimit !== null ? ` LIMIT ${s.bind(plan.query.rowLimit, 'UInt64')}` : '';
+  const sql = `SELECT ${[...keys.names, ...metrics.flatMap((m) => m.outer)].join(', ')} FROM (${inner})${orderBy(s, metrics)}${limit}`;
+  return s.statement(sql, { dimensions: keys.spec, time: plan.bucket !== null, metrics: metrics.map((m) => m.spec) });
+}
+
+/** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */
+function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string, db: string): ClickHouseStatement {
+  const s = new Statement(plan, db, projectId);
+  const { alias } = s.view;
+  const { bins } = plan.query;
+  const time = `${alias}.${s.view.time}`;
+  const keys = s.keys();
+  const kind = s.kind(m.measure.expr, alias);
+  const raw = s.render(m.measure.expr, alias);
+  // PostgreSQL casts the values to numeric and bins them exactly: a float8 through its text
+  const x = kind === 'float' ? `toDecimal256(toString(${raw}), ${BIN_SCALE.float})` : raw;
+  const where = s.where(time, [`${raw} IS NOT NULL`]);
+  const from = s.from();
+  const k = keys.names;
+  const window = k.length ? `PARTITION BY ${k.join(', ')}` : '';
+  const scale = BIN_SCALE[kind];
+  const quotient =
+    scale === undefined
+      ? `intDiv((x - lo) * ${bins}, nullIf(hi - lo, 0))`
+      : `floor(toDecimal256(x - lo, ${scale}) * ${bins} / toDecimal256(nullIf(hi - lo, 0), ${scale}))`;
+  const bin = `if(hi = lo, 1, least(toInt64(${quotient}) + 1, ${bins}))`;
+  // a quotient's scale is its row's: the bounds keep the scale of the row they come from
+  const rowScale = SCALE_RULES[kind] === 'column';
+  const [xd, bd] = rowScale ? [[`${s.scaleOf(m.measure.expr, alias)} AS xd`], ['lo_d', 'hi_d']] : [[], []];
+  const values = `SELECT ${[...keys.select, `${x} AS x`, ...xd].join(', ')} FROM ${from} WHERE ${where}`;
+  // of equal bounds, the largest scale (PostgreSQL keeps the last row's it reads: the order of its heap)
+  const scales = rowScale ? [`argMin(xd, (x, -xd)) OVER (${window}) AS lo_d`, `argMax(xd, (x, xd)) OVER (${window}) AS hi_d`] : [];
+  const bounds = `SELECT ${[...k, 'x', `min(x) OVER (${window}) AS lo`, `max(x) OVER (${window}) AS hi`, ...scales].join(', ')} FROM (${values})`;
+  const binned = `SELECT ${[...k, 'lo', 'hi', ...bd, `${bin} AS bin`].join(', ')} FROM (${bounds})`;
+  // PostgreSQL's order: the keys ascending (NULLs last: a missing row's array after the others), then the bin
+  const order = [
+    ...plan.query.dimensions.flatMap((_, i) => (keys.spec[i]!.missing ? [`d${i}_missing ASC`, `d${i} ASC`] : [`d${i} ASC NULLS LAST`])),
+    ...(plan.bucket ? ['tb ASC'] : []),
+    'bin ASC',
+  ];
+  const out = [
+    ...k,
+    'toString(lo) AS lo',
+    'toString(hi) AS hi',
+    ...bd.map((c) => `toString(${c}) AS ${c}`),
+    'bin',
+    'toString(count()) AS n',
+  ];
+  const sql = `SELECT ${out.join(', ')} FROM (${binned}) GROUP BY ${[...k, 'lo', 'hi', ...bd, 'bin'].join(', ')} ORDER BY ${order.join(', ')}`;
+  return s.statement(sql, {
+    dimensions: keys.spec,
+    time: plan.bucket !== null,
+    metrics: [],
+    histogram: { bins, scale: SCALE_RULES[kind] },
+  });
+}
+
+export function compileClickHouse(plan: Plan, projectId: string, database: string): ClickHouseMetrics {
+  return {
+    main: compileMain(plan, projectId, database),
+    histograms: plan.histograms.map((m) => ({ alias: m.alias, query: compileHistogram(plan, m, projectId, database) })),
+  };
+}

@@ -3,12 +3,14 @@
 // (observations only, no roll-up) for the same answer, measured in the same run, answers checked
 // equal. Knobs: BENCH_METRICS_ROWS (default 1000000), BENCH_METRICS_RUNS (default 20),
 // BENCH_METRICS_KEEP_DB=1 (leave the database for a look with psql).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { prepareMetrics, type MetricsQueryInput } from '../server/src/domain/metrics/index.ts';
+import { join } from 'node:path';
 import { fmt, freePort, percentile, psql, ROOT, startChild, waitHealthy, type Child } from './lib.ts';
+import { type ClickHouseCase, clickhouseSection } from './metrics-clickhouse.ts';
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tally_bench_metrics';
@@ -467,6 +469,7 @@ export async function run(): Promise<string[]> {
     const problems: string[] = [];
     let seqScans = 0;
     const all = cases(from30, from7, to);
+    const forClickHouse: ClickHouseCase<Canon>[] = [];
     for (const c of all) {
       const prepared = prepareMetrics(c.query, projectId, { version: 'v2' });
       const statements = [prepared.compiled.main, ...prepared.compiled.histograms.map((h) => h.query)].map((s) => s.compile(compiler));
@@ -513,6 +516,15 @@ export async function run(): Promise<string[]> {
       }
       for (const xs of [http, sqlMs, baseMs]) xs.sort((x, y) => x - y);
       const [tp, sp, bp] = [percentile(http, 50), percentile(sqlMs, 50), percentile(baseMs, 50)];
+      forClickHouse.push({
+        name: c.name,
+        query: c.query,
+        // a class whose every statement PostgreSQL's roll-ups answer (a histogram's bins come from observations)
+        rollup: Boolean(prepared.plan.rollup) && statements.length === 1,
+        answer: tallyAnswer,
+        canon: (r) => c.tally(r),
+        postgresP50: tp,
+      });
       const ratio = tp / bp;
       const ok = ratio <= c.maxRatio && (c.maxMs === undefined || tp <= c.maxMs);
       if (ok) met++;
@@ -568,6 +580,21 @@ export async function run(): Promise<string[]> {
       `  EXPLAIN ANALYZE of Tally's statements (${seqScans ? `${seqScans} seq scan(s) on observations` : 'no seq scan on observations in any'}):`,
     );
     lines.push(...explains);
+    if (existsSync(join(ROOT, 'engines/chdb/node_modules/chdb')))
+      lines.push(
+        ...(await clickhouseSection({
+          dbUrl,
+          env: keys,
+          auth,
+          runs,
+          rows,
+          projectId,
+          cases: forClickHouse,
+          difference,
+          isFiller,
+        })),
+      );
+    else lines.push('  ClickHouse half skipped: the embedded engine is not installed (make engines)');
     if (problems.length) throw new Error(`metrics bench: answers differ:\n  ${problems.join('\n  ')}\n${lines.join('\n')}`);
   } finally {
     if (connected) await client.end();

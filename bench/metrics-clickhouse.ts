@@ -1,0 +1,110 @@
+// The metrics bench's second half: the same observations answered from ClickHouse (embedded, chdb).
+// A second server on the bench's PostgreSQL database with TALLY_CLICKHOUSE_URL=chdb: turns the
+// change feed on, which queues every seeded row once; its exporter ships them (the time it takes
+// is the export figure), then each query class is timed over HTTP on both servers, interleaved,
+// and the answers must agree row for row. Targets (issue 23): every class <= 300 ms p50 on
+// ClickHouse, >= 10x faster than PostgreSQL for the classes PostgreSQL's roll-ups cannot serve,
+// roll-up classes <= 50 ms on both; bytes per observation on both.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MetricsQueryInput } from '../server/src/domain/metrics/index.ts';
+import { type Child, fmt, freePort, percentile, psql, startChild, waitHealthy } from './lib.ts';
+
+export interface ClickHouseCase<C> {
+  name: string;
+  query: MetricsQueryInput;
+  /** PostgreSQL's roll-ups answer it */
+  rollup: boolean;
+  /** PostgreSQL's answer, canonical */
+  answer: C[];
+  canon(rows: Record<string, unknown>[]): C[];
+  /** the PostgreSQL server's p50 over HTTP, this run */
+  postgresP50: number;
+}
+
+export interface ClickHouseBenchOptions<C> {
+  dbUrl: string;
+  env: Record<string, string>;
+  auth: string;
+  runs: number;
+  rows: number;
+  projectId: string;
+  cases: ClickHouseCase<C>[];
+  difference(a: C[], b: C[]): string | null;
+  isFiller(r: Record<string, unknown>): boolean;
+}
+
+export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promise<string[]> {
+  const lines: string[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'tally-bench-metrics-ch-'));
+  let child: Child | null = null;
+  try {
+    const port = await freePort();
+    child = startChild('server/src/main.ts', {
+      ...o.env,
+      DATABASE_URL: o.dbUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      TALLY_EVAL_CONCURRENCY: '0',
+      TALLY_CLICKHOUSE_URL: `chdb:${dir}`,
+    });
+    const base = `http://127.0.0.1:${port}/api/public`;
+    await waitHealthy(`${base}/health`, 120_000);
+    const lag = async () => ((await (await fetch(`${base}/health`)).json()) as { analytics: { lagRows: number } }).analytics.lagRows;
+    const queued = await lag();
+    const t0 = performance.now();
+    while ((await lag()) > 0) await new Promise((r) => setTimeout(r, 200));
+    const exportS = (performance.now() - t0) / 1000;
+    const get = async (q: MetricsQueryInput) => {
+      const r = await fetch(`${base}/v2/metrics?query=${encodeURIComponent(JSON.stringify(q))}`, { headers: { authorization: o.auth } });
+      const text = await r.text();
+      if (r.status !== 200) throw new Error(`ClickHouse server: GET /v2/metrics answered ${r.status}: ${text.slice(0, 300)}`);
+      return (JSON.parse(text) as { data: Record<string, unknown>[] }).data;
+    };
+    const chBytes = Number(execFileSync('du', ['-sb', dir]).toString().split('\t')[0]);
+    const pgBytes = Number(psql(o.dbUrl, "select pg_total_relation_size('observations')"));
+    const allRows = Number(psql(o.dbUrl, 'select count(*) from observations'));
+    lines.push(
+      `GET /api/public/v2/metrics, the same observations in embedded ClickHouse (chdb, FINAL reads), a second server on the same PostgreSQL:`,
+    );
+    lines.push(
+      `  export           the feed queued ${queued.toLocaleString('en-US')} rows when turned on; shipped in ${exportS.toFixed(1)} s (${Math.round(queued / exportS).toLocaleString('en-US')} rows/s)`,
+    );
+    lines.push(
+      `  storage          ClickHouse ${(chBytes / 2 ** 20).toFixed(0)} MB on disk = ${Math.round(chBytes / allRows)} bytes per observation; PostgreSQL observations with indexes and TOAST ${(pgBytes / 2 ** 20).toFixed(0)} MB = ${Math.round(pgBytes / allRows)} bytes per observation`,
+    );
+    const problems: string[] = [];
+    let met = 0;
+    for (const c of o.cases) {
+      const rows = await get(c.query);
+      const d = o.difference(c.canon(rows.filter((r) => !o.isFiller(r))), c.answer);
+      if (d) problems.push(`${c.name}: ClickHouse's answer differs from PostgreSQL's: ${d}`);
+      for (let i = 0; i < 2; i++) await get(c.query);
+      const ms: number[] = [];
+      for (let i = 0; i < o.runs; i++) {
+        const t = performance.now();
+        await get(c.query);
+        ms.push(performance.now() - t);
+      }
+      ms.sort((x, y) => x - y);
+      const p50 = percentile(ms, 50);
+      const speedup = c.postgresP50 / p50;
+      const target = c.rollup ? '<= 50 ms on both' : '<= 300 ms and >= 10x PostgreSQL';
+      const ok = c.rollup ? p50 <= 50 && c.postgresP50 <= 50 : p50 <= 300 && speedup >= 10;
+      if (ok) met++;
+      lines.push(
+        `  ${c.name.padEnd(42)} ClickHouse p50 ${fmt(p50).padStart(8)}  PostgreSQL p50 ${fmt(c.postgresP50).padStart(8)}  ${speedup.toFixed(1)}x  (target ${target}: ${ok ? 'met' : 'MISSED'})`,
+      );
+    }
+    lines.push(`  targets          ${met} of ${o.cases.length} met; answers ${problems.length ? 'DIFFER' : 'equal for every class'}`);
+    if (problems.length) lines.push(...problems.map((p) => `  ${p}`));
+  } catch (e) {
+    lines.push(`  ClickHouse half failed: ${(e as Error).message.slice(0, 500)}`);
+  } finally {
+    await child?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return lines;
+}

@@ -119,8 +119,10 @@ describe('the ClickHouse dialect', () => {
     expect(c.histograms).toHaveLength(1);
     const h = c.histograms[0]!.query;
     expect(h.sql).toContain('min(x) OVER (PARTITION BY d0) AS lo, max(x) OVER (PARTITION BY d0) AS hi');
+    // a Float64 guess of the bin, corrected by comparing exact Decimal products
+    const guess = 'toInt64(floor(toFloat64(x - lo) * 7 / toFloat64(nullIf(hi - lo, 0))))';
     expect(h.sql).toContain(
-      'if(hi = lo, 1, least(toInt64(floor(toDecimal256(x - lo, 18) * 7 / toDecimal256(nullIf(hi - lo, 0), 18))) + 1, 7)) AS bin',
+      `if(hi = lo, 1, least(multiIf((x - lo) * 7 < (hi - lo) * ${guess}, ${guess} - 1, (x - lo) * 7 >= (hi - lo) * (${guess} + 1), ${guess} + 1, ${guess}) + 1, 7)) AS bin`,
     );
     expect(h.sql).toContain('AND o.total_cost IS NOT NULL');
     expect(h.rows.histogram).toEqual({ bins: 7, scale: 'text' });

@@ -69,8 +69,8 @@ export const SCALE_RULES: Record<Kind, ScaleRule> = {
 
 /** the scale exact avg ordering and quotients are computed at (Decimal256: 76 digits) */
 export const EXACT_SCALE = 40;
-/** the scale a histogram bin is computed at, by kind: wide enough for the values' digits, narrow enough not to overflow */
-export const BIN_SCALE: Partial<Record<Kind, number>> = { decimal: 18, quotient: 30, float: 18 };
+/** the decimal kinds a histogram bins in Decimal arithmetic, at their scale (a float8 as its text, 18 decimals) */
+export const BIN_SCALE: Partial<Record<Kind, number>> = { decimal: 18, quotient: 40, float: 18 };
 /** days from date_bin's origin (0001-01-01, a Monday) to the epoch */
 const ORIGIN_DAYS = 719_162;
 

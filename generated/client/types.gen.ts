@@ -2762,6 +2762,10 @@ export type MetricsV2Errors = {
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
+    /**
+     * Tally only: the analytics store (ClickHouse, TALLY_CLICKHOUSE_URL) did not answer while PostgreSQL no longer holds every row (TALLY_POSTGRES_RETENTION_DAYS), so no complete answer could be given; retry shortly. Without retention the answer comes from PostgreSQL instead.
+     */
+    503: Error;
 };
 
 export type MetricsV2Error = MetricsV2Errors[keyof MetricsV2Errors];
@@ -2821,6 +2825,10 @@ export type MetricsV1Errors = {
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
+    /**
+     * Tally only: the analytics store (ClickHouse, TALLY_CLICKHOUSE_URL) did not answer while PostgreSQL no longer holds every row (TALLY_POSTGRES_RETENTION_DAYS), so no complete answer could be given; retry shortly. Without retention the answer comes from PostgreSQL instead.
+     */
+    503: Error;
 };
 
 export type MetricsV1Error = MetricsV1Errors[keyof MetricsV1Errors];
@@ -2887,6 +2895,10 @@ export type MetricsDailyErrors = {
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
+    /**
+     * Tally only: the analytics store (ClickHouse, TALLY_CLICKHOUSE_URL) did not answer while PostgreSQL no longer holds every row (TALLY_POSTGRES_RETENTION_DAYS), so no complete answer could be given; retry shortly. Without retention the answer comes from PostgreSQL instead.
+     */
+    503: Error;
 };
 
 export type MetricsDailyError = MetricsDailyErrors[keyof MetricsDailyErrors];

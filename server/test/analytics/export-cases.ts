@@ -155,8 +155,8 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         user_id: 'u1',
         tags: ['a', 'b'],
         environment: 'prod',
-        start_time: '2026-11-20 10:00:01.000',
-        end_time: '2026-11-20 10:00:03.000',
+        start_time: '2026-11-20 10:00:01.000000',
+        end_time: '2026-11-20 10:00:03.000000',
       });
       // every digit of PostgreSQL's numeric costs
       const stored = await sql<{
@@ -273,6 +273,35 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       expect(Number(row!.ids)).toBe(400);
       // on PostgreSQL the extra exporters take part of the feed; PGlite's one connection serialises them
       if (process.env.DATABASE_URL) expect(taken).toBeGreaterThan(0);
+    });
+
+    it('answers metrics from PostgreSQL while ClickHouse does not answer', async () => {
+      const a = t.server.analytics!;
+      const query = a.client.query.bind(a.client);
+      const q = JSON.stringify({
+        view: 'observations',
+        metrics: [{ measure: 'count', aggregation: 'count' }],
+        dimensions: [],
+        filters: [],
+        fromTimestamp: '2000-01-01T00:00:00Z',
+        toTimestamp: '2100-01-01T00:00:00Z',
+      });
+      const get = async () => {
+        const r = await api(`/api/public/v2/metrics?query=${encodeURIComponent(q)}`);
+        return { status: r.status, body: (await r.json()) as { data: { count_count: unknown }[] } };
+      };
+      await caughtUp();
+      const fromClickHouse = await get();
+      a.client.query = (async () => {
+        throw new Error('ClickHouse is down (test)');
+      }) as typeof a.client.query;
+      try {
+        const fromPostgres = await get();
+        expect(fromPostgres.status).toBe(200);
+        expect(fromPostgres.body).toEqual(fromClickHouse.body);
+      } finally {
+        a.client.query = query;
+      }
     });
 
     it('keeps changes queued while ClickHouse refuses them, and ships them when it is back', async () => {

@@ -132,6 +132,30 @@ describe('PostgreSQL retention with ClickHouse', () => {
     expect((await api(`/api/public/v2/scores/${score}`)).status).toBe(404);
   });
 
+  it('metrics answer 503 while ClickHouse does not answer: PostgreSQL no longer holds every row', async () => {
+    const a = t.server.analytics!;
+    const query = a.client.query.bind(a.client);
+    a.client.query = (async () => {
+      throw new Error('ClickHouse is down (test)');
+    }) as typeof a.client.query;
+    try {
+      const q = JSON.stringify({
+        view: 'observations',
+        metrics: [{ measure: 'count', aggregation: 'count' }],
+        fromTimestamp: daysAgo(90),
+        toTimestamp: daysAgo(0),
+      });
+      const r = await api(`/api/public/v2/metrics?query=${encodeURIComponent(q)}`);
+      expect(r.status).toBe(503);
+      expect(await r.json()).toEqual({
+        message: 'The analytics store (ClickHouse) did not answer; retry shortly',
+        error: 'ServiceUnavailable',
+      });
+    } finally {
+      a.client.query = query;
+    }
+  });
+
   it('never deletes a row whose change has not reached ClickHouse', async () => {
     const a = t.server.analytics!;
     const exec = a.client.exec.bind(a.client);

@@ -12,7 +12,8 @@ export interface ChColumn {
 }
 
 const c = (name: string, type: string, from: ChColumn['from']): ChColumn => ({ name, type, from });
-const TIME = "DateTime64(3, 'UTC')";
+// microseconds, as PostgreSQL's timestamptz keeps them (OTel spans carry them; latencies and window edges depend on them)
+const TIME = "DateTime64(6, 'UTC')";
 // PostgreSQL keeps costs as numeric; 18 decimals hold every digit a price × units product has
 const COST = 'Decimal(38, 18)';
 

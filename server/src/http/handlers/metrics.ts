@@ -19,7 +19,7 @@ import { executeMetrics } from '../../store/metrics.ts';
 import { kysely } from '../../store/sql.ts';
 import { componentValidators } from '../openapi.ts';
 import { readJsonParam } from '../json-param.ts';
-import { invalidRequest } from '../errors.ts';
+import { ApiError, invalidRequest } from '../errors.ts';
 import { paginated, pagination, projectOf, type HandlerContext, type OperationHandler } from '../handler.ts';
 
 const schemas = componentValidators();
@@ -37,12 +37,21 @@ type Prepare = <C>(dialect: Dialect<C>) => Prepared<C>;
  * The shaped rows of one query, from ClickHouse when it is configured (TALLY_CLICKHOUSE_URL: the
  * same plan in its dialect, run by analytics/metrics.ts), else from PostgreSQL
  */
-async function answer(ctx: Pick<HandlerContext, 'em' | 'services'>, prepare: Prepare): Promise<Row[]> {
-  const store = ctx.services.analytics?.metrics;
+async function answer(ctx: Pick<HandlerContext, 'em' | 'services' | 'log'>, prepare: Prepare): Promise<Row[]> {
+  const analytics = ctx.services.analytics;
+  const store = analytics?.metrics;
   if (store) {
     const { plan, compiled } = prepare(store.dialect);
-    const { rows, histograms } = await store.execute(compiled);
-    return shape(plan, rows, histograms);
+    try {
+      const { rows, histograms } = await store.execute(compiled);
+      return shape(plan, rows, histograms);
+    } catch (e) {
+      // past PostgreSQL's retention only ClickHouse holds every row: no silent partial answer
+      if (analytics.archive)
+        throw new ApiError(503, 'The analytics store (ClickHouse) did not answer; retry shortly', 'ServiceUnavailable');
+      // PostgreSQL holds every row: answer from it rather than fail
+      ctx.log.warn({ err: e }, 'metrics: ClickHouse did not answer; answered from PostgreSQL');
+    }
   }
   const { plan, compiled } = prepare(POSTGRES);
   const { rows, histograms } = await executeMetrics(kysely(ctx.em), compiled);

@@ -101,13 +101,18 @@ export class AnalyticsExporter {
     });
   }
 
-  /** the schema is current (migrated once per process, under the start-up lock) */
-  private migrated = false;
+  /** the schema made current once per process (under the start-up lock), shared by the rounds; a failure is tried again */
+  private schema: Promise<void> | null = null;
 
-  private async ensureSchema(): Promise<void> {
-    if (this.migrated) return;
-    await this.db.exclusively(() => migrateClickHouse(this.analytics, this.log));
-    this.migrated = true;
+  private ensureSchema(): Promise<void> {
+    this.schema ??= this.db
+      .exclusively(() => migrateClickHouse(this.analytics, this.log))
+      .then(() => {})
+      .catch((e: unknown) => {
+        this.schema = null;
+        throw e;
+      });
+    return this.schema;
   }
 
   private async run(): Promise<void> {

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { ListenError, startServer } from './server.ts';
 import { DatabaseInUseError } from './db/embedded-lock.ts';
+import { EmbeddedEngineMissing } from './analytics/clickhouse.ts';
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -26,7 +27,7 @@ let server: Awaited<ReturnType<typeof startServer>>;
 try {
   server = await startServer(config, log);
 } catch (e) {
-  if (e instanceof ListenError || e instanceof DatabaseInUseError) {
+  if (e instanceof ListenError || e instanceof DatabaseInUseError || e instanceof EmbeddedEngineMissing) {
     console.error(e.message);
     process.exit(1);
   }

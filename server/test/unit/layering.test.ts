@@ -85,7 +85,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'bootstrap',
     '../package.json',
   ],
-  main: ['logger', 'config', 'db', 'server'],
+  main: ['logger', 'config', 'db', 'server', 'analytics'],
   cli: ['domain', 'logger', 'config', 'db', 'store', 'secrets'],
   mock: ['http', 'spec', '../sdk'],
 };

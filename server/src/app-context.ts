@@ -2,6 +2,7 @@
 // to ingestion, to the LLM calls and to the background work.
 import type { ObservationRecord, TraceRecord } from './domain/ingestion/types.ts';
 import type { StoredScore } from './store/scores.ts';
+import type { ObservationFilter } from './store/observations.ts';
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { AllowList } from './domain/llm/egress.ts';
 import type { GrowthAnalyzer } from './store/planner-stats.ts';
@@ -16,6 +17,15 @@ export interface Archive {
   observationsOfTrace: (projectId: string, traceId: string) => Promise<ObservationRecord[]>;
   traces: (projectId: string, ids: string[]) => Promise<TraceRecord[]>;
   score: (projectId: string, id: string) => Promise<StoredScore | null>;
+  /** GET /observations over ClickHouse, for a window reaching past the retention */
+  listObservations: (
+    projectId: string,
+    f: ObservationFilter,
+    page: number,
+    limit: number,
+  ) => Promise<{ observations: ObservationRecord[]; total: number }>;
+  /** TALLY_POSTGRES_RETENTION_DAYS */
+  retentionDays: number;
 }
 
 export interface Services {

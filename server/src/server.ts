@@ -28,6 +28,7 @@ import { startPostgresRetention } from './background/postgres-retention.ts';
 import {
   observationsFromClickHouse,
   observationsOfTraceFromClickHouse,
+  listObservationsFromClickHouse,
   scoreFromClickHouse,
   tracesFromClickHouse,
 } from './analytics/reads.ts';
@@ -183,6 +184,8 @@ export async function startServer(
                   observationsOfTrace: (p, t) => observationsOfTraceFromClickHouse(analytics!, p, t),
                   traces: (p, ids) => tracesFromClickHouse(analytics!, p, ids),
                   score: (p, id) => scoreFromClickHouse(analytics!, p, id),
+                  listObservations: (p, f, page, limit) => listObservationsFromClickHouse(analytics!, p, f, page, limit),
+                  retentionDays: config.postgresRetentionDays,
                 }
               : undefined,
           lag: async () => {

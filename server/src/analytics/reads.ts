@@ -4,7 +4,9 @@
 // columns as the text PostgreSQL exported.
 import type { ObservationRecord, TraceRecord } from '../domain/ingestion/types.ts';
 import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
-import { fromRow as observationFromRow, type ObservationRow } from '../store/observations.ts';
+import { type Bind, filterConditionClickHouse } from '../domain/filters/compile-clickhouse.ts';
+import { OBSERVATION_FILTER_COLUMNS_SQL } from '../domain/filters/observation-columns.ts';
+import { type ObservationFilter, fromRow as observationFromRow, type ObservationRow } from '../store/observations.ts';
 import { fromRow as scoreFromRow, type ScoreRow, type StoredScore } from '../store/scores.ts';
 import { fromRow as traceFromRow, type TraceRow } from '../store/traces.ts';
 import type { Analytics } from './clickhouse.ts';
@@ -29,7 +31,7 @@ async function schemaReady(a: Analytics): Promise<boolean> {
   return ready.has(a);
 }
 
-/** the entity's rows matching `where` (a condition on bound parameters), latest version, deleted ones dropped */
+/** the entity's rows matching `where` (a condition on bound parameters, then ORDER BY/LIMIT if any), latest version, deleted ones dropped */
 async function rows(
   a: Analytics,
   entity: ExportedEntity,
@@ -84,4 +86,57 @@ export async function scoreFromClickHouse(a: Analytics, projectId: string, id: s
   const [r] = await rows(a, 's', 'project_id = {p:String} AND id = {id:String}', { p: projectId, id });
   // the score's trace fields (user, tags) are joined from PostgreSQL's trace on a live read; here they are not known
   return r ? scoreFromRow({ ...r, t_id: null } as unknown as ScoreRow) : null;
+}
+
+// PostgreSQL's latency: extract(epoch from end - start) * 1000, to the microsecond
+const LATENCY_CH = '((toUnixTimestamp64Micro(end_time) - toUnixTimestamp64Micro(start_time)) / 1000)';
+
+/**
+ * GET /observations answered from ClickHouse: the same filters, order (newest first, then id) and
+ * pages as store/observations.ts's listObservations over PostgreSQL, for a window that reaches
+ * past PostgreSQL's retention.
+ */
+export async function listObservationsFromClickHouse(
+  a: Analytics,
+  projectId: string,
+  f: ObservationFilter,
+  page: number,
+  limit: number,
+): Promise<{ observations: ObservationRecord[]; total: number }> {
+  if (!(await schemaReady(a))) return { observations: [], total: 0 };
+  const params: Record<string, unknown> = {};
+  let n = 0;
+  const bind: Bind = (value, type) => {
+    const name = `p${n++}`;
+    params[name] = value;
+    return `{${name}:${type}}`;
+  };
+  const where = [`project_id = ${bind(projectId, 'String')}`];
+  const eq = (col: string, v: string | undefined) => v && where.push(`${col} = ${bind(v, 'String')}`);
+  eq('type', f.type);
+  eq('name', f.name);
+  eq('user_id', f.userId);
+  eq('level', f.level);
+  eq('trace_id', f.traceId);
+  eq('version', f.version);
+  eq('parent_observation_id', f.parentObservationId);
+  if (f.environment?.length) where.push(`has(${bind(f.environment, 'Array(String)')}, environment)`);
+  if (f.fromStartTime) where.push(`start_time >= ${bind(f.fromStartTime.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.toStartTime) where.push(`start_time < ${bind(f.toStartTime.toISOString(), "DateTime64(6, 'UTC')")}`);
+  for (const filter of f.filters ?? []) {
+    const column = OBSERVATION_FILTER_COLUMNS_SQL[filter.target]!;
+    where.push(filterConditionClickHouse(filter, { sql: column === 'latency' ? LATENCY_CH : column }, bind));
+  }
+  const cond = where.join(' AND ');
+  const found = await rows(a, 'o', `${cond} ORDER BY start_time DESC, id ASC LIMIT ${limit} OFFSET ${(page - 1) * limit}`, params);
+  const counted = await a.client.query({
+    query: `SELECT count() AS n FROM ${a.database}.observations FINAL WHERE ${cond}`,
+    query_params: params,
+    format: 'JSONEachRow',
+  });
+  const [c] = await counted.json<{ n: string | number }>();
+  return {
+    observations: found.map((r) => observationFromRow(withoutMergeState(r) as unknown as ObservationRow)),
+    total: Number(c?.n ?? 0),
+  };
 }

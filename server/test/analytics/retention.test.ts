@@ -116,6 +116,22 @@ describe('PostgreSQL retention with ClickHouse', () => {
     expect((await api(`/api/public/v2/scores/${score}`)).status).toBe(200);
   });
 
+  it('lists reaching past the retention come from ClickHouse; recent windows from PostgreSQL', async () => {
+    const list = async (query: string) => {
+      const r = await api(`/api/public/observations?${query}`);
+      expect(r.status).toBe(200);
+      return (await r.json()) as { data: { id: string; name: string }[]; meta: { totalItems: number } };
+    };
+    const all = await list(`traceId=${trace}`);
+    expect(all.data.map((o) => o.id)).toEqual([newGen, oldGen]);
+    expect(all.meta.totalItems).toBe(2);
+    const filter = encodeURIComponent(JSON.stringify([{ type: 'string', column: 'name', operator: '=', value: 'old' }]));
+    expect((await list(`traceId=${trace}&filter=${filter}`)).data.map((o) => o.id)).toEqual([oldGen]);
+    expect((await list(`traceId=${trace}&type=GENERATION&limit=1&page=1`)).data.map((o) => o.id)).toEqual([oldGen]);
+    // a window within the retention: PostgreSQL, which holds only the recent row
+    expect((await list(`traceId=${trace}&fromStartTime=${encodeURIComponent(daysAgo(2))}`)).data.map((o) => o.id)).toEqual([newGen]);
+  });
+
   it('merges a late update of a row no longer in PostgreSQL with its ClickHouse copy', async () => {
     await ingest([
       { id: uid('e'), timestamp: new Date().toISOString(), type: 'generation-update', body: { id: oldGen, output: 'late answer' } },

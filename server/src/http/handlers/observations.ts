@@ -34,25 +34,26 @@ export const observationsList: OperationHandler<'observations_getMany'> = async 
   const { page, limit } = pagination(ctx.query);
   const q = ctx.query;
   const env = q.environment === undefined ? undefined : ([] as string[]).concat(q.environment);
-  const { observations, total } = await listObservations(
-    kysely(ctx.em),
-    projectId,
-    {
-      type: q.type,
-      name: q.name,
-      userId: q.userId,
-      level: q.level,
-      traceId: q.traceId,
-      version: q.version,
-      parentObservationId: q.parentObservationId,
-      environment: env,
-      fromStartTime: q.fromStartTime ? new Date(q.fromStartTime) : undefined,
-      toStartTime: q.toStartTime ? new Date(q.toStartTime) : undefined,
-      filters: parseFilterParam(q.filter),
-    },
-    page,
-    limit,
-  );
+  const filter = {
+    type: q.type,
+    name: q.name,
+    userId: q.userId,
+    level: q.level,
+    traceId: q.traceId,
+    version: q.version,
+    parentObservationId: q.parentObservationId,
+    environment: env,
+    fromStartTime: q.fromStartTime ? new Date(q.fromStartTime) : undefined,
+    toStartTime: q.toStartTime ? new Date(q.toStartTime) : undefined,
+    filters: parseFilterParam(q.filter),
+  };
+  // a window reaching past PostgreSQL's retention is answered from ClickHouse, which holds every row
+  const archive = ctx.services.analytics?.archive;
+  const reachesPast =
+    archive && (!filter.fromStartTime || filter.fromStartTime.getTime() < Date.now() - archive.retentionDays * 86_400_000);
+  const { observations, total } = reachesPast
+    ? await archive.listObservations(projectId, filter, page, limit)
+    : await listObservations(kysely(ctx.em), projectId, filter, page, limit);
   return {
     status: 200,
     body: paginated(

@@ -1,0 +1,33 @@
+// Which column of the observations table each filter target of the list endpoint reads, for both
+// engines (store/filter-sql.ts renders them for PostgreSQL, analytics/reads.ts for ClickHouse);
+// `latency` is the one computed value, which each engine writes its own way.
+export const OBSERVATION_FILTER_COLUMNS_SQL: Record<string, string> = {
+  id: 'id',
+  traceId: 'trace_id',
+  traceName: 'trace_name',
+  name: 'name',
+  type: 'type',
+  level: 'level',
+  environment: 'environment',
+  version: 'version',
+  parentObservationId: 'parent_observation_id',
+  providedModelName: 'model',
+  promptName: 'prompt_name',
+  userId: 'user_id',
+  sessionId: 'session_id',
+  traceRelease: 'release',
+  traceVersion: 'trace_version',
+  costStatus: 'cost_status',
+  tags: 'tags',
+  metadata: 'metadata',
+  startTime: 'start_time',
+  endTime: 'end_time',
+  latency: 'latency',
+  inputTokens: 'input_usage',
+  outputTokens: 'output_usage',
+  totalTokens: 'total_usage',
+  inputCost: 'input_cost',
+  outputCost: 'output_cost',
+  totalCost: 'total_cost',
+  promptVersion: 'prompt_version',
+};

@@ -92,6 +92,9 @@ function exportExpr(c: ChColumn): string {
       return `coalesce((select jsonb_object_agg(k, v) from jsonb_each(${col}) e(k, v) where jsonb_typeof(v) = 'number'), '{}'::jsonb)`;
     case 'array':
       return `coalesce(${col}, '{}')`;
+    case 'time':
+      // ClickHouse's own text form of a UTC DateTime64(6), which it parses without guessing
+      return `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`;
     default:
       return col;
   }

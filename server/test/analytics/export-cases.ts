@@ -5,24 +5,15 @@
 // version arriving late leaves one row, and an outage keeps the changes queued until it ends.
 // On PostgreSQL (DATABASE_URL) the server runs on a database of the test's own, so its triggers
 // never meet the integration suite's.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsExporter } from '../../src/background/analytics-exporter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
+import { exportCaughtUp } from '../support/analytics-lag.ts';
+import { pgAdmin } from '../support/pg-admin.ts';
 
 const pgUrl = process.env.DATABASE_URL;
-
-async function admin(sqlText: string) {
-  const c = new pg.Client({ connectionString: pgUrl!.replace(/\/[^/]*$/, '/postgres') });
-  await c.connect();
-  try {
-    await c.query(sqlText);
-  } finally {
-    await c.end();
-  }
-}
 
 export interface ClickHouseUnderTest {
   /** TALLY_CLICKHOUSE_URL */
@@ -35,8 +26,8 @@ export async function startWithClickHouse(name: string, target: ClickHouseUnderT
   const dbName = `tally_${name}_${process.pid}`;
   const full: Record<string, string> = { TALLY_CLICKHOUSE_URL: target.url, TALLY_EVAL_CONCURRENCY: '0', ...env };
   if (pgUrl) {
-    await admin(`drop database if exists ${dbName}`);
-    await admin(`create database ${dbName}`);
+    await pgAdmin(`drop database if exists ${dbName}`);
+    await pgAdmin(`create database ${dbName}`);
     full.DATABASE_URL = pgUrl.replace(/\/[^/]*$/, `/${dbName}`);
   }
   const t = await startTestServer(full);
@@ -45,7 +36,7 @@ export async function startWithClickHouse(name: string, target: ClickHouseUnderT
     async close() {
       await t.server.close();
       await target.close();
-      if (pgUrl) await admin(`drop database if exists ${dbName}`);
+      if (pgUrl) await pgAdmin(`drop database if exists ${dbName}`);
     },
   };
 }
@@ -81,14 +72,7 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
   }
 
   /** until the exporter has shipped every change */
-  async function caughtUp() {
-    for (let i = 0; i < 200; i++) {
-      const a = await health();
-      if (a.lagRows === 0) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`the exporter did not catch up: ${JSON.stringify(await health())}`);
-  }
+  const caughtUp = () => exportCaughtUp(t.server.url);
 
   async function ch<T>(query: string): Promise<T[]> {
     const a = t.server.analytics!;

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { boot } from '../support/boot.ts';
+import { pgAdmin } from '../support/pg-admin.ts';
 
 const pgUrl = process.env.DATABASE_URL;
 const keys = { TALLY_INIT_PUBLIC_KEY: 'pk-lf-crash', TALLY_INIT_SECRET_KEY: 'sk-lf-crash-secret' };
@@ -15,19 +15,9 @@ const authorization = `Basic ${Buffer.from(`${keys.TALLY_INIT_PUBLIC_KEY}:${keys
 const dirs: string[] = [];
 const dbName = `tally_analytics_crash_${process.pid}`;
 
-async function admin(sqlText: string) {
-  const c = new pg.Client({ connectionString: pgUrl!.replace(/\/[^/]*$/, '/postgres') });
-  await c.connect();
-  try {
-    await c.query(sqlText);
-  } finally {
-    await c.end();
-  }
-}
-
 afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  if (pgUrl) await admin(`drop database if exists ${dbName}`);
+  if (pgUrl) await pgAdmin(`drop database if exists ${dbName}`);
 });
 
 const batchOf = (n: number, prefix: string) =>
@@ -62,8 +52,8 @@ describe('analytics export across a kill -9', () => {
       TALLY_TOKENIZER_THREADS: '1',
     };
     if (pgUrl) {
-      await admin(`drop database if exists ${dbName}`);
-      await admin(`create database ${dbName}`);
+      await pgAdmin(`drop database if exists ${dbName}`);
+      await pgAdmin(`create database ${dbName}`);
       env.DATABASE_URL = pgUrl.replace(/\/[^/]*$/, `/${dbName}`);
     }
     const first = await boot(env);

@@ -10,6 +10,7 @@ import { pruneExported } from '../../src/background/postgres-retention.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 import { basic, type TestServer } from '../support/start.ts';
 import { startWithClickHouse } from './export-cases.ts';
+import { exportCaughtUp } from '../support/analytics-lag.ts';
 
 let t: TestServer;
 let stop: () => Promise<void>;
@@ -37,14 +38,7 @@ async function ingest(batch: unknown[]) {
   expect(((await res.json()) as { errors: unknown[] }).errors).toEqual([]);
 }
 
-async function caughtUp() {
-  for (let i = 0; i < 200; i++) {
-    const r = (await (await fetch(`${t.server.url}/api/public/health`)).json()) as { analytics: { lagRows: number } };
-    if (r.analytics.lagRows === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the exporter did not catch up');
-}
+const caughtUp = () => exportCaughtUp(t.server.url);
 
 const inPostgres = async (table: string, id: string) =>
   (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where id = ${id}`.execute(kysely(t.server.db.em()))).rows[0]!

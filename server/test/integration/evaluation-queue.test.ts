@@ -3,32 +3,22 @@
 // time, and every job goes to exactly one of them. A database of its own, so the suite's server,
 // whose workers claim from every project, stays out of it. PostgreSQL only: PGlite has one
 // connection, where claims run one after the other anyway.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/orm.ts';
 import { claimJobs, enqueueJobs, finishJob, renewLease, type StoredJob } from '../../src/store/evaluation-jobs.ts';
 import { createProject } from '../../src/store/projects.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
+import { pgAdmin } from '../support/pg-admin.ts';
 
 const url = process.env.DATABASE_URL;
 const DB = 'tally_eval_queue';
 let a: Database;
 let b: Database;
 
-async function admin(statement: string) {
-  const c = new pg.Client({ connectionString: url!.replace(/\/[^/]*$/, '/postgres') });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
-
 describe.skipIf(!url)('evaluation queue shared by two instances', () => {
   beforeAll(async () => {
-    await admin(`drop database if exists ${DB}`);
-    await admin(`create database ${DB}`);
+    await pgAdmin(`drop database if exists ${DB}`);
+    await pgAdmin(`create database ${DB}`);
     const own = url!.replace(/\/[^/]*$/, `/${DB}`);
     a = await openDatabase({ databaseUrl: own, dataDir: 'unused' });
     b = await openDatabase({ databaseUrl: own, dataDir: 'unused' });
@@ -36,7 +26,7 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await admin(`drop database if exists ${DB}`);
+    await pgAdmin(`drop database if exists ${DB}`);
   });
 
   it('hands every due job to exactly one claimer, and a lost lease makes a job claimable again', async () => {

@@ -1,7 +1,7 @@
 // The per-process dependencies (`Services`): built once by server.ts, handed to every handler,
 // to ingestion, to the LLM calls and to the background work.
 import type { ObservationRecord, TraceRecord } from './domain/ingestion/types.ts';
-import type { StoredScore } from './store/scores.ts';
+import type { ScoreFilter, StoredScore } from './store/scores.ts';
 import type { ObservationFilter } from './store/observations.ts';
 import type { Keyring } from './domain/llm-connections/secret-box.ts';
 import type { AllowList } from './domain/llm/egress.ts';
@@ -24,6 +24,8 @@ export interface Archive {
     page: number,
     limit: number,
   ) => Promise<{ observations: ObservationRecord[]; total: number }>;
+  /** the score lists (v1, v2) over ClickHouse, for a window reaching past the retention */
+  listScores: (projectId: string, f: ScoreFilter, page: number, limit: number) => Promise<{ scores: StoredScore[]; total: number }>;
   /** TALLY_POSTGRES_RETENTION_DAYS */
   retentionDays: number;
 }

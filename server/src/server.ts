@@ -29,6 +29,7 @@ import {
   observationsFromClickHouse,
   observationsOfTraceFromClickHouse,
   listObservationsFromClickHouse,
+  listScoresFromClickHouse,
   scoreFromClickHouse,
   tracesFromClickHouse,
 } from './analytics/reads.ts';
@@ -185,6 +186,7 @@ export async function startServer(
                   traces: (p, ids) => tracesFromClickHouse(analytics!, p, ids),
                   score: (p, id) => scoreFromClickHouse(analytics!, p, id),
                   listObservations: (p, f, page, limit) => listObservationsFromClickHouse(analytics!, p, f, page, limit),
+                  listScores: (p, f, page, limit) => listScoresFromClickHouse(analytics!, p, f, page, limit),
                   retentionDays: config.postgresRetentionDays,
                 }
               : undefined,

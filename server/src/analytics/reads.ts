@@ -7,7 +7,7 @@ import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
 import { type Bind, filterConditionClickHouse } from '../domain/filters/compile-clickhouse.ts';
 import { OBSERVATION_FILTER_COLUMNS_SQL } from '../domain/filters/observation-columns.ts';
 import { type ObservationFilter, fromRow as observationFromRow, type ObservationRow } from '../store/observations.ts';
-import { fromRow as scoreFromRow, type ScoreRow, type StoredScore } from '../store/scores.ts';
+import { type ScoreFilter, fromRow as scoreFromRow, type ScoreRow, type StoredScore } from '../store/scores.ts';
 import { fromRow as traceFromRow, type TraceRow } from '../store/traces.ts';
 import type { Analytics } from './clickhouse.ts';
 
@@ -139,4 +139,76 @@ export async function listObservationsFromClickHouse(
     observations: found.map((r) => observationFromRow(withoutMergeState(r) as unknown as ObservationRow)),
     total: Number(c?.n ?? 0),
   };
+}
+
+const SCORE_OPERATORS: Record<NonNullable<ScoreFilter['value']>['operator'], string> = {
+  '<': '<',
+  '>': '>',
+  '<=': '<=',
+  '>=': '>=',
+  '!=': '!=',
+  '=': '=',
+};
+
+/**
+ * The score lists (v1 and v2) answered from ClickHouse: the same filters, the trace's user, tags,
+ * environment and session joined as store/scores.ts's listScores joins them, the same order and
+ * pages, for a window reaching past PostgreSQL's retention.
+ */
+export async function listScoresFromClickHouse(
+  a: Analytics,
+  projectId: string,
+  f: ScoreFilter,
+  page: number,
+  limit: number,
+): Promise<{ scores: StoredScore[]; total: number }> {
+  if (!(await schemaReady(a))) return { scores: [], total: 0 };
+  const params: Record<string, unknown> = {};
+  let n = 0;
+  const bind: Bind = (value, type) => {
+    const name = `p${n++}`;
+    params[name] = value;
+    return `{${name}:${type}}`;
+  };
+  const p = bind(projectId, 'String');
+  const where = [`s.project_id = ${p}`];
+  const list = (col: string, v: string[] | undefined) => v?.length && where.push(`has(${bind(v, 'Array(String)')}, ${col})`);
+  const eq = (col: string, v: string | undefined) => v !== undefined && where.push(`${col} = ${bind(v, 'String')}`);
+  if (f.traceOnly) where.push('s.trace_id IS NOT NULL');
+  list('s.id', f.ids);
+  eq('t.user_id', f.userId);
+  eq('s.name', f.name);
+  eq('s.config_id', f.configId);
+  eq('s.queue_id', f.queueId);
+  list('s.data_type', f.dataTypes);
+  eq('s.source', f.source);
+  if (f.traceTags?.length) where.push(`t.id IS NOT NULL AND hasAll(t.tags, ${bind(f.traceTags, 'Array(String)')})`);
+  list('s.environment', f.environment);
+  if (f.fromTimestamp) where.push(`s.timestamp >= ${bind(f.fromTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.toTimestamp) where.push(`s.timestamp < ${bind(f.toTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.value) where.push(`s.value ${SCORE_OPERATORS[f.value.operator]} ${bind(f.value.value, 'Float64')}`);
+  list('s.session_id', f.sessionIds);
+  list('s.trace_id', f.traceIds);
+  list('s.dataset_run_id', f.datasetRunIds);
+  list('s.observation_id', f.observationIds);
+  const from = `${a.database}.scores AS s FINAL LEFT JOIN (SELECT id, user_id, tags, environment, session_id FROM ${a.database}.traces FINAL WHERE project_id = ${p}) AS t ON t.id = s.trace_id`;
+  const cond = where.join(' AND ');
+  const columns = EXPORTED.s.columns.map((c) => `s.${c.name} AS ${c.name}`).join(', ');
+  const settings = { ...READ_SETTINGS, join_use_nulls: 1 as const };
+  const rs = await a.client.query({
+    query: `SELECT ${columns}, t.id AS t_id, t.user_id AS t_user_id, t.tags AS t_tags, t.environment AS t_environment, t.session_id AS t_session_id FROM ${from} WHERE ${cond} ORDER BY s.timestamp DESC, s.id ASC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    query_params: params,
+    format: 'JSONEachRow',
+    clickhouse_settings: settings,
+  });
+  const found = await rs.json<Record<string, unknown>>();
+  for (const r of found) if (typeof r.metadata === 'string') r.metadata = JSON.parse(r.metadata);
+  const counted = await a.client.query({
+    query: `SELECT count() AS n FROM ${from} WHERE ${cond}`,
+    query_params: params,
+    format: 'JSONEachRow',
+    clickhouse_settings: settings,
+  });
+  const [c] = await counted.json<{ n: string | number }>();
+  return { scores: found.map((r) => scoreFromRow(r as unknown as ScoreRow)), total: Number(c?.n ?? 0) };
 }

@@ -126,6 +126,25 @@ describe('PostgreSQL retention with ClickHouse', () => {
     expect((await list(`traceId=${trace}&fromStartTime=${encodeURIComponent(daysAgo(2))}`)).data.map((o) => o.id)).toEqual([newGen]);
   });
 
+  it('score lists reaching past the retention come from ClickHouse, with their trace joined', async () => {
+    const v2 = await api(`/api/public/v2/scores?traceId=${trace}`);
+    expect(v2.status).toBe(200);
+    const body = (await v2.json()) as { data: { id: string; value: number; trace?: { userId: string } }[]; meta: { totalItems: number } };
+    expect(body.data.map((x) => x.id)).toEqual([score]);
+    expect(body.meta.totalItems).toBe(1);
+    expect(body.data[0]!.value).toBe(3);
+    // v1, filtered by the trace's user (a joined column) and by value
+    const v1 = (await (await api(`/api/public/scores?userId=u9&operator=%3E%3D&value=3`)).json()) as { data: { id: string }[] };
+    expect(v1.data.map((x) => x.id)).toEqual([score]);
+    const none = (await (await api(`/api/public/scores?userId=u9&operator=%3E&value=3`)).json()) as { data: unknown[] };
+    expect(none.data).toEqual([]);
+    // within the retention: PostgreSQL, which no longer holds it
+    const recent = (await (await api(`/api/public/v2/scores?traceId=${trace}&fromTimestamp=${encodeURIComponent(daysAgo(2))}`)).json()) as {
+      data: unknown[];
+    };
+    expect(recent.data).toEqual([]);
+  });
+
   it('merges a late update of a row no longer in PostgreSQL with its ClickHouse copy', async () => {
     await ingest([
       { id: uid('e'), timestamp: new Date().toISOString(), type: 'generation-update', body: { id: oldGen, output: 'late answer' } },

@@ -9,7 +9,7 @@ import { deleteScore, getScore, listScores, putScore, type ScoreFilter, type Sco
 import { queueChange } from '../../store/analytics-changes.ts';
 import { kysely } from '../../store/sql.ts';
 import { invalidData, invalidRequest, notFound } from '../errors.ts';
-import { type HandlerContext, paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
+import { type HandlerContext, paginated, pagination, projectOf, type OperationHandler, type RequestScope } from '../handler.ts';
 import { presentScore, presentScoreV1 } from '../present/score.ts';
 
 /** POST: shape and types are checked against the spec before this runs; the cross-field rules here */
@@ -91,6 +91,13 @@ function filterOf(q: HandlerContext<'scores_list'>['query'] & HandlerContext<'sc
   return f;
 }
 
+/** a window reaching past PostgreSQL's retention (or none) is answered from ClickHouse, which holds every score */
+function scoresOf(ctx: RequestScope, projectId: string, f: ScoreFilter, page: number, limit: number) {
+  const archive = ctx.services.analytics?.archive;
+  const reachesPast = archive && (!f.fromTimestamp || f.fromTimestamp.getTime() < Date.now() - archive.retentionDays * 86_400_000);
+  return reachesPast ? archive.listScores(projectId, f, page, limit) : listScores(kysely(ctx.em), projectId, f, page, limit);
+}
+
 const V1_TYPES: ScoreDataType[] = ['NUMERIC', 'CATEGORICAL', 'BOOLEAN', 'TEXT'];
 
 export const scoresList: OperationHandler<'scores_list'> = async (ctx) => {
@@ -101,7 +108,7 @@ export const scoresList: OperationHandler<'scores_list'> = async (ctx) => {
   f.traceOnly = true;
   f.dataTypes = f.dataTypes ? f.dataTypes.filter((t) => V1_TYPES.includes(t)) : V1_TYPES;
   if (!f.dataTypes.length) return { status: 200, body: paginated([], page, limit, 0) };
-  const { scores, total } = await listScores(kysely(ctx.em), projectId, f, page, limit);
+  const { scores, total } = await scoresOf(ctx, projectId, f, page, limit);
   return {
     status: 200,
     body: paginated(
@@ -140,7 +147,7 @@ export const scoresV2List: OperationHandler<'scoresV2_list'> = async (ctx) => {
     datasetRunIds: commaList(q.datasetRunId),
     observationIds: commaList(q.observationId),
   });
-  const { scores, total } = await listScores(kysely(ctx.em), projectId, f, page, limit);
+  const { scores, total } = await scoresOf(ctx, projectId, f, page, limit);
   return {
     status: 200,
     body: paginated(

@@ -81,16 +81,18 @@ export class AnalyticsExporter {
       if (!changes.length) return 0;
       for (const [entity, latest] of latestPerRow(changes)) {
         const rows = await exportLines(tx, entity, [...latest.values()]);
-        const lines = rows.map((r) => r.line);
         const found = new Set(rows.map((r) => `${r.projectId}\u0000${r.id}`));
-        for (const [key, c] of latest) if (!found.has(key)) lines.push(JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
-        // raw JSONEachRow text, as PostgreSQL wrote it: no row is parsed or rebuilt here
-        const result = await this.analytics.client.exec({
-          query: `INSERT INTO ${this.analytics.database}.${EXPORTED[entity].table} FORMAT JSONEachRow`,
-          values: Readable.from([Buffer.from(`${lines.join('\n')}\n`)], { objectMode: false }),
-        });
-        result.stream.resume();
-        this.stats.exportedRows += lines.length;
+        const gone = [...latest].filter(([key]) => !found.has(key)).map(([, c]) => JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
+        const { table, columns } = EXPORTED[entity];
+        // raw text as PostgreSQL wrote it, positional (no key per value): no row is parsed or rebuilt here
+        if (rows.length)
+          await this.insertRaw(
+            `${table} (${[...columns.map((c) => c.name), '_version', '_deleted'].join(', ')})`,
+            'JSONCompactEachRow',
+            rows.map((r) => r.line),
+          );
+        if (gone.length) await this.insertRaw(table, 'JSONEachRow', gone);
+        this.stats.exportedRows += rows.length + gone.length;
       }
       await forgetChanges(
         tx,
@@ -113,6 +115,14 @@ export class AnalyticsExporter {
         throw e;
       });
     return this.schema;
+  }
+
+  private async insertRaw(target: string, format: string, lines: string[]): Promise<void> {
+    const result = await this.analytics.client.exec({
+      query: `INSERT INTO ${this.analytics.database}.${target} FORMAT ${format}`,
+      values: Readable.from([Buffer.from(`${lines.join('\n')}\n`)], { objectMode: false }),
+    });
+    result.stream.resume();
   }
 
   private async run(): Promise<void> {

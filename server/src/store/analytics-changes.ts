@@ -101,8 +101,9 @@ function exportExpr(c: ChColumn): string {
 }
 
 /**
- * The named rows of a fed table as they are now, each as one JSONEachRow line with the change's
- * sequence number as its version; a row missing from the answer was deleted.
+ * The named rows of a fed table as they are now, each as one JSONCompactEachRow line (the table's
+ * columns in EXPORTED's order, then _version, the change's sequence number, and _deleted); a row
+ * missing from the answer was deleted.
  */
 export async function exportLines(
   tx: Db,
@@ -110,9 +111,9 @@ export async function exportLines(
   changes: Change[],
 ): Promise<{ projectId: string; id: string; line: string }[]> {
   const { table, columns } = EXPORTED[entity];
-  const fields = columns.map((c) => `'${c.name}', ${exportExpr(c)}`).join(', ');
+  const fields = columns.map(exportExpr).join(', ');
   const r = await sql<{ project_id: string; id: string; line: string }>`
-    select t.project_id, t.id, json_build_object(${sql.raw(fields)}, '_version', k.seq, '_deleted', 0)::text as line
+    select t.project_id, t.id, json_build_array(${sql.raw(fields)}, k.seq, 0)::text as line
     from ${sql.table(table)} t
     join unnest(${changes.map((c) => c.projectId)}::text[], ${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.seq)}::bigint[])
       as k(project_id, id, seq)

@@ -18,13 +18,16 @@ const FED = [
  */
 export async function setFeed(db: Db, enabled: boolean): Promise<boolean> {
   const present = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'analytics_feed_%'`.execute(db);
-  const had = (present.rows[0]?.n ?? 0) > 0;
+  const n = present.rows[0]?.n ?? 0;
+  const had = n > 0;
   if (!enabled) {
     for (const { table } of FED)
       for (const op of ['ins', 'upd', 'del'])
         await sql`drop trigger if exists ${sql.raw(`analytics_feed_${op}`)} on ${sql.table(table)}`.execute(db);
     return false;
   }
+  // every trigger in place: no DDL (it would lock the three tables for a moment on each start)
+  if (n === FED.length * 3) return false;
   for (const { table, entity } of FED) {
     const t = sql.table(table);
     const arg = sql.raw(`'${entity}'`);

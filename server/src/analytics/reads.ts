@@ -88,6 +88,18 @@ export async function scoreFromClickHouse(a: Analytics, projectId: string, id: s
   return r ? scoreFromRow({ ...r, t_id: null } as unknown as ScoreRow) : null;
 }
 
+/** a statement's query parameters and the binder that hands out their {name:Type} placeholders */
+function parameters(): { params: Record<string, unknown>; bind: Bind } {
+  const params: Record<string, unknown> = {};
+  let n = 0;
+  const bind: Bind = (value, type) => {
+    const name = `p${n++}`;
+    params[name] = value;
+    return `{${name}:${type}}`;
+  };
+  return { params, bind };
+}
+
 // PostgreSQL's latency: extract(epoch from end - start) * 1000, to the microsecond
 const LATENCY_CH = '((toUnixTimestamp64Micro(end_time) - toUnixTimestamp64Micro(start_time)) / 1000)';
 
@@ -104,13 +116,7 @@ export async function listObservationsFromClickHouse(
   limit: number,
 ): Promise<{ observations: ObservationRecord[]; total: number }> {
   if (!(await schemaReady(a))) return { observations: [], total: 0 };
-  const params: Record<string, unknown> = {};
-  let n = 0;
-  const bind: Bind = (value, type) => {
-    const name = `p${n++}`;
-    params[name] = value;
-    return `{${name}:${type}}`;
-  };
+  const { params, bind } = parameters();
   const where = [`project_id = ${bind(projectId, 'String')}`];
   const eq = (col: string, v: string | undefined) => v && where.push(`${col} = ${bind(v, 'String')}`);
   eq('type', f.type);
@@ -163,13 +169,7 @@ export async function listScoresFromClickHouse(
   limit: number,
 ): Promise<{ scores: StoredScore[]; total: number }> {
   if (!(await schemaReady(a))) return { scores: [], total: 0 };
-  const params: Record<string, unknown> = {};
-  let n = 0;
-  const bind: Bind = (value, type) => {
-    const name = `p${n++}`;
-    params[name] = value;
-    return `{${name}:${type}}`;
-  };
+  const { params, bind } = parameters();
   const p = bind(projectId, 'String');
   const where = [`s.project_id = ${p}`];
   const list = (col: string, v: string[] | undefined) => v?.length && where.push(`has(${bind(v, 'Array(String)')}, ${col})`);

@@ -7,6 +7,7 @@
 import type { Logger } from '../logger.ts';
 import type { Analytics } from './clickhouse.ts';
 import { type ChColumn, EXPORTED } from '../domain/analytics/tables.ts';
+import { CH_ROLLUP_TABLES, recomputeDays, recomputeHours, rollupTable } from '../domain/metrics/clickhouse-rollup.ts';
 
 export interface SchemaContext {
   database: string;
@@ -15,16 +16,24 @@ export interface SchemaContext {
 
 const onCluster = (s: SchemaContext) => (s.cluster ? ` ON CLUSTER ${s.cluster}` : '');
 
-/** a replacing table keyed by (project_id, id): one row per id once merged, the highest _version kept */
-function replacingTable(s: SchemaContext, name: string, columns: string[], orderBy: string, versioned = true): string[] {
-  const body = `(${columns.join(', ')})`;
+interface TableOptions {
+  versioned?: boolean;
+  indexes?: readonly string[];
+  settings?: string;
+}
+
+/** a replacing table: one row per key once merged, the highest _version kept */
+function replacingTable(s: SchemaContext, name: string, columns: string[], orderBy: string, opts: TableOptions = {}): string[] {
+  const versioned = opts.versioned ?? true;
+  const body = `(${[...columns, ...(opts.indexes ?? [])].join(', ')})`;
   const args = versioned ? '_version, _deleted' : '';
+  const settings = opts.settings ? ` SETTINGS ${opts.settings}` : '';
   if (!s.cluster)
-    return [`CREATE TABLE IF NOT EXISTS ${s.database}.${name} ${body} ENGINE = ReplacingMergeTree(${args}) ORDER BY ${orderBy}`];
+    return [`CREATE TABLE IF NOT EXISTS ${s.database}.${name} ${body} ENGINE = ReplacingMergeTree(${args}) ORDER BY ${orderBy}${settings}`];
   const local = `${name}_local`;
   const path = `'/clickhouse/tables/{shard}/${s.database}/${local}', '{replica}'`;
   return [
-    `CREATE TABLE IF NOT EXISTS ${s.database}.${local}${onCluster(s)} ${body} ENGINE = ReplicatedReplacingMergeTree(${path}${versioned ? `, ${args}` : ''}) ORDER BY ${orderBy}`,
+    `CREATE TABLE IF NOT EXISTS ${s.database}.${local}${onCluster(s)} ${body} ENGINE = ReplicatedReplacingMergeTree(${path}${versioned ? `, ${args}` : ''}) ORDER BY ${orderBy}${settings}`,
     `CREATE TABLE IF NOT EXISTS ${s.database}.${name}${onCluster(s)} AS ${s.database}.${local} ENGINE = Distributed(${s.cluster}, ${s.database}, ${local}, cityHash64(project_id))`,
   ];
 }
@@ -34,7 +43,10 @@ const columnsOf = (cols: ChColumn[]) => [...cols.map((c) => `${c.name} ${c.type}
 export interface ClickHouseMigration {
   version: number;
   name: string;
-  statements: (s: SchemaContext) => string[];
+  /** each statement idempotent */
+  statements?: (s: SchemaContext) => string[];
+  /** steps that look at the database first, so that running them again after a crash is safe */
+  run?: (a: Analytics, s: SchemaContext) => Promise<void>;
 }
 
 export const CLICKHOUSE_MIGRATIONS: ClickHouseMigration[] = [
@@ -43,13 +55,68 @@ export const CLICKHOUSE_MIGRATIONS: ClickHouseMigration[] = [
     name: 'observations, traces and scores',
     statements: (s) => Object.values(EXPORTED).flatMap((e) => replacingTable(s, e.table, columnsOf([...e.columns]), '(project_id, id)')),
   },
+  { version: 2, name: 'observations in day order; hourly and daily roll-ups', run: (a, s) => dayOrderAndRollups(a, s) },
 ];
+
+const OBSERVATIONS = EXPORTED.o;
+const ROLLUP_SETTINGS = 'allow_nullable_key = 1';
+
+/** the sorting key ClickHouse reports for one of Tally's tables (on a cluster, of its local table here), or null */
+async function sortingKey(a: Analytics, s: SchemaContext, name: string): Promise<string | null> {
+  const rs = await a.client.query({
+    query: 'SELECT sorting_key FROM system.tables WHERE database = {d:String} AND name = {t:String}',
+    query_params: { d: s.database, t: s.cluster ? `${name}_local` : name },
+    format: 'JSONEachRow',
+  });
+  const rows = await rs.json<{ sorting_key: string }>();
+  return rows[0]?.sorting_key ?? null;
+}
+
+/**
+ * Migration 2: observations rebuilt in day order (a copy under FINAL, then a swap of names), and
+ * the roll-ups created and filled from them. Each step looks first: a crash anywhere leaves either
+ * the old table with a partial copy beside it (copied again) or the new one in place (skipped).
+ */
+async function dayOrderAndRollups(a: Analytics, s: SchemaContext): Promise<void> {
+  const run = async (query: string, params?: Record<string, unknown>) => {
+    await a.client.command({ query, query_params: params, clickhouse_settings: s.cluster ? { distributed_foreground_insert: 1 } : {} });
+  };
+  const db = s.database;
+  const local = (n: string) => (s.cluster ? `${n}_local` : n);
+  await run(`DROP TABLE IF EXISTS ${db}.${local('observations_v1')}${onCluster(s)}`);
+  if (!(await sortingKey(a, s, OBSERVATIONS.table))?.includes('start_time')) {
+    const next = 'observations_next';
+    for (const q of replacingTable(s, next, columnsOf([...OBSERVATIONS.columns]), OBSERVATIONS.orderBy, { indexes: OBSERVATIONS.indexes }))
+      await run(q);
+    // every version a row had is one row under FINAL; a copy sent twice is deduplicated like an export
+    await run(`INSERT INTO ${db}.${next} SELECT * FROM ${db}.observations FINAL`);
+    await run(
+      `RENAME TABLE ${db}.${local('observations')} TO ${db}.${local('observations_v1')}, ${db}.${local(next)} TO ${db}.${local('observations')}${onCluster(s)}`,
+    );
+    // on a cluster the Distributed observations reads observations_local by name: the swapped one
+    if (s.cluster) await run(`DROP TABLE IF EXISTS ${db}.${next}${onCluster(s)}`);
+    await run(`DROP TABLE IF EXISTS ${db}.${local('observations_v1')}${onCluster(s)}`);
+  }
+  for (const grain of ['hour', 'day'] as const) {
+    const t = rollupTable(grain);
+    for (const q of replacingTable(s, CH_ROLLUP_TABLES[grain], [...t.columns, '_version UInt64', '_deleted UInt8'], t.orderBy, {
+      settings: ROLLUP_SETTINGS,
+    }))
+      await run(q);
+  }
+  const hours = recomputeHours(db, null, [], 0n);
+  await run(hours.sql, hours.params);
+  const days = recomputeDays(db, null, [], 0n);
+  await run(days.sql, days.params);
+}
 
 /** the statements that create the database and the version table, before any migration */
 export function bootstrapStatements(s: SchemaContext): string[] {
   return [
     `CREATE DATABASE IF NOT EXISTS ${s.database}${onCluster(s)}`,
-    ...replacingTable(s, 'schema_versions', ['version UInt32', 'name String', "applied_at DateTime64(3, 'UTC')"], 'version', false),
+    ...replacingTable(s, 'schema_versions', ['version UInt32', 'name String', "applied_at DateTime64(3, 'UTC')"], 'version', {
+      versioned: false,
+    }),
   ];
 }
 
@@ -62,7 +129,8 @@ export async function migrateClickHouse(a: Analytics, log: Logger): Promise<numb
   const applied: number[] = [];
   for (const m of CLICKHOUSE_MIGRATIONS) {
     if (done.has(m.version)) continue;
-    for (const statement of m.statements(s)) await a.client.command({ query: statement });
+    for (const statement of m.statements?.(s) ?? []) await a.client.command({ query: statement });
+    await m.run?.(a, s);
     await a.client.insert({
       table: `${s.database}.schema_versions`,
       values: [{ version: m.version, name: m.name, applied_at: new Date().toISOString() }],

@@ -11,8 +11,9 @@ import type { Database } from '../db/orm.ts';
 import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
 import { backoffMs } from '../domain/backoff.ts';
 import type { Logger } from '../logger.ts';
-import { type Change, exportLines, forgetChanges, takeChanges } from '../store/analytics-changes.ts';
-import { kysely } from '../store/sql.ts';
+import { recomputeDays, recomputeHours } from '../domain/metrics/clickhouse-rollup.ts';
+import { type Change, exportLines, forgetChanges, rollupVersion, takeChanges } from '../store/analytics-changes.ts';
+import { type Db, kysely } from '../store/sql.ts';
 
 export interface ExporterOptions {
   /** changes taken per export (one ClickHouse insert per table) */
@@ -79,10 +80,28 @@ export class AnalyticsExporter {
       const tx = kysely(em);
       const changes = await takeChanges(tx, this.batchSize);
       if (!changes.length) return 0;
+      const touched = new TouchedHours();
       for (const [entity, latest] of latestPerRow(changes)) {
         const rows = await exportLines(tx, entity, [...latest.values()]);
-        const found = new Set(rows.map((r) => `${r.projectId}\u0000${r.id}`));
-        const gone = [...latest].filter(([key]) => !found.has(key)).map(([, c]) => JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
+        const found = new Map(rows.map((r) => [`${r.projectId}\u0000${r.id}`, r]));
+        // an observation's copy is keyed by its day too: a deleted one's tombstone is sent below, at the day it left
+        const leftDay = new Set(
+          entity === 'o' ? changes.filter((c) => c.entity === 'o' && c.oldTimeMs !== null).map((c) => `${c.projectId}\u0000${c.id}`) : [],
+        );
+        const gone = [...latest]
+          .filter(([key]) => !found.has(key) && !leftDay.has(key))
+          .map(([, c]) => JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
+        if (entity === 'o') {
+          for (const r of rows) if (r.startMs !== null) touched.add(r.projectId, r.startMs);
+          // the hours moved or deleted rows left; a copy left on another day has another key: its tombstone
+          for (const c of changes) {
+            if (c.entity !== 'o' || c.oldTimeMs === null) continue;
+            touched.add(c.projectId, c.oldTimeMs);
+            const now = found.get(`${c.projectId}\u0000${c.id}`);
+            if (!now || utcDay(now.startMs!) !== utcDay(c.oldTimeMs))
+              gone.push(JSON.stringify({ ...tombstone(c.projectId, c.id, c.seq), start_time: chTime(c.oldTimeMs) }));
+          }
+        }
         const { table, columns } = EXPORTED[entity];
         // raw text as PostgreSQL wrote it, positional (no key per value): no row is parsed or rebuilt here
         if (rows.length)
@@ -94,12 +113,33 @@ export class AnalyticsExporter {
         if (gone.length) await this.insertRaw(table, 'JSONEachRow', gone);
         this.stats.exportedRows += rows.length + gone.length;
       }
+      if (touched.size) await this.recompute(tx, touched);
       await forgetChanges(
         tx,
         changes.map((c) => c.seq),
       );
       this.stats.exports++;
       return changes.length;
+    });
+  }
+
+  /** the roll-ups of the hours a batch touched, recomputed from the rows ClickHouse now holds (domain/metrics/clickhouse-rollup.ts) */
+  private async recompute(tx: Db, touched: TouchedHours): Promise<void> {
+    const version = await rollupVersion(tx);
+    for (const [projectId, hours] of touched.byProject()) {
+      const h = recomputeHours(this.analytics.database, projectId, hours, version);
+      await this.command(h.sql, h.params);
+      const days = [...new Set(hours.map((h) => h.slice(0, 10)))];
+      const d = recomputeDays(this.analytics.database, projectId, days, version);
+      await this.command(d.sql, d.params);
+    }
+  }
+
+  private async command(query: string, params: Record<string, unknown>): Promise<void> {
+    await this.analytics.client.command({
+      query,
+      query_params: params,
+      clickhouse_settings: this.analytics.cluster ? { distributed_foreground_insert: 1 } : {},
     });
   }
 
@@ -156,6 +196,33 @@ export class AnalyticsExporter {
       const t = setTimeout(done, ms);
       this.wakeUps.add(done);
     });
+  }
+}
+
+const HOUR_MS = 3_600_000;
+const utcDay = (ms: number) => Math.floor(ms / 86_400_000);
+/** ClickHouse's text of a UTC DateTime64(6) */
+const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '000');
+
+/** the (project, hour) pairs a batch touched, as ClickHouse's DateTime text */
+class TouchedHours {
+  private readonly hours = new Map<string, Set<number>>();
+  add(projectId: string, ms: number): void {
+    let set = this.hours.get(projectId);
+    if (!set) {
+      set = new Set();
+      this.hours.set(projectId, set);
+    }
+    set.add(Math.floor(ms / HOUR_MS) * HOUR_MS);
+  }
+  get size(): number {
+    return this.hours.size;
+  }
+  byProject(): [string, string[]][] {
+    return [...this.hours].map(([p, set]) => [
+      p,
+      [...set].sort((a, b) => a - b).map((h) => new Date(h).toISOString().slice(0, 19).replace('T', ' ')),
+    ]);
   }
 }
 

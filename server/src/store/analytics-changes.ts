@@ -17,37 +17,48 @@ const FED = [
  * complete.
  */
 export async function setFeed(db: Db, enabled: boolean): Promise<boolean> {
-  const present = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'analytics_feed_%'`.execute(db);
-  const n = present.rows[0]?.n ?? 0;
-  const had = n > 0;
+  const present = await sql<{ name: string; old: boolean }>`
+    select tgname || ' on ' || tgrelid::regclass::text as name, tgoldtable is not null as old
+    from pg_trigger where tgname like 'analytics_feed_%'`.execute(db);
+  const had = present.rows.length > 0;
   if (!enabled) {
     for (const { table } of FED)
       for (const op of ['ins', 'upd', 'del'])
         await sql`drop trigger if exists ${sql.raw(`analytics_feed_${op}`)} on ${sql.table(table)}`.execute(db);
     return false;
   }
-  // every trigger in place: no DDL (it would lock the three tables for a moment on each start)
-  if (n === FED.length * 3) return false;
-  for (const { table, entity } of FED) {
-    const t = sql.table(table);
-    const arg = sql.raw(`'${entity}'`);
-    await sql`create or replace trigger analytics_feed_ins after insert on ${t} referencing new table as new_rows for each statement execute function analytics_feed(${arg})`.execute(
-      db,
-    );
-    await sql`create or replace trigger analytics_feed_upd after update on ${t} referencing new table as new_rows for each statement execute function analytics_feed(${arg})`.execute(
-      db,
-    );
-    await sql`create or replace trigger analytics_feed_del after delete on ${t} referencing old table as old_rows for each statement execute function analytics_feed(${arg})`.execute(
-      db,
-    );
-  }
-  if (had) return false;
+  // every trigger in place as this version defines it: no DDL (it would lock the three tables for a
+  // moment on each start)
+  const want = FED.flatMap(({ table }) => TRIGGERS.map((t) => `${t.name} on ${table}:${t.old(table)}`));
+  const have = new Set(present.rows.map((r) => `${r.name}:${r.old}`));
+  if (want.every((w) => have.has(w)) && have.size === want.length) return false;
   for (const { table, entity } of FED)
-    await sql`insert into analytics_changes (entity, project_id, id) select ${entity}::"char", project_id, id from ${sql.table(table)}`.execute(
+    for (const t of TRIGGERS)
+      await sql`create or replace trigger ${sql.raw(t.name)} after ${sql.raw(t.event)} on ${sql.table(table)} referencing ${sql.raw(t.referencing(table))} for each statement execute function analytics_feed(${sql.raw(`'${entity}'`)})`.execute(
+        db,
+      );
+  if (had) return false;
+  // observations in time order: each export batch then touches a few neighbouring hours, whose
+  // roll-ups it recomputes (in id order every batch would touch every day)
+  for (const { table, entity } of FED)
+    await sql`insert into analytics_changes (entity, project_id, id) select ${entity}::"char", project_id, id from ${sql.table(table)}${sql.raw(entity === 'o' ? ' order by start_time' : '')}`.execute(
       db,
     );
   return true;
 }
+
+// an update of an observation reads its old start_time too (the hour it leaves: the migration's
+// analytics_feed function)
+const TRIGGERS = [
+  { name: 'analytics_feed_ins', event: 'insert', referencing: () => 'new table as new_rows', old: () => false },
+  {
+    name: 'analytics_feed_upd',
+    event: 'update',
+    referencing: (table: string) => (table === 'observations' ? 'old table as old_rows new table as new_rows' : 'new table as new_rows'),
+    old: (table: string) => table === 'observations',
+  },
+  { name: 'analytics_feed_del', event: 'delete', referencing: () => 'old table as old_rows', old: () => true },
+] as const;
 
 /** whether the feed's triggers are installed, and how many changes wait */
 export async function feedState(db: Db): Promise<{ installed: boolean; rows: number }> {
@@ -69,14 +80,22 @@ export interface Change {
   entity: 'o' | 't' | 's';
   projectId: string;
   id: string;
+  /** an observation moved to another hour, or deleted: the start time (ms) it had */
+  oldTimeMs: number | null;
 }
 
 /** the oldest changes no other exporter holds, locked until the caller's transaction ends */
 export async function takeChanges(tx: Db, limit: number): Promise<Change[]> {
-  const r = await sql<{ seq: string; entity: string; project_id: string; id: string }>`
-    select seq::text as seq, entity::text as entity, project_id, id from analytics_changes
-    order by seq limit ${limit} for update skip locked`.execute(tx);
-  return r.rows.map((c) => ({ seq: c.seq, entity: c.entity as Change['entity'], projectId: c.project_id, id: c.id }));
+  const r = await sql<{ seq: string; entity: string; project_id: string; id: string; old_ms: string | null }>`
+    select seq::text as seq, entity::text as entity, project_id, id, (extract(epoch from old_time) * 1000)::bigint::text as old_ms
+    from analytics_changes order by seq limit ${limit} for update skip locked`.execute(tx);
+  return r.rows.map((c) => ({
+    seq: c.seq,
+    entity: c.entity as Change['entity'],
+    projectId: c.project_id,
+    id: c.id,
+    oldTimeMs: c.old_ms === null ? null : Number(c.old_ms),
+  }));
 }
 
 /**
@@ -112,22 +131,37 @@ export async function exportLines(
   tx: Db,
   entity: Change['entity'],
   changes: Change[],
-): Promise<{ projectId: string; id: string; line: string }[]> {
+): Promise<{ projectId: string; id: string; line: string; startMs: number | null }[]> {
   const { table, columns } = EXPORTED[entity];
   const fields = columns.map(exportExpr).join(', ');
-  const r = await sql<{ project_id: string; id: string; line: string }>`
-    select t.project_id, t.id, json_build_array(${sql.raw(fields)}, k.seq, 0)::text as line
+  // an observation's start: the hour its roll-up is recomputed for
+  const start = sql.raw(entity === 'o' ? '(extract(epoch from t.start_time) * 1000)::bigint::text' : 'null::text');
+  const r = await sql<{ project_id: string; id: string; line: string; start_ms: string | null }>`
+    select t.project_id, t.id, json_build_array(${sql.raw(fields)}, k.seq, 0)::text as line, ${start} as start_ms
     from ${sql.table(table)} t
     join unnest(${changes.map((c) => c.projectId)}::text[], ${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.seq)}::bigint[])
       as k(project_id, id, seq)
       on t.project_id = k.project_id and t.id = k.id`.execute(tx);
-  return r.rows.map((x) => ({ projectId: x.project_id, id: x.id, line: x.line }));
+  return r.rows.map((x) => ({ projectId: x.project_id, id: x.id, line: x.line, startMs: x.start_ms === null ? null : Number(x.start_ms) }));
 }
 
 /** a change the triggers cannot see (a row deleted where PostgreSQL no longer holds it): the exporter reads the row as missing and sends a tombstone */
 export async function queueChange(db: Db, entity: Change['entity'], projectId: string, id: string): Promise<void> {
   await sql`insert into analytics_changes (entity, project_id, id) values (${entity}::"char", ${projectId}, ${id})`.execute(db);
 }
+
+/**
+ * A version for a roll-up recompute, above every earlier one: taken under a transaction-scoped
+ * lock that serialises recomputes across exporters and instances, so the last recompute of an
+ * hour (which saw every row inserted before it) is the one ClickHouse keeps.
+ */
+export async function rollupVersion(tx: Db): Promise<bigint> {
+  await sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`.execute(tx);
+  const r = await sql<{ v: string }>`select nextval('analytics_changes_seq_seq')::text as v`.execute(tx);
+  return BigInt(r.rows[0]!.v);
+}
+// an arbitrary constant of Tally's: the advisory lock of roll-up recomputes
+const ROLLUP_LOCK = 7_301_112_023;
 
 export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
   if (seqs.length) await sql`delete from analytics_changes where seq = any(${seqs}::bigint[])`.execute(tx);

@@ -512,7 +512,10 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
     return `PostgreSQL: ${pg.slice(0, 1500)}\nClickHouse: ${ch.slice(0, 1500)}`;
   };
 
-  /** the rows of the execute stage on both engines (PostgreSQL with its roll-ups, as it answers) */
+  /** how many of the cases ClickHouse answered from its roll-ups */
+  let rollupPlans = 0;
+
+  /** the rows of the execute stage on both engines (PostgreSQL with its roll-ups, as it answers), and on ClickHouse with its roll-ups and without */
   async function rows(c: MetricsCase): Promise<string | null> {
     const projectId = t[c.project ?? 'projectA'].projectId;
     const a = t.server.analytics!;
@@ -529,6 +532,14 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
     const [p, q] = [await executeMetrics(kysely(t.server.db.em()), pg.compiled), await executeClickHouseMetrics(a, ch.compiled)];
     const main = rowsDiffer(p.rows, q.rows, floatSums(c.query));
     if (main) return `main statement: ${main}`;
+    if (ch.plan.rollup) {
+      // ClickHouse's own roll-ups against its base table
+      rollupPlans++;
+      const base = prepareMetrics(c.query, projectId, { version: c.version }, clickHouseDialect(a.database, { rollups: false }));
+      expect(base.plan.rollup).toBeNull();
+      const d = rowsDiffer((await executeClickHouseMetrics(a, base.compiled)).rows, q.rows, floatSums(c.query));
+      if (d) return `ClickHouse's roll-ups against its base table: ${d}`;
+    }
     for (const [i, h] of p.histograms.entries()) {
       const d = rowsDiffer(h.rows, q.histograms[i]!.rows);
       if (d) return `histogram ${h.alias}: ${d}`;
@@ -576,7 +587,10 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
       }).length;
       expect(clickHouseAnswers - before).toBe(accepted);
       expect(accepted).toBeGreaterThan(100);
+      const rolled = rollupPlans;
       await check(suites.map((c) => ({ name: c.name, run: () => rows(c) })));
+      // the suites' roll-up queries took ClickHouse's roll-ups
+      expect(rollupPlans - rolled).toBeGreaterThanOrEqual(rollupQueries().length);
     });
 
     it('answers every daily request of the suites alike, and their bad queries with the same 400', async () => {
@@ -619,7 +633,9 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
 
     it(`answers the coverage queries alike: ${coverage.length} queries over every view, dimension, measure, aggregation, filter type and granularity`, async () => {
       await check(coverage.map((c) => ({ name: c.name, run: () => both(metricsPath(c), c.project, floatSums(c.query)) })));
+      const rolled = rollupPlans;
       await check(coverage.map((c) => ({ name: c.name, run: () => rows(c) })));
+      expect(rollupPlans - rolled).toBeGreaterThan(100);
     });
   });
 }

@@ -75,7 +75,7 @@ describe('ClickHouse schema', () => {
   it('one node: replacing tables keyed by project and id, versioned, with a deletion mark', () => {
     const s = { database: 'tally', cluster: null };
     expect(bootstrapStatements(s)[0]).toBe('CREATE DATABASE IF NOT EXISTS tally');
-    const ddl = CLICKHOUSE_MIGRATIONS[0]!.statements(s);
+    const ddl = CLICKHOUSE_MIGRATIONS[0]!.statements!(s);
     expect(ddl).toHaveLength(3);
     for (const table of ['observations', 'traces', 'scores']) {
       const d = ddl.find((x) => x.includes(`tally.${table} `))!;
@@ -88,7 +88,7 @@ describe('ClickHouse schema', () => {
   it('a cluster: every statement ON CLUSTER, replicated local tables, a Distributed table sharded by project', () => {
     const s = { database: 'tally', cluster: 'main' };
     expect(bootstrapStatements(s)[0]).toBe('CREATE DATABASE IF NOT EXISTS tally ON CLUSTER main');
-    const ddl = CLICKHOUSE_MIGRATIONS[0]!.statements(s);
+    const ddl = CLICKHOUSE_MIGRATIONS[0]!.statements!(s);
     expect(ddl).toHaveLength(6);
     expect(ddl.every((d) => d.includes(' ON CLUSTER main '))).toBe(true);
     expect(ddl[0]).toContain(

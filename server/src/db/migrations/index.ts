@@ -17,6 +17,7 @@ import { Migration20261122000014Lz4Payloads } from './Migration20261122000014Lz4
 import { Migration20261122000015ObservationDaily } from './Migration20261122000015ObservationDaily.ts';
 import { Migration20261125000016UsagePricedAs } from './Migration20261125000016UsagePricedAs.ts';
 import { Migration20261125000017AnalyticsChanges } from './Migration20261125000017AnalyticsChanges.ts';
+import { Migration20261127000018AnalyticsMoves } from './Migration20261127000018AnalyticsMoves.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -36,4 +37,5 @@ export const migrationsList = [
   { name: 'Migration20261122000015ObservationDaily', class: Migration20261122000015ObservationDaily },
   { name: 'Migration20261125000016UsagePricedAs', class: Migration20261125000016UsagePricedAs },
   { name: 'Migration20261125000017AnalyticsChanges', class: Migration20261125000017AnalyticsChanges },
+  { name: 'Migration20261127000018AnalyticsMoves', class: Migration20261127000018AnalyticsMoves },
 ];

@@ -19,7 +19,9 @@
 //   related table grouped by its key; join_use_nulls so a missing row reads NULL, as in PostgreSQL
 // - an array of a left-joined row (a score's trace's tags) cannot be NULL in ClickHouse: a
 //   marker says the row is missing, and the rows stage makes it NULL
-// - no roll-ups: the dialect says so (compile.ts), the plan reads the base tables
+// - roll-ups: ClickHouse's own observation_hourly and observation_daily (clickhouse-rollup.ts), read
+//   as PostgreSQL reads its own: whole days, whole hours, the partial hours at the edges from the
+//   base table, each part giving a sum, a count (and for avg the largest scale) per group
 // What stays apart: a sum or avg of float8 values (a score's value) adds them in each engine's
 // own order, so the last bits may differ (PostgreSQL's own answer moves with its heap order).
 // The pieces (parameters, expressions, FROM, WHERE) are in clickhouse-sql.ts.
@@ -32,6 +34,9 @@ import {
   SCALE_RULES,
   Statement,
 } from './clickhouse-sql.ts';
+import { CH_ROLLUP_TABLES, keepsScale, scaleColumn } from './clickhouse-rollup.ts';
+import { bucketMs } from './clickhouse-sql.ts';
+import { filterConditionClickHouse } from '../filters/compile-clickhouse.ts';
 import type { ParsedMetric } from './parse.ts';
 import { TIME_ALIAS } from './parse.ts';
 import type { Plan } from './plan.ts';
@@ -133,8 +138,98 @@ function orderBy(s: Statement, metrics: Aggregated[]): string {
   return terms.length ? ` ORDER BY ${terms.join(', ')}` : '';
 }
 
+/**
+ * The roll-up plan's grouped aggregates (compileMain's inner SELECT): the parts (daily rows, hourly
+ * rows, base rows at the edges) give per group ps<i> (Σ), pc<i> (how many values), pe<i> (their
+ * largest scale, for avg) and pn (rows); summed here into compileMain's a<i> or s<i>/c<i>/e<i>.
+ */
+function rollupInner(s: Statement, plan: Plan, keys: ReturnType<Statement['keys']>): { inner: string; metrics: Aggregated[] } {
+  const { view, dimensions, filters } = plan.query;
+  const { alias } = view;
+  const { from: a, to: b, days } = plan.rollup!;
+  const metrics = plan.scalars;
+  const ms = (d: Date) => `fromUnixTimestamp64Milli(${s.bind(d.getTime(), 'Int64')})`;
+  const group = keys.names.length ? ` GROUP BY ${keys.names.join(', ')}` : '';
+  const rollupPart = (grain: 'hour' | 'day', range: string) => {
+    const cols = dimensions.map((d, i) => `r.${d.dimension.rollup} AS d${i}`);
+    if (plan.bucket) cols.push(`${bucketMs(plan.bucket, `r.${grain}`)} AS tb`);
+    const sums = metrics.length
+      ? metrics.flatMap((m, i) => {
+          const r = m.measure.rollup!;
+          const scale = keepsScale(r.sum) ? `max(r.${scaleColumn(r.sum)})` : s.scaleOf(m.measure.expr, alias);
+          return [`sum(r.${r.sum}) AS ps${i}`, `sum(r.${r.count}) AS pc${i}`, ...(m.aggregation === 'avg' ? [`${scale} AS pe${i}`] : [])];
+        })
+      : ['sum(r.count) AS ps0', 'sum(r.count) AS pc0'];
+    const where = [
+      `r.project_id = ${s.project}`,
+      range,
+      ...filters.map((f) => filterConditionClickHouse(f, { sql: `r.${view.dimensions[f.target]!.rollup}` }, s.bind)),
+    ];
+    return `SELECT ${[...cols, ...sums, 'sum(r.count) AS pn'].join(', ')} FROM ${s.db}.${CH_ROLLUP_TABLES[grain]} AS r FINAL WHERE ${where.join(' AND ')}${group}`;
+  };
+  const hourRanges = days
+    ? [
+        [a, days.from],
+        [days.to, b],
+      ].filter(([x, y]) => x! < y!)
+    : [[a, b]];
+  const parts = [
+    ...(days ? [rollupPart('day', `r.day >= ${ms(days.from)} AND r.day < ${ms(days.to)}`)] : []),
+    ...(hourRanges.length
+      ? [rollupPart('hour', `(${hourRanges.map(([x, y]) => `r.hour >= ${ms(x!)} AND r.hour < ${ms(y!)}`).join(' OR ')})`)]
+      : []),
+  ];
+  // the partial hours at the window's edges from the base table
+  const time = `${alias}.${view.time}`;
+  const baseSums = metrics.length
+    ? metrics.flatMap((m, i) => {
+        const x = s.render(m.measure.expr, alias);
+        return [
+          `sumOrNull(${x}) AS ps${i}`,
+          `count(${x}) AS pc${i}`,
+          ...(m.aggregation === 'avg' ? [`max(${s.scaleOf(m.measure.expr, alias)}) AS pe${i}`] : []),
+        ];
+      })
+    : ['count() AS ps0', 'count() AS pc0'];
+  const edges = `(${time} < ${ms(a)} OR ${time} >= ${ms(b)})`;
+  const where = s.where(time, [edges]);
+  parts.push(`SELECT ${[...keys.select, ...baseSums, 'count() AS pn'].join(', ')} FROM ${s.from()} WHERE ${where}${group}`);
+
+  const out: Aggregated[] = metrics.length
+    ? metrics.map((m, i) => {
+        const [ps, pc] = [`ps${i}`, `pc${i}`];
+        const a = `a${i}`;
+        if (m.aggregation === 'count')
+          return { inner: [`sum(${pc}) AS ${a}`], outer: [`toString(${a}) AS m${i}`], order: a, spec: 'value' };
+        if (m.aggregation === 'avg') {
+          const [sum, count, scale] = [`s${i}`, `c${i}`, `e${i}`];
+          return {
+            inner: [`if(sum(${pc}) = 0, NULL, sum(${ps})) AS ${sum}`, `sum(${pc}) AS ${count}`, `max(pe${i}) AS ${scale}`],
+            outer: [`toString(${sum}) AS m${i}_s`, `toString(${count}) AS m${i}_c`, `toString(${scale}) AS m${i}_d`],
+            order: `toDecimal256(${sum}, ${EXACT_SCALE}) / nullIf(${count}, 0)`,
+            spec: 'avg',
+          };
+        }
+        // a sum of no values is NULL, as in the base table
+        return { inner: [`if(sum(${pc}) = 0, NULL, sum(${ps})) AS ${a}`], outer: [`toString(${a}) AS m${i}`], order: a, spec: 'value' };
+      })
+    : [{ inner: ['sum(pc0) AS a0'], outer: ['toString(a0) AS m0'], order: 'a0', spec: 'value' }];
+  // a group whose observations all moved elsewhere is not in the roll-ups (its tombstone), but
+  // a part may still give zeros: no group, as in the base table
+  const having = keys.names.length ? ' HAVING sum(pn) > 0' : '';
+  const inner = `SELECT ${[...keys.names, ...out.flatMap((m) => m.inner)].join(', ')} FROM (${parts.join(' UNION ALL ')})${group}${having}`;
+  return { inner, metrics: out };
+}
+
 function compileMain(plan: Plan, projectId: string, db: string): ClickHouseStatement {
   const s = new Statement(plan, db, projectId);
+  if (plan.rollup) {
+    const keys = s.keys();
+    const { inner, metrics } = rollupInner(s, plan, keys);
+    const limit = plan.query.rowLimit !== null ? ` LIMIT ${s.bind(plan.query.rowLimit, 'UInt64')}` : '';
+    const sql = `SELECT ${[...keys.names, ...metrics.flatMap((m) => m.outer)].join(', ')} FROM (${inner})${orderBy(s, metrics)}${limit}`;
+    return s.statement(sql, { dimensions: keys.spec, time: plan.bucket !== null, metrics: metrics.map((m) => m.spec) });
+  }
   const time = `${s.view.alias}.${s.view.time}`;
   const keys = s.keys();
   const metrics = plan.scalars.length

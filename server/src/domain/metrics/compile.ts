@@ -12,18 +12,20 @@ export type { ClickHouseMetrics, ClickHouseStatement, RowSpec } from './compile-
 
 export interface Dialect<C> {
   name: 'postgres' | 'clickhouse';
-  /** the planner may read the roll-ups (PostgreSQL's observation_hourly and observation_daily) */
+  /** the planner may read the roll-ups (the store's observation_hourly and observation_daily) */
   rollups: boolean;
   compile(plan: Plan, projectId: string): C;
 }
 
 export const POSTGRES: Dialect<CompiledMetrics> = { name: 'postgres', rollups: true, compile: compilePostgres };
 
-/** ClickHouse with Tally's tables in `database` (statements name it: the embedded engine has no per-client default) */
-export const clickHouseDialect = (database: string): Dialect<ClickHouseMetrics> => ({
+/**
+ * ClickHouse with Tally's tables in `database` (statements name it: the embedded engine has no
+ * per-client default); `rollups: false` reads the base tables only (the identity tests compare both)
+ */
+export const clickHouseDialect = (database: string, opts: { rollups?: boolean } = {}): Dialect<ClickHouseMetrics> => ({
   name: 'clickhouse',
-  // the base tables answer every roll-up class; ClickHouse keeps no roll-up of its own yet
-  rollups: false,
+  rollups: opts.rollups ?? true,
   compile: (plan, projectId) => compileClickHouse(plan, projectId, database),
 });
 

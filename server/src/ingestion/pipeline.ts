@@ -16,6 +16,7 @@ import type { AcceptedEvent } from './events.ts';
 import type { Services } from '../app-context.ts';
 import { claimAndLoad, lockTraces } from '../store/existing.ts';
 import { upsertObservations } from '../store/observations.ts';
+import { queueMoves } from '../store/analytics-changes.ts';
 import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
@@ -140,6 +141,7 @@ async function applyProject(
   // rows retention removed from PostgreSQL: a late event merges with their ClickHouse copy
   // (asked only for observations the batch only updates: a new observation's create would ask for nothing)
   const archive = services.analytics?.archive;
+  const archived = new Set<string>();
   if (archive) {
     const created = new Set(events.filter((e) => OBSERVATION_EVENT_TYPES.has(e.type) && !isUpdateEvent(e.type)).map((e) => e.body.id));
     const lost = [...observationIds].filter((id) => !existing.observations.has(id) && !created.has(id));
@@ -152,7 +154,10 @@ async function applyProject(
           cause: e,
         });
       }
-      for (const o of found) existing.observations.set(o.id, o);
+      for (const o of found) {
+        existing.observations.set(o.id, o);
+        archived.add(o.id);
+      }
     }
   }
   const matcher = await services.models.matcherFor(tx, projectId, existing.modelRevision);
@@ -217,6 +222,13 @@ async function applyProject(
     priced,
     priced.flatMap((o) => existing.observations.get(o.id) ?? []),
   );
+  // an archived row stored again is an insert to the feed's triggers: the hour it had in ClickHouse is told apart
+  const moved = priced.flatMap((o) => {
+    const was = archived.has(o.id) ? existing.observations.get(o.id) : undefined;
+    const hour = (d: Date) => Math.floor(d.getTime() / 3_600_000);
+    return was && hour(was.startTime) !== hour(o.startTime) ? [{ id: o.id, oldTimeMs: was.startTime.getTime() }] : [];
+  });
+  if (moved.length) await queueMoves(db, projectId, moved);
   // evaluation jobs commit with the observations they judge, or not at all
   const rules = services.evaluation ? await services.evaluation.rules.get(tx, projectId) : [];
   const jobs = await enqueueEvaluations(db, projectId, rules, priced);

@@ -163,6 +163,13 @@ export async function rollupVersion(tx: Db): Promise<bigint> {
 // an arbitrary constant of Tally's: the advisory lock of roll-up recomputes
 const ROLLUP_LOCK = 7_301_112_023;
 
+/** observations stored again from ClickHouse's copy at another hour: the hours they left, for the exporter (the triggers saw inserts) */
+export async function queueMoves(db: Db, projectId: string, moves: { id: string; oldTimeMs: number }[]): Promise<void> {
+  await sql`insert into analytics_changes (entity, project_id, id, old_time)
+    select 'o', ${projectId}, m.id, to_timestamp(m.ms / 1000.0)
+    from unnest(${moves.map((m) => m.id)}::text[], ${moves.map((m) => m.oldTimeMs)}::bigint[]) as m(id, ms)`.execute(db);
+}
+
 export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
   if (seqs.length) await sql`delete from analytics_changes where seq = any(${seqs}::bigint[])`.execute(tx);
 }

@@ -155,6 +155,34 @@ describe('PostgreSQL retention with ClickHouse', () => {
     expect(o.usageDetails).toMatchObject({ input: 5 });
   });
 
+  it('a late update that moves an archived row to another day leaves one copy in ClickHouse, and its old hour no longer counts it', async () => {
+    const gen = uid('g');
+    const [was, now] = [daysAgo(50), daysAgo(45)];
+    await ingest([
+      {
+        id: uid('e'),
+        timestamp: was,
+        type: 'generation-create',
+        body: { id: gen, name: 'moving', startTime: was, costDetails: { total: 3 } },
+      },
+    ]);
+    await caughtUp();
+    await pruneExported(t.server.db, 30);
+    expect(await inPostgres('observations', gen)).toBe(0);
+    await ingest([{ id: uid('e'), timestamp: now, type: 'generation-update', body: { id: gen, startTime: now } }]);
+    await caughtUp();
+    const a = t.server.analytics!;
+    const ch = async (query: string) => (await a.client.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>();
+    expect(await ch(`SELECT toString(start_time) AS s FROM ${a.database}.observations FINAL WHERE id = '${gen}'`)).toEqual([
+      { s: now.replace('T', ' ').replace('Z', '000') },
+    ]);
+    const hourOf = (iso: string) => `${iso.slice(0, 13).replace('T', ' ')}:00:00.000000`;
+    const hourly = await ch(
+      `SELECT toString(hour) AS hour, toString(count) AS n FROM ${a.database}.observation_hourly FINAL WHERE project_id = '${t.projectA.projectId}' AND name = 'moving'`,
+    );
+    expect(hourly).toEqual([{ hour: hourOf(now), n: '1' }]);
+  });
+
   it('deleting an archived score deletes it in ClickHouse', async () => {
     expect((await api(`/api/public/scores/${score}`, { method: 'DELETE' })).ok).toBe(true);
     await caughtUp();

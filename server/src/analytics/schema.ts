@@ -55,7 +55,7 @@ export const CLICKHOUSE_MIGRATIONS: ClickHouseMigration[] = [
     name: 'observations, traces and scores',
     statements: (s) => Object.values(EXPORTED).flatMap((e) => replacingTable(s, e.table, columnsOf([...e.columns]), '(project_id, id)')),
   },
-  { version: 2, name: 'observations in day order; hourly and daily roll-ups', run: (a, s) => dayOrderAndRollups(a, s) },
+  { version: 2, name: 'observations in hour order; hourly and daily roll-ups', run: (a, s) => dayOrderAndRollups(a, s) },
 ];
 
 const OBSERVATIONS = EXPORTED.o;
@@ -73,7 +73,7 @@ async function sortingKey(a: Analytics, s: SchemaContext, name: string): Promise
 }
 
 /**
- * Migration 2: observations rebuilt in day order (a copy under FINAL, then a swap of names), and
+ * Migration 2: observations rebuilt in hour order (a copy under FINAL, then a swap of names), and
  * the roll-ups created and filled from them. Each step looks first: a crash anywhere leaves either
  * the old table with a partial copy beside it (copied again) or the new one in place (skipped).
  */

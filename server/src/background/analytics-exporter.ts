@@ -84,7 +84,7 @@ export class AnalyticsExporter {
       for (const [entity, latest] of latestPerRow(changes)) {
         const rows = await exportLines(tx, entity, [...latest.values()]);
         const found = new Map(rows.map((r) => [`${r.projectId}\u0000${r.id}`, r]));
-        // an observation's copy is keyed by its day too: a deleted one's tombstone is sent below, at the day it left
+        // an observation's copy is keyed by its hour too: a deleted one's tombstone is sent below, at the hour it left
         const leftDay = new Set(
           entity === 'o' ? changes.filter((c) => c.entity === 'o' && c.oldTimeMs !== null).map((c) => `${c.projectId}\u0000${c.id}`) : [],
         );
@@ -93,12 +93,12 @@ export class AnalyticsExporter {
           .map(([, c]) => JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
         if (entity === 'o') {
           for (const r of rows) if (r.startMs !== null) touched.add(r.projectId, r.startMs);
-          // the hours moved or deleted rows left; a copy left on another day has another key: its tombstone
+          // the hours moved or deleted rows left; the copy left there has another key (the hour is in it): its tombstone
           for (const c of changes) {
             if (c.entity !== 'o' || c.oldTimeMs === null) continue;
             touched.add(c.projectId, c.oldTimeMs);
             const now = found.get(`${c.projectId}\u0000${c.id}`);
-            if (!now || utcDay(now.startMs!) !== utcDay(c.oldTimeMs))
+            if (!now || hourOf(now.startMs!) !== hourOf(c.oldTimeMs))
               gone.push(JSON.stringify({ ...tombstone(c.projectId, c.id, c.seq), start_time: chTime(c.oldTimeMs) }));
           }
         }
@@ -200,7 +200,7 @@ export class AnalyticsExporter {
 }
 
 const HOUR_MS = 3_600_000;
-const utcDay = (ms: number) => Math.floor(ms / 86_400_000);
+const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 /** ClickHouse's text of a UTC DateTime64(6) */
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '000');
 
@@ -213,7 +213,7 @@ class TouchedHours {
       set = new Set();
       this.hours.set(projectId, set);
     }
-    set.add(Math.floor(ms / HOUR_MS) * HOUR_MS);
+    set.add(hourOf(ms) * HOUR_MS);
   }
   get size(): number {
     return this.hours.size;

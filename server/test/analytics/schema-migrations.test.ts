@@ -1,5 +1,5 @@
 // ClickHouse's schema migrations on the embedded engine: a database made by migration 1 (observations
-// keyed by id) is brought to migration 2 (observations in day order, roll-ups) with its rows kept,
+// keyed by id) is brought to migration 2 (observations in hour order, roll-ups) with its rows kept,
 // deleted ones left behind and the roll-ups filled; running the migrations again changes nothing;
 // a cluster gets the same steps ON CLUSTER.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,7 +24,7 @@ describe('ClickHouse schema migrations (embedded)', () => {
 
   const rows = async <T>(query: string) => (await a.client.query({ query, format: 'JSONEachRow' })).json<T>();
 
-  it('brings a migration-1 database to day order and fills the roll-ups, keeping every live row', async () => {
+  it('brings a migration-1 database to hour order and fills the roll-ups, keeping every live row', async () => {
     const s = { database: 'tally', cluster: null };
     for (const q of bootstrapStatements(s)) await a.client.command({ query: q });
     for (const q of CLICKHOUSE_MIGRATIONS[0]!.statements!(s)) await a.client.command({ query: q });
@@ -60,7 +60,7 @@ describe('ClickHouse schema migrations (embedded)', () => {
     const [table] = await rows<{ sorting_key: string }>(
       "SELECT sorting_key FROM system.tables WHERE database = 'tally' AND name = 'observations'",
     );
-    expect(table!.sorting_key).toBe('project_id, toDate(start_time), id');
+    expect(table!.sorting_key).toBe('project_id, toStartOfHour(start_time), id');
     expect(await rows('SELECT id, toString(total_cost) AS cost FROM tally.observations FINAL ORDER BY id')).toEqual([
       { id: 'a', cost: '2.5' },
       { id: 'b', cost: '4' },

@@ -111,8 +111,8 @@ export const SCORE_COLUMNS: ChColumn[] = [
 
 /**
  * the change feed's one-letter entity names, the table each is exported to and its key. Observations
- * are kept in day order (ClickHouse migration 2): a window reads its days only, and the roll-ups
- * recompute an hour from its day. A row whose start moves to another day gets a new key: the
+ * are kept in hour order (ClickHouse migration 2): a window reads its hours only, and the roll-ups
+ * recompute an hour from its own rows. A row whose start moves to another hour gets a new key: the
  * exporter tombstones its old copy (the change carries the old start time). A bloom filter on the
  * id keeps reads by id from scanning the project.
  */
@@ -120,7 +120,7 @@ export const EXPORTED = {
   o: {
     table: 'observations',
     columns: OBSERVATION_COLUMNS,
-    orderBy: '(project_id, toDate(start_time), id)',
+    orderBy: '(project_id, toStartOfHour(start_time), id)',
     indexes: ['INDEX id_bloom id TYPE bloom_filter(0.001) GRANULARITY 1'],
   },
   t: { table: 'traces', columns: TRACE_COLUMNS, orderBy: '(project_id, id)', indexes: [] },

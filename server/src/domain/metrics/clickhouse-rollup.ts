@@ -9,7 +9,7 @@
 // deleted rows left), then the days of those hours from the hourly table: an INSERT … SELECT
 // whose rows replace the hour's (ReplacingMergeTree, a higher version) with a tombstone for each
 // group that is gone. A recompute reads the truth, so running it twice, or after a crash, gives
-// the same rows. The base table is ordered by day, so an hour's recompute reads its day only.
+// the same rows. The base table is ordered by hour, so an hour's recompute reads that hour only.
 import { ROLLUP_KEYS, ROLLUP_SUMS, ROLLUP_SUM_COLUMNS } from './rollup.ts';
 import { SCALE_RULES, Statement } from './clickhouse-sql.ts';
 import type { Expr } from './expressions.ts';
@@ -107,16 +107,12 @@ const ZEROS = () => SUMS.map((s) => `0 AS ${s.column}`).join(', ');
  */
 export function recomputeHours(db: string, projectId: string | null, hours: string[], version: bigint): Recompute {
   const params: Record<string, unknown> = { v: version.toString(), p: projectId ?? '' };
-  const days = [...new Set(hours.map((h) => h.slice(0, 10)))];
-  days.forEach((d, i) => {
-    params[`d${i}`] = d;
-  });
   hours.forEach((h, i) => {
     params[`h${i}`] = h;
   });
   const hour = "toDateTime64(toStartOfHour(o.start_time), 6, 'UTC')";
   const where = projectId
-    ? ` WHERE o.project_id = {p:String} AND toDate(o.start_time) IN (${days.map((_, i) => `{d${i}:Date}`).join(', ')}) AND toStartOfHour(o.start_time) IN (${hours.map((_, i) => `{h${i}:DateTime('UTC')}`).join(', ')})`
+    ? ` WHERE o.project_id = {p:String} AND toStartOfHour(o.start_time) IN (${hours.map((_, i) => `{h${i}:DateTime('UTC')}`).join(', ')})`
     : '';
   const live = `SELECT o.project_id AS project_id, ${hour} AS hour, ${KEYS.map((k) => `o.${k} AS ${k}`).join(', ')}, ${SUMS.map((s) => `${s.fromBase} AS ${s.column}`).join(', ')}, {v:UInt64} + 1 AS _version, toUInt8(0) AS _deleted
     FROM ${db}.observations AS o FINAL${where} GROUP BY project_id, hour, ${KEYS.join(', ')}`;

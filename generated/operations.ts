@@ -41,6 +41,7 @@ export interface Operations {
   scores_get: { data: T.ScoresGetData; responses: T.ScoresGetResponses; errors: T.ScoresGetErrors };
   scores_list: { data: T.ScoresListData; responses: T.ScoresListResponses; errors: T.ScoresListErrors };
   trace_get: { data: T.TraceGetData; responses: T.TraceGetResponses; errors: T.TraceGetErrors };
+  trace_list: { data: T.TraceListData; responses: T.TraceListResponses; errors: T.TraceListErrors };
 }
 
 export type OperationId = keyof Operations;

@@ -1165,6 +1165,54 @@ export type PaginatedObservations = {
 };
 
 /**
+ * A trace as the trace list gives it: its fields, the ids of its observations and scores, its total cost in USD and its latency in seconds.
+ */
+export type TraceWithDetails = {
+    id: string;
+    projectId: string;
+    timestamp: string;
+    name?: string | null;
+    input?: unknown;
+    output?: unknown;
+    sessionId?: string | null;
+    userId?: string | null;
+    release?: string | null;
+    version?: string | null;
+    environment: string;
+    metadata?: unknown;
+    tags: Array<string>;
+    public: boolean;
+    /**
+     * The trace's page in Tally's console, relative to the server's address.
+     */
+    htmlPath: string;
+    /**
+     * Sum of the observations' total cost (USD); -1 when `fields` leaves out `metrics`.
+     */
+    totalCost: number;
+    /**
+     * Seconds from the first observation's start to the last end; null without observations; -1 when `fields` leaves out `metrics`.
+     */
+    latency: number | null;
+    /**
+     * The ids of the trace's observations, oldest first; empty when `fields` leaves out `observations`.
+     */
+    observations: Array<string>;
+    /**
+     * The ids of the trace's scores; empty when `fields` leaves out `scores`.
+     */
+    scores: Array<string>;
+};
+
+/**
+ * One page of traces, with pagination metadata.
+ */
+export type PaginatedTraces = {
+    data: Array<TraceWithDetails>;
+    meta: UtilsMetaResponse;
+};
+
+/**
  * A trace with all its observations, its total cost in USD and its latency in seconds.
  */
 export type TraceWithObservations = {
@@ -2702,6 +2750,88 @@ export type ObservationsGetResponses = {
 };
 
 export type ObservationsGetResponse = ObservationsGetResponses[keyof ObservationsGetResponses];
+
+export type TraceListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+        /**
+         * Only traces with exactly this `userId`.
+         */
+        userId?: IndexedString;
+        /**
+         * Only traces with exactly this name (case-sensitive).
+         */
+        name?: IndexedString;
+        /**
+         * Only the traces of this session.
+         */
+        sessionId?: IndexedString;
+        /**
+         * Only traces with a timestamp on or after this time (ISO 8601).
+         */
+        fromTimestamp?: string;
+        /**
+         * Only traces with a timestamp before this time (ISO 8601).
+         */
+        toTimestamp?: string;
+        /**
+         * `<field>.<asc|desc>`, field one of `id`, `timestamp`, `name`, `userId`, `release`, `version`, `public`, `bookmarked`, `sessionId`. Tally keeps no bookmarks: `bookmarked` orders as `timestamp`.
+         */
+        orderBy?: string;
+        /**
+         * Only traces that have every one of these tags. Repeat the parameter for several; at most 100.
+         */
+        tags?: IndexedString | Array<IndexedString>;
+        /**
+         * Only traces with exactly this `version`.
+         */
+        version?: IndexedString;
+        /**
+         * Only traces with exactly this `release`.
+         */
+        release?: IndexedString;
+        /**
+         * Only traces in one of these environments. Repeat the parameter for several; at most 100.
+         */
+        environment?: IndexedString | Array<IndexedString>;
+        /**
+         * Comma-separated field groups to return: `core` (always), `io` (input, output, metadata), `scores`, `observations`, `metrics`. Default: all.
+         */
+        fields?: string;
+    };
+    url: '/api/public/traces';
+};
+
+export type TraceListErrors = {
+    /**
+     * Invalid pagination, order, timestamps or fields.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type TraceListError = TraceListErrors[keyof TraceListErrors];
+
+export type TraceListResponses = {
+    /**
+     * One page of traces.
+     */
+    200: PaginatedTraces;
+};
+
+export type TraceListResponse = TraceListResponses[keyof TraceListResponses];
 
 export type TraceGetData = {
     body?: never;

@@ -12,6 +12,8 @@ import type { TokenizerPool } from './threads/tokenizer-pool.ts';
 import type { ClickHouseMetrics, MetricsStore } from './domain/metrics/index.ts';
 
 /** reads of what retention removed from PostgreSQL (analytics/reads.ts over ClickHouse) */
+import type { TraceListFilter, TraceOrder, TraceTotals } from './domain/traces/list.ts';
+
 export interface Archive {
   observations: (projectId: string, ids: string[]) => Promise<ObservationRecord[]>;
   observationsOfTrace: (projectId: string, traceId: string) => Promise<ObservationRecord[]>;
@@ -24,6 +26,16 @@ export interface Archive {
     page: number,
     limit: number,
   ) => Promise<{ observations: ObservationRecord[]; total: number }>;
+  /** GET /traces over ClickHouse, for a window reaching past the retention */
+  listTraces: (
+    projectId: string,
+    f: TraceListFilter,
+    order: TraceOrder,
+    page: number,
+    limit: number,
+  ) => Promise<{ traces: TraceRecord[]; total: number }>;
+  traceTotals: (projectId: string, traceIds: string[]) => Promise<Map<string, TraceTotals>>;
+  traceScoreIds: (projectId: string, traceIds: string[]) => Promise<Map<string, string[]>>;
   /** the score lists (v1, v2) over ClickHouse, for a window reaching past the retention */
   listScores: (projectId: string, f: ScoreFilter, page: number, limit: number) => Promise<{ scores: StoredScore[]; total: number }>;
   /** TALLY_POSTGRES_RETENTION_DAYS */

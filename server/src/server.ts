@@ -30,6 +30,9 @@ import {
   observationsOfTraceFromClickHouse,
   listObservationsFromClickHouse,
   listScoresFromClickHouse,
+  listTracesFromClickHouse,
+  traceScoreIdsFromClickHouse,
+  traceTotalsFromClickHouse,
   scoreFromClickHouse,
   tracesFromClickHouse,
 } from './analytics/reads.ts';
@@ -187,6 +190,9 @@ export async function startServer(
                   score: (p, id) => scoreFromClickHouse(analytics!, p, id),
                   listObservations: (p, f, page, limit) => listObservationsFromClickHouse(analytics!, p, f, page, limit),
                   listScores: (p, f, page, limit) => listScoresFromClickHouse(analytics!, p, f, page, limit),
+                  listTraces: (p, f, o, page, limit) => listTracesFromClickHouse(analytics!, p, f, o, page, limit),
+                  traceTotals: (p, ids) => traceTotalsFromClickHouse(analytics!, p, ids),
+                  traceScoreIds: (p, ids) => traceScoreIdsFromClickHouse(analytics!, p, ids),
                   retentionDays: config.postgresRetentionDays,
                 }
               : undefined,

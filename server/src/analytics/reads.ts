@@ -9,6 +9,7 @@ import { OBSERVATION_FILTER_COLUMNS_SQL } from '../domain/filters/observation-co
 import { type ObservationFilter, fromRow as observationFromRow, type ObservationRow } from '../store/observations.ts';
 import { type ScoreFilter, fromRow as scoreFromRow, type ScoreRow, type StoredScore } from '../store/scores.ts';
 import { fromRow as traceFromRow, type TraceRow } from '../store/traces.ts';
+import type { TraceListFilter, TraceOrder, TraceTotals } from '../domain/traces/list.ts';
 import type { Analytics } from './clickhouse.ts';
 
 const READ_SETTINGS = {
@@ -211,4 +212,70 @@ export async function listScoresFromClickHouse(
   });
   const [c] = await counted.json<{ n: string | number }>();
   return { scores: found.map((r) => scoreFromRow(r as unknown as ScoreRow)), total: Number(c?.n ?? 0) };
+}
+
+/** GET /traces answered from ClickHouse: the same filters, order and pages as store/traces.ts's listTraces */
+export async function listTracesFromClickHouse(
+  a: Analytics,
+  projectId: string,
+  f: TraceListFilter,
+  order: TraceOrder,
+  page: number,
+  limit: number,
+): Promise<{ traces: TraceRecord[]; total: number }> {
+  if (!(await schemaReady(a))) return { traces: [], total: 0 };
+  const { params, bind } = parameters();
+  const where = [`project_id = ${bind(projectId, 'String')}`];
+  const eq = (col: string, v: string | undefined) => v && where.push(`${col} = ${bind(v, 'String')}`);
+  eq('user_id', f.userId);
+  eq('name', f.name);
+  eq('session_id', f.sessionId);
+  eq('version', f.version);
+  eq('release', f.release);
+  if (f.environment?.length) where.push(`has(${bind(f.environment, 'Array(String)')}, environment)`);
+  if (f.tags?.length) where.push(`hasAll(tags, ${bind(f.tags, 'Array(String)')})`);
+  if (f.fromTimestamp) where.push(`timestamp >= ${bind(f.fromTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.toTimestamp) where.push(`timestamp < ${bind(f.toTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
+  const cond = where.join(' AND ');
+  const by = `${order.column} ${order.direction.toUpperCase()} NULLS LAST, id ASC`;
+  const found = await rows(a, 't', `${cond} ORDER BY ${by} LIMIT ${limit} OFFSET ${(page - 1) * limit}`, params);
+  const counted = await a.client.query({
+    query: `SELECT count() AS n FROM ${a.database}.traces FINAL WHERE ${cond}`,
+    query_params: params,
+    format: 'JSONEachRow',
+  });
+  const [c] = await counted.json<{ n: string | number }>();
+  return { traces: found.map((r) => traceFromRow(withoutMergeState(r) as unknown as TraceRow)), total: Number(c?.n ?? 0) };
+}
+
+/** per trace: its observations' ids (oldest first), Σ cost and time span, from ClickHouse */
+export async function traceTotalsFromClickHouse(a: Analytics, projectId: string, traceIds: string[]): Promise<Map<string, TraceTotals>> {
+  if (!traceIds.length || !(await schemaReady(a))) return new Map();
+  const rs = await a.client.query({
+    query: `SELECT trace_id, arrayMap(x -> x.2, arraySort(groupArray((start_time, id)))) AS ids, toString(sum(ifNull(total_cost, 0))) AS cost,
+        toString(toUnixTimestamp64Milli(min(start_time))) AS first_ms, toString(toUnixTimestamp64Milli(max(ifNull(end_time, start_time)))) AS last_ms
+      FROM ${a.database}.observations FINAL
+      WHERE project_id = {p:String} AND trace_id IN {ids:Array(String)} GROUP BY trace_id`,
+    query_params: { p: projectId, ids: traceIds },
+    format: 'JSONEachRow',
+  });
+  const out = await rs.json<{ trace_id: string; ids: string[]; cost: string; first_ms: string; last_ms: string }>();
+  return new Map(
+    out.map((r) => [
+      r.trace_id,
+      { observationIds: r.ids, totalCost: Number(r.cost), firstStart: Number(r.first_ms), lastEnd: Number(r.last_ms) },
+    ]),
+  );
+}
+
+/** per trace: the ids of its scores, from ClickHouse */
+export async function traceScoreIdsFromClickHouse(a: Analytics, projectId: string, traceIds: string[]): Promise<Map<string, string[]>> {
+  if (!traceIds.length || !(await schemaReady(a))) return new Map();
+  const rs = await a.client.query({
+    query: `SELECT trace_id, arrayMap(x -> x.2, arraySort(groupArray((timestamp, id)))) AS ids FROM ${a.database}.scores FINAL
+      WHERE project_id = {p:String} AND trace_id IN {ids:Array(String)} GROUP BY trace_id`,
+    query_params: { p: projectId, ids: traceIds },
+    format: 'JSONEachRow',
+  });
+  return new Map((await rs.json<{ trace_id: string; ids: string[] }>()).map((r) => [r.trace_id, r.ids]));
 }

@@ -1,6 +1,7 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
 import { traceFieldTimes, type StoredFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { TraceRecord } from '../domain/ingestion/types.ts';
+import type { TraceListFilter, TraceOrder, TraceTotals } from '../domain/traces/list.ts';
 import { ConcurrentWriteError, prepared, sql, toDate, type Db, type Timestamp } from './sql.ts';
 import { guardedUpsert, type Column } from './upsert.ts';
 
@@ -113,4 +114,64 @@ export async function upsertTraces(db: Db, projectId: string, traces: TraceRecor
 export async function getTrace(db: Db, projectId: string, id: string): Promise<TraceRecord | null> {
   const { rows } = await sql<TraceRow>`select * from traces where project_id = ${projectId} and id = ${id}`.execute(db);
   return rows.length ? fromRow(rows[0]) : null;
+}
+
+/** GET /traces over PostgreSQL: one page in the asked order (ties by id), and how many match */
+export async function listTraces(
+  db: Db,
+  projectId: string,
+  f: TraceListFilter,
+  order: TraceOrder,
+  page: number,
+  limit: number,
+): Promise<{ traces: TraceRecord[]; total: number }> {
+  const where = [sql`project_id = ${projectId}`];
+  if (f.userId) where.push(sql`user_id = ${f.userId}`);
+  if (f.name) where.push(sql`name = ${f.name}`);
+  if (f.sessionId) where.push(sql`session_id = ${f.sessionId}`);
+  if (f.version) where.push(sql`version = ${f.version}`);
+  if (f.release) where.push(sql`release = ${f.release}`);
+  if (f.environment?.length) where.push(sql`environment = any(${f.environment})`);
+  if (f.tags?.length) where.push(sql`tags @> ${f.tags}::text[]`);
+  if (f.fromTimestamp) where.push(sql`timestamp >= ${f.fromTimestamp}`);
+  if (f.toTimestamp) where.push(sql`timestamp < ${f.toTimestamp}`);
+  const cond = sql.join(where, sql` and `);
+  // the column and direction come from a closed list (domain/traces/list.ts); nulls last either way
+  const by = sql.raw(`${order.column} ${order.direction} nulls last, id asc`);
+  const [{ rows }, count] = await Promise.all([
+    sql<TraceRow>`select * from traces where ${cond} order by ${by} limit ${limit} offset ${(page - 1) * limit}`.execute(db),
+    sql<{ n: string }>`select count(*) as n from traces where ${cond}`.execute(db),
+  ]);
+  return { traces: rows.map(fromRow), total: Number(count.rows[0]!.n) };
+}
+
+/** per trace: its observations' ids (oldest first), Σ cost and time span */
+export async function traceTotals(db: Db, projectId: string, traceIds: string[]): Promise<Map<string, TraceTotals>> {
+  if (!traceIds.length) return new Map();
+  const { rows } = await sql<{ trace_id: string; ids: string[]; cost: string; first_ms: string; last_ms: string }>`
+    select trace_id, array_agg(id order by start_time, id) as ids, coalesce(sum(total_cost), 0)::text as cost,
+           (extract(epoch from min(start_time)) * 1000)::text as first_ms,
+           (extract(epoch from max(coalesce(end_time, start_time))) * 1000)::text as last_ms
+    from observations where project_id = ${projectId} and trace_id = any(${traceIds}::text[])
+    group by trace_id`.execute(db);
+  return new Map(
+    rows.map((r) => [
+      r.trace_id,
+      {
+        observationIds: r.ids,
+        totalCost: Number(r.cost),
+        firstStart: Math.round(Number(r.first_ms)),
+        lastEnd: Math.round(Number(r.last_ms)),
+      },
+    ]),
+  );
+}
+
+/** per trace: the ids of its scores */
+export async function traceScoreIds(db: Db, projectId: string, traceIds: string[]): Promise<Map<string, string[]>> {
+  if (!traceIds.length) return new Map();
+  const { rows } = await sql<{ trace_id: string; ids: string[] }>`
+    select trace_id, array_agg(id order by timestamp, id) as ids from scores
+    where project_id = ${projectId} and trace_id = any(${traceIds}::text[]) group by trace_id`.execute(db);
+  return new Map(rows.map((r) => [r.trace_id, r.ids]));
 }

@@ -15,6 +15,7 @@ import { evaluationRulesExecutions, evaluationsLlmAsAJudge } from './evaluations
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
+import { traceList } from './traces.ts';
 import { opentelemetryExportTraces } from './otel.ts';
 import { evaluatorsCreate, evaluatorsDelete, evaluatorsGet, evaluatorsList } from './evaluators.ts';
 import {
@@ -38,6 +39,7 @@ export const handlers: HandlerRegistry = {
   observations_getMany: observationsList,
   observations_get: observationsGet,
   trace_get: traceGet,
+  trace_list: traceList,
   metrics_v2: metricsV2,
   metrics_v2Schema: metricsV2Schema,
   metrics_v1: metricsV1,

@@ -1,5 +1,6 @@
 // Stored observation / trace → wire shapes of the spec (types from the generated client).
-import type { Observation, TraceWithObservations } from '../../../../generated/client/types.gen.ts';
+import type { Observation, TraceWithDetails, TraceWithObservations } from '../../../../generated/client/types.gen.ts';
+import { type TraceFieldGroup, traceLatency, type TraceTotals } from '../../domain/traces/list.ts';
 import type { ObservationRecord, TraceRecord } from '../../domain/ingestion/types.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -77,5 +78,38 @@ export function presentTrace(t: TraceRecord, observations: ObservationRecord[], 
     totalCost: Number(totalPico) / 1e12,
     latency: observations.length ? (Math.max(...ends) - Math.min(...starts)) / 1000 : null,
     observations: observations.map((o) => presentObservation(o, projectId)),
+  };
+}
+
+/** a trace as GET /traces lists it; `fields` leaves groups out as Langfuse does (empty arrays, -1 metrics, null io) */
+export function presentListedTrace(
+  t: TraceRecord,
+  totals: TraceTotals | undefined,
+  scoreIds: string[],
+  fields: Set<TraceFieldGroup>,
+  projectId: string,
+): TraceWithDetails {
+  const io = fields.has('io');
+  const metrics = fields.has('metrics');
+  return {
+    id: t.id,
+    projectId,
+    timestamp: t.timestamp.toISOString(),
+    name: t.name,
+    input: io ? t.input : null,
+    output: io ? t.output : null,
+    sessionId: t.sessionId,
+    userId: t.userId,
+    release: t.release,
+    version: t.version,
+    environment: t.environment,
+    metadata: io ? t.metadata : null,
+    tags: t.tags,
+    public: t.public,
+    htmlPath: `/#/traces/${encodeURIComponent(t.id)}`,
+    totalCost: metrics ? (totals?.totalCost ?? 0) : -1,
+    latency: metrics ? traceLatency(totals) : -1,
+    observations: fields.has('observations') ? (totals?.observationIds ?? []) : [],
+    scores: fields.has('scores') ? scoreIds : [],
   };
 }

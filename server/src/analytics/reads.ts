@@ -18,6 +18,9 @@ const READ_SETTINGS = {
   output_format_json_quote_64bit_integers: 1 as const,
 };
 
+/** a time as a DateTime64 query parameter takes it: ClickHouse refuses ISO 8601's T and Z there */
+const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
+
 const ready = new WeakSet<Analytics>();
 /** the exporter creates the tables on its first round; before that, ClickHouse holds no row */
 async function schemaReady(a: Analytics): Promise<boolean> {
@@ -128,8 +131,8 @@ export async function listObservationsFromClickHouse(
   eq('version', f.version);
   eq('parent_observation_id', f.parentObservationId);
   if (f.environment?.length) where.push(`has(${bind(f.environment, 'Array(String)')}, environment)`);
-  if (f.fromStartTime) where.push(`start_time >= ${bind(f.fromStartTime.toISOString(), "DateTime64(6, 'UTC')")}`);
-  if (f.toStartTime) where.push(`start_time < ${bind(f.toStartTime.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.fromStartTime) where.push(`start_time >= ${bind(chTime(f.fromStartTime), "DateTime64(6, 'UTC')")}`);
+  if (f.toStartTime) where.push(`start_time < ${bind(chTime(f.toStartTime), "DateTime64(6, 'UTC')")}`);
   for (const filter of f.filters ?? []) {
     const column = OBSERVATION_FILTER_COLUMNS_SQL[filter.target]!;
     where.push(filterConditionClickHouse(filter, { sql: column === 'latency' ? LATENCY_CH : column }, bind));
@@ -185,8 +188,8 @@ export async function listScoresFromClickHouse(
   eq('s.source', f.source);
   if (f.traceTags?.length) where.push(`t.id IS NOT NULL AND hasAll(t.tags, ${bind(f.traceTags, 'Array(String)')})`);
   list('s.environment', f.environment);
-  if (f.fromTimestamp) where.push(`s.timestamp >= ${bind(f.fromTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
-  if (f.toTimestamp) where.push(`s.timestamp < ${bind(f.toTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.fromTimestamp) where.push(`s.timestamp >= ${bind(chTime(f.fromTimestamp), "DateTime64(6, 'UTC')")}`);
+  if (f.toTimestamp) where.push(`s.timestamp < ${bind(chTime(f.toTimestamp), "DateTime64(6, 'UTC')")}`);
   if (f.value) where.push(`s.value ${SCORE_OPERATORS[f.value.operator]} ${bind(f.value.value, 'Float64')}`);
   list('s.session_id', f.sessionIds);
   list('s.trace_id', f.traceIds);
@@ -234,8 +237,8 @@ export async function listTracesFromClickHouse(
   eq('release', f.release);
   if (f.environment?.length) where.push(`has(${bind(f.environment, 'Array(String)')}, environment)`);
   if (f.tags?.length) where.push(`hasAll(tags, ${bind(f.tags, 'Array(String)')})`);
-  if (f.fromTimestamp) where.push(`timestamp >= ${bind(f.fromTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
-  if (f.toTimestamp) where.push(`timestamp < ${bind(f.toTimestamp.toISOString(), "DateTime64(6, 'UTC')")}`);
+  if (f.fromTimestamp) where.push(`timestamp >= ${bind(chTime(f.fromTimestamp), "DateTime64(6, 'UTC')")}`);
+  if (f.toTimestamp) where.push(`timestamp < ${bind(chTime(f.toTimestamp), "DateTime64(6, 'UTC')")}`);
   const cond = where.join(' AND ');
   const by = `${order.column} ${order.direction.toUpperCase()} NULLS LAST, id ASC`;
   const found = await rows(a, 't', `${cond} ORDER BY ${by} LIMIT ${limit} OFFSET ${(page - 1) * limit}`, params);

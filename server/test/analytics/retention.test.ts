@@ -110,6 +110,18 @@ describe('PostgreSQL retention with ClickHouse', () => {
     expect((await api(`/api/public/v2/scores/${score}`)).status).toBe(200);
   });
 
+  it('the trace list reaching past the retention comes from ClickHouse, with the archived trace, its observations, cost and scores', async () => {
+    const r = await api(`/api/public/traces?userId=u9&fromTimestamp=${encodeURIComponent(daysAgo(90))}`);
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { data: Record<string, unknown>[]; meta: { totalItems: number } };
+    expect(body.meta.totalItems).toBe(1);
+    expect(body.data[0]).toMatchObject({ id: trace, name: 'old trace', userId: 'u9', totalCost: 0.25, scores: [score] });
+    expect(body.data[0]!.observations).toEqual(expect.arrayContaining([oldGen, newGen]));
+    // a recent window: PostgreSQL, where the archived trace is gone
+    const recent = await api(`/api/public/traces?userId=u9&fromTimestamp=${encodeURIComponent(daysAgo(10))}`);
+    expect(((await recent.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
   it('lists reaching past the retention come from ClickHouse; recent windows from PostgreSQL', async () => {
     const list = async (query: string) => {
       const r = await api(`/api/public/observations?${query}`);
@@ -122,6 +134,9 @@ describe('PostgreSQL retention with ClickHouse', () => {
     const filter = encodeURIComponent(JSON.stringify([{ type: 'string', column: 'name', operator: '=', value: 'old' }]));
     expect((await list(`traceId=${trace}&filter=${filter}`)).data.map((o) => o.id)).toEqual([oldGen]);
     expect((await list(`traceId=${trace}&type=GENERATION&limit=1&page=1`)).data.map((o) => o.id)).toEqual([oldGen]);
+    // a bounded window reaching past the retention: ClickHouse, with its bounds
+    const window = `fromStartTime=${encodeURIComponent(daysAgo(90))}&toStartTime=${encodeURIComponent(daysAgo(30))}`;
+    expect((await list(`traceId=${trace}&${window}`)).data.map((o) => o.id)).toEqual([oldGen]);
     // a window within the retention: PostgreSQL, which holds only the recent row
     expect((await list(`traceId=${trace}&fromStartTime=${encodeURIComponent(daysAgo(2))}`)).data.map((o) => o.id)).toEqual([newGen]);
   });
@@ -138,6 +153,13 @@ describe('PostgreSQL retention with ClickHouse', () => {
     expect(v1.data.map((x) => x.id)).toEqual([score]);
     const none = (await (await api(`/api/public/scores?userId=u9&operator=%3E&value=3`)).json()) as { data: unknown[] };
     expect(none.data).toEqual([]);
+    // a bounded window reaching past the retention: ClickHouse, with its bounds
+    const bounded = (await (
+      await api(
+        `/api/public/v2/scores?traceId=${trace}&fromTimestamp=${encodeURIComponent(daysAgo(90))}&toTimestamp=${encodeURIComponent(daysAgo(30))}`,
+      )
+    ).json()) as { data: { id: string }[] };
+    expect(bounded.data.map((x) => x.id)).toEqual([score]);
     // within the retention: PostgreSQL, which no longer holds it
     const recent = (await (await api(`/api/public/v2/scores?traceId=${trace}&fromTimestamp=${encodeURIComponent(daysAgo(2))}`)).json()) as {
       data: unknown[];

@@ -2,9 +2,22 @@
 // another: `#/<page>[/<id>][?key=value&…]`. The explorer pages read their filters from here, and
 // whatever names a trace, a user, a session or a model links here.
 
-export type ExplorerFilters = Partial<
-  Record<'user' | 'session' | 'tag' | 'name' | 'model' | 'env' | 'costStatus' | 'from' | 'to' | 'sort' | 'page', string>
->;
+export const FILTER_KEYS = [
+  'user',
+  'session',
+  'tag',
+  'name',
+  'model',
+  'env',
+  'costStatus',
+  // a preset (`24h`, `7d`, …) or `custom`; `from`/`to` alone mean custom too
+  'range',
+  'from',
+  'to',
+  'sort',
+  'page',
+] as const;
+export type ExplorerFilters = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
 const query = (f: ExplorerFilters) => {
   const q = new URLSearchParams();
@@ -27,4 +40,19 @@ export function parseHash(hash: string): { page: string; id: string | null; para
   const [path = '', search = ''] = body.split('?', 2) as [string?, string?];
   const [page = '', ...rest] = path.split('/');
   return { page, id: rest.length ? decodeURIComponent(rest.join('/')) : null, params: new URLSearchParams(search) };
+}
+
+/** the dashboard's range (`range`: a preset, or `custom` with `from`/`to` days) and filters, as the dashboard reads them */
+export type DashboardView = Partial<Record<'range' | 'from' | 'to' | 'user' | 'tag' | 'model' | 'name' | 'env', string>>;
+/** the dashboard, on a range and narrowed */
+export const dashboardHref = (v: DashboardView = {}) => `#/dashboard${query(v as ExplorerFilters)}`;
+
+/** the explorer filters a hash's query holds (unknown keys and empty values left out) */
+export function filtersOf(params: URLSearchParams): ExplorerFilters {
+  const f: ExplorerFilters = {};
+  for (const k of FILTER_KEYS) {
+    const v = params.get(k);
+    if (v) f[k] = v;
+  }
+  return f;
 }

@@ -69,7 +69,7 @@ const arr = (xs: (string | number | null)[], type: string) =>
  * log-uniform 50 ms..30 s; usage and cost numeric with 9 decimals, usage_details/cost_details
  * holding the same numbers; a few hundred bytes of input/output/metadata.
  */
-function seedSql(projectId: string, rows: number, end: Date, idPrefix: string): string {
+export function seedSql(projectId: string, rows: number, end: Date, idPrefix: string): string {
   return `
 select setseed(${idPrefix === 'a' ? 0.42 : 0.17});
 insert into observations (project_id, id, trace_id, type, name, environment, level, start_time, end_time, completion_start_time,

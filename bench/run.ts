@@ -7,6 +7,7 @@ import { run as metrics } from './metrics.ts';
 import { run as tokenizers } from './tokenizers.ts';
 import { run as evaluation } from './evaluation.ts';
 import { run as analyticsExport } from './analytics-export.ts';
+import { run as traceList } from './trace-list.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
@@ -25,6 +26,9 @@ for (const line of await hostileMemory()) console.log(line);
 
 console.log('== metrics queries on 1,000,000 observations (BENCH_METRICS_ROWS, BENCH_METRICS_RUNS) ==');
 for (const line of await metrics()) console.log(line);
+
+console.log('== GET /api/public/traces, page of 50 newest with one filter (BENCH_TRACES_ROWS, default 1000000 observations) ==');
+for (const line of await traceList()) console.log(line);
 
 console.log(
   '== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==',

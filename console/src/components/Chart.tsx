@@ -1,6 +1,10 @@
 // A bar or line chart (chart.js, only the parts used are registered) with its numbers as a
-// table under it: readable without the picture, by a screen reader, and by the tests.
+// table under it: readable without the picture, by a screen reader, and by the tests; and, with
+// `csv`, the same numbers as a download.
 import { useEffect, useRef } from 'react';
+import { colorFor } from './colors.ts';
+import { CsvButton } from './CsvButton.tsx';
+import './chart.css';
 import {
   BarController,
   BarElement,
@@ -19,9 +23,11 @@ ChartJs.register(BarController, BarElement, LineController, LineElement, PointEl
 export interface Series {
   label: string;
   values: number[];
+  /** by default the label's own colour (colors.ts), so a series looks the same on every chart */
+  color?: string;
 }
 
-const PALETTE = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16', '#64748b', '#a16207'];
+const identity = (l: string) => l;
 
 export function Chart({
   title,
@@ -30,13 +36,19 @@ export function Chart({
   kind = 'bar',
   stacked = false,
   format = (v) => String(v),
+  formatLabel = identity,
+  csv,
 }: {
   title: string;
+  /** the x values as data (ISO buckets); `formatLabel` says how they read on screen */
   labels: string[];
   series: Series[];
   kind?: 'bar' | 'line';
   stacked?: boolean;
   format?: (v: number) => string;
+  formatLabel?: (label: string) => string;
+  /** offers the numbers as a CSV: the raw labels under `labelHeader`, one column per series, unformatted values */
+  csv?: { filename: string; labelHeader: string };
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
@@ -46,13 +58,14 @@ export function Chart({
     const chart = new ChartJs(el, {
       type: kind,
       data: {
-        labels,
-        datasets: series.map((s, i) => ({
-          label: s.label,
-          data: s.values,
-          backgroundColor: PALETTE[i % PALETTE.length],
-          borderColor: PALETTE[i % PALETTE.length],
-        })),
+        labels: labels.map(formatLabel),
+        datasets: series.map((s) => {
+          const color = s.color ?? colorFor(s.label);
+          // a white edge between stacked segments keeps two series of one colour apart
+          return kind === 'bar'
+            ? { label: s.label, data: s.values, backgroundColor: color, borderColor: '#fff', borderWidth: stacked ? 1 : 0 }
+            : { label: s.label, data: s.values, backgroundColor: color, borderColor: color };
+        }),
       },
       options: {
         responsive: true,
@@ -66,10 +79,22 @@ export function Chart({
       },
     });
     return () => chart.destroy();
-  }, [kind, stacked, labels, series, format]);
+  }, [kind, stacked, labels, series, format, formatLabel]);
   return (
     <figure className="chart">
-      <figcaption>{title}</figcaption>
+      <figcaption>
+        <span>{title}</span>
+        {csv ? (
+          <CsvButton
+            what={title}
+            filename={csv.filename}
+            rows={() => [
+              [csv.labelHeader, ...series.map((s) => s.label)],
+              ...labels.map((l, i) => [l, ...series.map((s) => s.values[i] ?? 0)]),
+            ]}
+          />
+        ) : null}
+      </figcaption>
       <div className="chart-canvas">
         <canvas ref={canvas} role="img" aria-label={title} />
       </div>
@@ -83,6 +108,7 @@ export function Chart({
                 <th scope="col"> </th>
                 {series.map((s) => (
                   <th scope="col" key={s.label}>
+                    <span className="swatch" style={{ background: s.color ?? colorFor(s.label) }} aria-hidden="true" />
                     {s.label}
                   </th>
                 ))}
@@ -91,7 +117,7 @@ export function Chart({
             <tbody>
               {labels.map((l, i) => (
                 <tr key={l}>
-                  <th scope="row">{l}</th>
+                  <th scope="row">{formatLabel(l)}</th>
                   {series.map((s) => (
                     <td key={s.label}>{format(s.values[i] ?? 0)}</td>
                   ))}

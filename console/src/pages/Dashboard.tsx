@@ -1,28 +1,36 @@
-// Cost and usage of the project over a range: summary figures, cost per day by model, tokens
-// per day by usage type, and the top users and names by cost — all from the metrics v2 API.
+// Cost and usage of the project over a range, narrowed by environment, model, user, tag and name
+// (all in the URL): summary figures with what has no price, cost per bucket by model, tokens per
+// bucket by usage type, and the models, users and names by cost, linked to the explorer. All from
+// the metrics v2 API, plus two one-row observation lists for the costStatus counts.
 import { useMemo, useState } from 'react';
-import { useTally } from '../api.ts';
 import { Chart } from '../components/Chart.tsx';
+import { colorFor } from '../components/colors.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
-import { useLoad, type Loaded } from '../hooks.ts';
-import { Filters } from './dashboard/Filters.tsx';
-import { TopTable } from './dashboard/TopTable.tsx';
-import {
-  costByModelQuery,
-  daysOf,
-  environmentsQuery,
-  resolveRange,
-  summaryQuery,
-  toDailySeries,
-  tokensByTypeQuery,
-  topByCostQuery,
-  type MetricsQuery,
-  type RangeChoice,
-  type Row,
-  type TimeWindow,
-} from './dashboard/queries.ts';
 import { formatCount, formatUsd } from '../format.ts';
+import { type ExplorerFilters, generationsHref, tracesHref } from '../links.ts';
+import { Filters } from './dashboard/Filters.tsx';
+import { useCostStatusCount, useLastComplete, useMetrics } from './dashboard/load.ts';
+import {
+  chartModels,
+  costByModelQuery,
+  costSeries,
+  costTotalQuery,
+  modelRows,
+  modelsQuery,
+  optionsQuery,
+  optionValues,
+  summaryQuery,
+  TOP_LIMIT,
+  tokensByTypeQuery,
+  toSeries,
+  topByCostQuery,
+  type Row,
+} from './dashboard/queries.ts';
+import { bucketsOf, customProblem, displayBucket, resolveRange, type TimeWindow, utcDay } from './dashboard/range.ts';
+import { Summary } from './dashboard/Summary.tsx';
+import { type TopEntry, TopTable } from './dashboard/TopTable.tsx';
+import { choiceOf, type DashboardFilters, filtersOf, useDashboardView } from './dashboard/view.ts';
 import './dashboard/dashboard.css';
 
 const SEND_HINT = (
@@ -32,151 +40,230 @@ const SEND_HINT = (
   </>
 );
 
-/** one metrics v2 query; null (an unfinished custom range) sends nothing */
-function useMetrics(query: MetricsQuery | null): Loaded<Row[]> {
-  const tally = useTally();
-  const key = query ? JSON.stringify(query) : '';
-  return useLoad(async () => {
-    if (!query) return [];
-    const { data } = await tally.metrics.query({ query: { query: key } });
-    return data.data as Row[];
-  }, [key]);
-}
-
-function windowOf(choice: RangeChoice): { window?: TimeWindow; error?: string } {
+function windowOf(view: ReturnType<typeof useDashboardView>['settled']): TimeWindow | undefined {
   try {
-    return { window: resolveRange(choice, new Date()) };
-  } catch (e) {
-    return { error: (e as Error).message };
+    return resolveRange(choiceOf(view), new Date());
+  } catch {
+    return undefined; // the fields say why (Filters)
   }
 }
 
+/** the explorer's view of the same window: `to` exclusive there, so the millisecond after ours */
+function explorerWindow(w: TimeWindow): ExplorerFilters {
+  return { from: w.from.toISOString(), to: new Date(w.to.getTime() + 1).toISOString() };
+}
+
+/** a file name that says what and when: tally-cost-by-model-2026-11-01-2026-11-07.csv */
+function csvName(what: string, w: TimeWindow): string {
+  const stamp = (d: Date) => (w.bucket === 'minute' || w.bucket === 'hour' ? d.toISOString().slice(0, 16).replace(':', '') : utcDay(d));
+  return `tally-${what}-${stamp(w.from)}-${stamp(w.to)}.csv`;
+}
+
+const entries = (rows: Row[] | undefined, field: string, href: (value: string) => string): TopEntry[] | undefined =>
+  rows?.map((r) => {
+    const name = r[field] === null || r[field] === undefined || r[field] === '' ? null : String(r[field]);
+    return {
+      name,
+      cost: Number(r.sum_totalCost ?? 0) || 0,
+      tokens: Number(r.sum_totalTokens ?? 0) || 0,
+      count: Number(r.count_count ?? 0) || 0,
+      href: name === null ? undefined : href(name),
+    };
+  });
+
 export function Dashboard() {
-  const [choice, setChoice] = useState<RangeChoice>({ kind: 'preset', preset: '7d' });
-  const [environment, setEnvironment] = useState('');
+  const { view, settled, update } = useDashboardView();
   const [tick, setTick] = useState(0);
-  // "now" is read when the range changes or on Refresh, not on every render (that would re-query forever)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the range's value and the Refresh tick, on purpose
-  const { window: w, error: rangeError } = useMemo(() => windowOf(choice), [JSON.stringify(choice), tick]);
-  const env = environment || null;
+  const settledKey = JSON.stringify(settled);
+  // "now" is read when the settled view changes or on Refresh, not on every render (that would re-query forever)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the view's value and the Refresh tick, on purpose
+  const w = useMemo(() => windowOf(settled), [settledKey, tick]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the view's value
+  const f: DashboardFilters = useMemo(() => filtersOf(settled), [settledKey]);
+  // fields being typed into that do not make a range yet: nothing is shown for a range not asked for
+  const pending = view.range === 'custom' && customProblem(view.from ?? '', view.to ?? '', new Date()) !== undefined;
 
-  const environments = useMetrics(w ? environmentsQuery(w) : null);
-  const summary = useMetrics(w ? summaryQuery(w, env) : null);
-  const cost = useMetrics(w ? costByModelQuery(w, env) : null);
-  const tokens = useMetrics(w ? tokensByTypeQuery(w, env) : null);
-  const topUsers = useMetrics(w ? topByCostQuery(w, env, 'userId') : null);
-  const topNames = useMetrics(w ? topByCostQuery(w, env, 'name') : null);
+  const environments = useMetrics(w ? optionsQuery(w, 'environment') : null);
+  const tags = useMetrics(w ? optionsQuery(w, 'tags') : null);
+  const summary = useMetrics(w ? summaryQuery(w, f) : null);
+  const models = useMetrics(w ? modelsQuery(w, f) : null);
+  const costTotal = useMetrics(w ? costTotalQuery(w, f) : null);
+  const tokens = useMetrics(w ? tokensByTypeQuery(w, f) : null);
+  const topUsers = useMetrics(w ? topByCostQuery(w, f, 'userId') : null);
+  const topNames = useMetrics(w ? topByCostQuery(w, f, 'name') : null);
+  const unpriced = useCostStatusCount(w, f, 'unpriced');
+  const partial = useCostStatusCount(w, f, 'partial');
 
-  const days = useMemo(() => (w ? daysOf(w) : []), [w]);
-  const costChart = useMemo(
-    () => toDailySeries(cost.data ?? [], { dimension: 'providedModelName', metric: 'sum_totalCost', days, noneLabel: '(no model)' }),
-    [cost.data, days],
+  const modelList = useMemo(() => modelRows(models.data ?? []), [models.data]);
+  // the per-model series wait for this range's model list, so they are asked for once, for the right models
+  const priced = models.fresh ? chartModels(modelList).priced : [];
+  const costByModel = useMetrics(w && models.fresh && priced.length ? costByModelQuery(w, f, priced) : null);
+  const costReady = models.fresh && costTotal.fresh && (priced.length === 0 || costByModel.fresh);
+
+  const buckets = useMemo(() => (w ? bucketsOf(w) : []), [w]);
+  const costChart = useLastComplete(
+    useMemo(
+      () => (costReady ? costSeries(costByModel.data ?? [], costTotal.data ?? [], modelList, buckets) : undefined),
+      [costReady, costByModel.data, costTotal.data, modelList, buckets],
+    ),
   );
   const tokenChart = useMemo(
     () =>
-      toDailySeries(tokens.data ?? [], {
-        dimension: 'usageType',
-        metric: 'sum_usageByType',
-        days,
-        noneLabel: '(unnamed)',
-        skip: ['total'],
-      }),
-    [tokens.data, days],
+      toSeries(tokens.data ?? [], { dimension: 'usageType', metric: 'sum_usageByType', buckets, noneLabel: '(unnamed)', skip: ['total'] }),
+    [tokens.data, buckets],
   );
-  const envNames = (environments.data ?? []).map((r) => r.environment).filter((e): e is string => typeof e === 'string' && e !== '');
 
   const s = summary.data?.[0];
-  const observations = Number(s?.count_count ?? 0);
+  // no row at all is an empty range too
+  const totals = summary.data
+    ? { cost: Number(s?.sum_totalCost ?? 0), observations: Number(s?.count_count ?? 0), tokens: Number(s?.sum_totalTokens ?? 0) }
+    : undefined;
+  const ew = w ? explorerWindow(w) : {};
+  // the dashboard's filters that mean the same on the explorer page linked to
+  const forGenerations: ExplorerFilters = { ...ew, env: f.env, tag: f.tag, user: f.user, name: f.name, model: f.model };
+  const forTraces: ExplorerFilters = { ...ew, env: f.env, tag: f.tag, user: f.user };
+  const bucket = w?.bucket ?? 'day';
+  const costTitle = `Cost per ${bucket} by model`;
+  const tokenTitle = `Tokens per ${bucket} by usage type`;
+
+  const modelEntries: TopEntry[] | undefined = models.data
+    ? modelList.map((m) => ({
+        ...m,
+        name: m.model,
+        href: m.model === null ? undefined : generationsHref({ ...forGenerations, model: m.model }),
+        color: m.model === null ? undefined : colorFor(m.model),
+        badge: m.unpriced ? 'no price' : undefined,
+      }))
+    : undefined;
+  const userEntries = entries(topUsers.data, 'userId', (user) => tracesHref({ ...forTraces, user }));
+  const nameEntries = entries(topNames.data, 'name', (name) => generationsHref({ ...forGenerations, name }));
 
   return (
     <div className="dashboard">
       <Filters
-        choice={choice}
-        onChoice={setChoice}
-        environment={environment}
-        onEnvironment={setEnvironment}
-        environments={envNames}
-        customError={rangeError}
+        view={view}
+        onView={update}
+        options={{
+          environments: optionValues(environments.data ?? [], 'environment'),
+          tags: optionValues(tags.data ?? [], 'tags'),
+          users: optionValues(topUsers.data ?? [], 'userId'),
+          models: modelList.flatMap((m) => (m.model ? [m.model] : [])),
+          names: optionValues(topNames.data ?? [], 'name'),
+        }}
         onRefresh={() => setTick((t) => t + 1)}
       />
-      <ErrorBanner problem={environments.error} title="Environments" />
-      {w ? (
+      <ErrorBanner problem={environments.error ?? tags.error} title="Filter choices" />
+      {w && !pending ? (
         <>
-          <section className="card" aria-labelledby="dash-summary">
-            <h2 id="dash-summary">Summary</h2>
-            <ErrorBanner problem={summary.error} title="Summary" />
-            {summary.loading && !summary.data ? <p className="muted">Loading…</p> : null}
-            {summary.data && observations === 0 ? <EmptyState title="No observations in this range">{SEND_HINT}</EmptyState> : null}
-            {summary.data && observations > 0 ? (
-              <dl className="figures">
-                <div>
-                  <dt>Total cost</dt>
-                  <dd>{formatUsd(Number(s?.sum_totalCost ?? 0))}</dd>
-                </div>
-                <div>
-                  <dt>Observations</dt>
-                  <dd>{formatCount(observations)}</dd>
-                </div>
-                <div>
-                  <dt>Total tokens</dt>
-                  <dd>{formatCount(Number(s?.sum_totalTokens ?? 0))}</dd>
-                </div>
-              </dl>
-            ) : null}
-          </section>
+          <Summary
+            totals={totals}
+            error={summary.error}
+            loading={summary.loading}
+            emptyHint={SEND_HINT}
+            csvFilename={csvName('summary', w)}
+            unpriced={{
+              unpriced,
+              partial,
+              models: modelList.filter((m) => m.unpriced).sort((a, b) => b.tokens - a.tokens),
+              unpricedHref: generationsHref({ ...forGenerations, costStatus: 'unpriced' }),
+              partialHref: generationsHref({ ...forGenerations, costStatus: 'partial' }),
+            }}
+          />
 
           <section className="card" aria-labelledby="dash-cost">
-            <h2 id="dash-cost">Cost per day by model</h2>
-            <ErrorBanner problem={cost.error} title="Cost per day" />
-            {cost.loading && !cost.data ? <p className="muted">Loading…</p> : null}
-            {cost.data && costChart.series.length === 0 ? (
+            <h2 id="dash-cost">{costTitle}</h2>
+            <ErrorBanner problem={models.error ?? costTotal.error ?? costByModel.error} title={costTitle} />
+            {!costChart && !models.error && !costTotal.error ? <p className="muted">Loading…</p> : null}
+            {costChart && costChart.series.length === 0 ? (
               <EmptyState title="No cost in this range">
                 {SEND_HINT} Cost comes from the model's prices (see Models) or from the <code>costDetails</code> you send.
               </EmptyState>
             ) : null}
-            {cost.data && costChart.series.length > 0 ? (
-              <Chart title="Cost per day by model" labels={costChart.labels} series={costChart.series} stacked format={formatUsd} />
+            {costChart && costChart.series.length > 0 ? (
+              <Chart
+                title={costTitle}
+                labels={costChart.labels}
+                series={costChart.series}
+                stacked
+                format={formatUsd}
+                formatLabel={displayBucket}
+                csv={{ filename: csvName('cost-by-model', w), labelHeader: `${bucket}_utc` }}
+              />
             ) : null}
           </section>
 
           <section className="card" aria-labelledby="dash-tokens">
-            <h2 id="dash-tokens">Tokens per day by usage type</h2>
-            <ErrorBanner problem={tokens.error} title="Tokens per day" />
+            <h2 id="dash-tokens">{tokenTitle}</h2>
+            <ErrorBanner problem={tokens.error} title={tokenTitle} />
             {tokens.loading && !tokens.data ? <p className="muted">Loading…</p> : null}
             {tokens.data && tokenChart.series.length === 0 ? (
               <EmptyState title="No token usage in this range">
                 {SEND_HINT} Usage is read from <code>usageDetails</code> (input, output, …).
               </EmptyState>
             ) : null}
+            {tokens.data && tokens.data.length >= 1000 ? (
+              <p className="muted">
+                More usage types than one chart holds: the newest buckets may be missing. Narrow the range or the filters.
+              </p>
+            ) : null}
             {tokens.data && tokenChart.series.length > 0 ? (
               <Chart
-                title="Tokens per day by usage type"
+                title={tokenTitle}
                 labels={tokenChart.labels}
                 series={tokenChart.series}
                 stacked
                 format={formatCount}
+                formatLabel={displayBucket}
+                csv={{ filename: csvName('tokens-by-usage-type', w), labelHeader: `${bucket}_utc` }}
               />
             ) : null}
           </section>
 
-          <div className="grid-2">
+          <div className="grid-3">
             <TopTable
+              id="models"
+              title="Models by cost"
+              column="Model"
+              noneLabel="(no model)"
+              entries={modelEntries}
+              error={models.error}
+              loading={models.loading}
+              fetched={1000}
+              emptyHint={SEND_HINT}
+              csvFilename={csvName('models', w)}
+            />
+            <TopTable
+              id="userId"
               title="Top users by cost"
-              field="userId"
               column="User"
               noneLabel="(no user)"
-              loaded={topUsers}
+              entries={userEntries}
+              error={topUsers.error}
+              loading={topUsers.loading}
+              fetched={TOP_LIMIT}
               emptyHint={
                 <>
                   Set <code>userId</code> on the trace of your generations to see who spends.
                 </>
               }
+              csvFilename={csvName('users', w)}
             />
-            <TopTable title="Top names by cost" field="name" column="Name" noneLabel="(no name)" loaded={topNames} emptyHint={SEND_HINT} />
+            <TopTable
+              id="name"
+              title="Top names by cost"
+              column="Name"
+              noneLabel="(no name)"
+              entries={nameEntries}
+              error={topNames.error}
+              loading={topNames.loading}
+              fetched={TOP_LIMIT}
+              emptyHint={SEND_HINT}
+              csvFilename={csvName('names', w)}
+            />
           </div>
         </>
       ) : (
-        <p className="muted">Pick a from date and a to date to see the range.</p>
+        <p className="muted">Pick valid dates to see this range.</p>
       )}
     </div>
   );

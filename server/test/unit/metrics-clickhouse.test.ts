@@ -13,7 +13,8 @@ import {
 import { dailyQueries } from '../../src/domain/metrics/daily.ts';
 import { div, fromFloat8, numeric, text } from '../../src/domain/metrics/pg-numeric.ts';
 
-const ch = clickHouseDialect('tally');
+// the base tables' statements (the roll-up path has a test of its own below)
+const ch = clickHouseDialect('tally', { rollups: false });
 const window = { fromTimestamp: '2026-01-01T00:00:00Z', toTimestamp: '2026-01-31T00:00:00Z' };
 const q = (over: Partial<MetricsQueryInput>): MetricsQueryInput => ({ view: 'observations', metrics: [], ...window, ...over });
 const compiled = (input: MetricsQueryInput, version: 'v1' | 'v2' = 'v2') => prepareMetrics(input, 'p1', { version }, ch).compiled;
@@ -37,18 +38,38 @@ describe('the ClickHouse dialect', () => {
     expect(c.histograms).toEqual([]);
   });
 
-  it('reads the base tables: no roll-up, whatever the plan could have used', () => {
-    const { plan, compiled: c } = prepareMetrics(
-      q({ dimensions: [{ field: 'providedModelName' }], metrics: [{ measure: 'totalCost', aggregation: 'sum' }] }),
-      'p1',
-      { version: 'v2' },
-      ch,
-    );
-    expect(plan.rollup).toBeNull();
-    expect(c.main.sql).not.toMatch(/observation_(hourly|daily)/);
-    expect(
-      prepareMetrics(q({ metrics: [{ measure: 'count', aggregation: 'count' }] }), 'p1', { version: 'v2' }).plan.rollup,
-    ).not.toBeNull();
+  it("reads ClickHouse's roll-ups as PostgreSQL reads its own: whole days, whole hours, the edges from the base table", () => {
+    const input = q({
+      fromTimestamp: '2026-01-01T10:30:00Z',
+      toTimestamp: '2026-01-05T12:00:00Z',
+      dimensions: [{ field: 'providedModelName' }],
+      metrics: [
+        { measure: 'totalCost', aggregation: 'sum' },
+        { measure: 'totalCost', aggregation: 'avg' },
+      ],
+      filters: [{ column: 'environment', operator: '=', value: 'prod', type: 'string' }],
+    });
+    const { plan, compiled: c } = prepareMetrics(input, 'p1', { version: 'v2' }, clickHouseDialect('tally'));
+    expect(plan.rollup).toEqual({
+      from: new Date('2026-01-01T11:00:00Z'),
+      to: new Date('2026-01-05T12:00:00Z'),
+      days: { from: new Date('2026-01-02T00:00:00Z'), to: new Date('2026-01-05T00:00:00Z') },
+    });
+    const sql = c.main.sql;
+    expect(sql).toContain('FROM tally.observation_daily AS r FINAL');
+    expect(sql).toContain('FROM tally.observation_hourly AS r FINAL');
+    expect(sql).toContain('FROM tally.observations AS o FINAL');
+    // the filter on the roll-ups' own column, a parameter
+    expect(sql).toMatch(/r\.environment = \{p\d+:String\}/);
+    // avg: Σ, count and the largest scale of the values (kept by the roll-up beside the decimal sum)
+    expect(sql).toContain('max(r.total_cost_scale)');
+    expect(sql).toContain('HAVING sum(pn) > 0');
+    expect(c.main.rows.metrics).toEqual(['value', 'avg']);
+    expect(Object.values(c.main.params)).toContain('prod');
+    // PostgreSQL plans the same roll-up
+    expect(prepareMetrics(input, 'p1', { version: 'v2' }).plan.rollup).toEqual(plan.rollup);
+    // the base-only dialect never reads them
+    expect(prepareMetrics(input, 'p1', { version: 'v2' }, ch).compiled.main.sql).not.toMatch(/observation_(hourly|daily)/);
   });
 
   it('puts every caller value in a parameter, numbers past 2^53 as their text', () => {

@@ -71,7 +71,8 @@ export async function pricingOf(
   matcher: ModelMatcher,
   tokenizers: TokenizerPool,
 ): Promise<{ model: StoredModel | null; result: UsageAndCost }> {
-  const model = isPricedType(rec.type) ? matcher.match(rec.model) : null;
+  // the definition in force when the call started (a model's start_date)
+  const model = isPricedType(rec.type) ? matcher.match(rec.model, rec.startTime) : null;
   const result = await priceUsage(
     {
       model,

@@ -66,6 +66,29 @@ describe('createModelMatcher', () => {
     expect(createModelMatcher([b, a], P).match('x')).toBe(b);
   });
 
+  it('at a time: the definition in force then (newest start date not after it), project before managed', () => {
+    const pattern = '(?i)^gpt-4o$';
+    const none = model(pattern, { projectId: P });
+    const may = model(pattern, { projectId: P, startDate: new Date('2026-05-01T00:00:00Z') });
+    const june = model(pattern, { projectId: P, startDate: new Date('2026-06-01T00:00:00Z') });
+    const managedJuly = model(pattern, { startDate: new Date('2026-07-01T00:00:00Z') });
+    const m = createModelMatcher([none, may, june, managedJuly], P);
+    expect(m.match('gpt-4o', new Date('2026-06-15T00:00:00Z'))).toBe(june);
+    // the start date itself is in force
+    expect(m.match('gpt-4o', new Date('2026-06-01T00:00:00Z'))).toBe(june);
+    expect(m.match('gpt-4o', new Date('2026-05-31T23:59:59Z'))).toBe(may);
+    // before every dated definition: the undated one
+    expect(m.match('gpt-4o', new Date('2026-01-01T00:00:00Z'))).toBe(none);
+    // project definitions come first even when a managed one is newer and in force
+    expect(m.match('gpt-4o', new Date('2026-08-01T00:00:00Z'))).toBe(june);
+    // only future definitions: none in force, then the managed one once it is
+    const future = createModelMatcher([model(pattern, { projectId: P, startDate: new Date('2026-06-01') }), managedJuly], P);
+    expect(future.match('gpt-4o', new Date('2026-05-01'))).toBeNull();
+    expect(future.match('gpt-4o', new Date('2026-07-02'))).toBe(future.match('gpt-4o', new Date('2026-06-02')));
+    // without a time: Langfuse's pick, the newest start date (cached lookups do not change it)
+    expect(m.match('gpt-4o')).toBe(june);
+  });
+
   it('ignores models of other projects', () => {
     const other = model('^x$', { projectId: 'project-2' });
     expect(createModelMatcher([other], P).match('x')).toBeNull();

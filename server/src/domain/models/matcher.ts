@@ -1,5 +1,7 @@
 // Model lookup by name, in Langfuse's order: the models whose match_pattern finds the name,
-// project models before managed ones, then newest start_date (NULLs last). Instead of testing
+// project models before managed ones, then newest start_date (NULLs last). Given the time of the
+// generation, a definition whose start_date is after it is not yet in force and is passed over:
+// the price in force when the call was made wins (a price history). Instead of testing
 // each pattern, all patterns form one RE2.Set in preference order, so a lookup is one linear
 // scan of the name and the winner is simply the lowest matching index.
 //
@@ -9,7 +11,8 @@ import RE2 from 're2';
 import type { StoredModel } from './types.ts';
 
 export interface ModelMatcher {
-  match(modelName: string | null | undefined): StoredModel | null;
+  /** the definition in force at `at` (every definition when no time is given, as Langfuse picks) */
+  match(modelName: string | null | undefined, at?: Date): StoredModel | null;
 }
 
 const MEMO_MAX = 10_000;
@@ -69,26 +72,29 @@ export function createModelMatcher(models: StoredModel[], projectId: string): Mo
     .map(({ m }) => m);
 
   const { parts, index } = ranked.length ? compileParts(ranked.map((m) => m.matchPattern)) : { parts: [], index: [] };
-  const memo = new Map<string, StoredModel | null>();
+  const memo = new Map<string, StoredModel[]>();
 
-  function lookup(name: string): StoredModel | null {
-    // parts are in rank order and match() lists indexes ascending: the first hit is the winner
-    for (const { set, offset } of parts) {
-      const hits = set.match(name);
-      if (hits.length) return ranked[index[offset + hits[0]!]!]!;
-    }
-    return null;
+  /** every definition whose pattern finds the name, in rank order */
+  function lookup(name: string): StoredModel[] {
+    // parts are in rank order and match() lists indexes ascending
+    const hits: number[] = [];
+    for (const { set, offset } of parts) for (const h of set.match(name)) hits.push(index[offset + h]!);
+    return hits.sort((a, b) => a - b).map((i) => ranked[i]!);
   }
 
   return {
-    match(modelName) {
+    match(modelName, at) {
       if (!modelName) return null;
-      if (memo.has(modelName)) return memo.get(modelName)!;
-      const found = lookup(modelName);
-      // oldest-first eviction; names repeat heavily so the working set is small
-      if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
-      memo.set(modelName, found);
-      return found;
+      let found = memo.get(modelName);
+      if (!found) {
+        found = lookup(modelName);
+        // oldest-first eviction; names repeat heavily so the working set is small
+        if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+        memo.set(modelName, found);
+      }
+      if (!at) return found[0] ?? null;
+      const t = at.getTime();
+      return found.find((m) => m.startDate === null || m.startDate.getTime() <= t) ?? null;
     },
   };
 }

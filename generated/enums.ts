@@ -27,6 +27,9 @@ export type ScoreDataType = (typeof ScoreDataTypeValues)[number];
 export const CostStatusValues = ["ingested", "inferred", "partial", "unpriced", "none"] as const;
 export type CostStatus = (typeof CostStatusValues)[number];
 
+export const RepriceJobStatusValues = ["queued", "running", "succeeded", "failed"] as const;
+export type RepriceJobStatus = (typeof RepriceJobStatusValues)[number];
+
 export const StringOperatorValues = ["=", "contains", "does not contain", "starts with", "ends with"] as const;
 export type StringOperator = (typeof StringOperatorValues)[number];
 

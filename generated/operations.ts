@@ -30,6 +30,9 @@ export interface Operations {
   models_explain: { data: T.ModelsExplainData; responses: T.ModelsExplainResponses; errors: T.ModelsExplainErrors };
   models_get: { data: T.ModelsGetData; responses: T.ModelsGetResponses; errors: T.ModelsGetErrors };
   models_list: { data: T.ModelsListData; responses: T.ModelsListResponses; errors: T.ModelsListErrors };
+  models_reprice: { data: T.ModelsRepriceData; responses: T.ModelsRepriceResponses; errors: T.ModelsRepriceErrors };
+  models_repriceGet: { data: T.ModelsRepriceGetData; responses: T.ModelsRepriceGetResponses; errors: T.ModelsRepriceGetErrors };
+  models_repriceList: { data: T.ModelsRepriceListData; responses: T.ModelsRepriceListResponses; errors: T.ModelsRepriceListErrors };
   observations_get: { data: T.ObservationsGetData; responses: T.ObservationsGetResponses; errors: T.ObservationsGetErrors };
   observations_getMany: { data: T.ObservationsGetManyData; responses: T.ObservationsGetManyResponses; errors: T.ObservationsGetManyErrors };
   opentelemetry_exportTraces: { data: T.OpentelemetryExportTracesData; responses: T.OpentelemetryExportTracesResponses; errors: T.OpentelemetryExportTracesErrors };

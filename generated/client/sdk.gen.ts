@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesExecutionsData, EvaluationRulesExecutionsErrors, EvaluationRulesExecutionsResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluationsLlmAsAJudgeData, EvaluationsLlmAsAJudgeErrors, EvaluationsLlmAsAJudgeResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses, TraceListData, TraceListErrors, TraceListResponses } from './types.gen.ts';
+import type { EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesExecutionsData, EvaluationRulesExecutionsErrors, EvaluationRulesExecutionsResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluationsLlmAsAJudgeData, EvaluationsLlmAsAJudgeErrors, EvaluationsLlmAsAJudgeResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ModelsRepriceData, ModelsRepriceErrors, ModelsRepriceGetData, ModelsRepriceGetErrors, ModelsRepriceGetResponses, ModelsRepriceListData, ModelsRepriceListErrors, ModelsRepriceListResponses, ModelsRepriceResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses, TraceListData, TraceListErrors, TraceListResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -111,6 +111,58 @@ export class Models extends HeyApiClient {
                 'Content-Type': 'application/json',
                 ...options.headers
             }
+        });
+    }
+    
+    /**
+     * List the project's reprice jobs, newest first (the audit trail).
+     */
+    public repriceList<ThrowOnError extends boolean = true>(options?: Options<ModelsRepriceListData, ThrowOnError>): RequestResult<ModelsRepriceListResponses, ModelsRepriceListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<ModelsRepriceListResponses, ModelsRepriceListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models/reprice',
+            ...options
+        });
+    }
+    
+    /**
+     * Reprice past generations with today's definitions (a Tally extension).
+     *
+     * Starts a job that prices again the generations and embeddings of the project that started
+     * in `[fromTimestamp, toTimestamp)` whose cost Tally inferred (`costStatus` `inferred`,
+     * `partial` or `unpriced`), with the model definitions in force now at each call's start time
+     * (start dates honoured). A cost the client sent (`ingested`) is never changed. `modelIds`
+     * narrows the job to the generations that either of these definitions prices now or priced
+     * before. The job works in bounded batches, resumes after a crash, and changes nothing a
+     * second time; metrics (and ClickHouse's copy, where configured) follow. With `dryRun` nothing
+     * is written and the job reports what would change. Every job is kept as an audit record.
+     *
+     */
+    public reprice<ThrowOnError extends boolean = true>(options: Options<ModelsRepriceData, ThrowOnError>): RequestResult<ModelsRepriceResponses, ModelsRepriceErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<ModelsRepriceResponses, ModelsRepriceErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models/reprice',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * A reprice job's status and report.
+     *
+     * `status` is `queued`, `running`, `succeeded` or `failed`. The counts and the change per day
+     * and model grow as the job runs; `costBefore` and `costAfter` are the total cost in USD of the
+     * generations it changed (or would change, for a dry run), before and after.
+     *
+     */
+    public repriceGet<ThrowOnError extends boolean = true>(options: Options<ModelsRepriceGetData, ThrowOnError>): RequestResult<ModelsRepriceGetResponses, ModelsRepriceGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<ModelsRepriceGetResponses, ModelsRepriceGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/models/reprice/{id}',
+            ...options
         });
     }
     

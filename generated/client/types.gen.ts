@@ -1242,6 +1242,86 @@ export type TraceWithObservations = {
 };
 
 /**
+ * The generations to price again: those that started in [fromTimestamp, toTimestamp), optionally only those the named definitions price (now or before).
+ */
+export type RepriceRequest = {
+    fromTimestamp: string;
+    toTimestamp: string;
+    /**
+     * Report what would change; write nothing.
+     */
+    dryRun?: boolean;
+    modelIds?: Array<IndexedString> | null;
+};
+
+export type RepriceJobStarted = {
+    id: string;
+    status: RepriceJobStatus;
+};
+
+export type RepriceJobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/**
+ * What a job changed (or would change) for one UTC day and one model: the generations and their total cost before and after.
+ */
+export type RepriceChange = {
+    day: string;
+    /**
+     * The model name the generations carry.
+     */
+    model: string | null;
+    /**
+     * The definition that prices them now (null when none does).
+     */
+    modelId: string | null;
+    generations: number;
+    costBefore: number;
+    costAfter: number;
+};
+
+/**
+ * A reprice job: what was asked, by whom, when, and what it changed.
+ */
+export type RepriceJob = {
+    id: string;
+    status: RepriceJobStatus;
+    dryRun: boolean;
+    fromTimestamp: string;
+    toTimestamp: string;
+    modelIds: Array<string> | null;
+    /**
+     * The public key of the request that started it.
+     */
+    requestedBy: string;
+    createdAt: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+    /**
+     * Generations read so far (those with an inferred cost in the window).
+     */
+    generationsScanned: number;
+    /**
+     * Of them
+     */
+    generationsChanged: number;
+    /**
+     * Σ total cost (USD) of the changed generations before.
+     */
+    costBefore: number;
+    /**
+     * Σ total cost (USD) of the changed generations after.
+     */
+    costAfter: number;
+    changes: Array<RepriceChange>;
+    error: string | null;
+};
+
+export type PaginatedRepriceJobs = {
+    data: Array<RepriceJob>;
+    meta: UtilsMetaResponse;
+};
+
+/**
  * A would-be generation to price: its model name and usage (`usageDetails` or legacy `usage`), or ingested `costDetails`, plus model parameters and metadata for tier conditions. Nothing is stored.
  */
 export type ExplainCostRequest = {
@@ -2453,6 +2533,103 @@ export type ModelsExplainResponses = {
 };
 
 export type ModelsExplainResponse = ModelsExplainResponses[keyof ModelsExplainResponses];
+
+export type ModelsRepriceListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/models/reprice';
+};
+
+export type ModelsRepriceListErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ModelsRepriceListError = ModelsRepriceListErrors[keyof ModelsRepriceListErrors];
+
+export type ModelsRepriceListResponses = {
+    /**
+     * One page of jobs.
+     */
+    200: PaginatedRepriceJobs;
+};
+
+export type ModelsRepriceListResponse = ModelsRepriceListResponses[keyof ModelsRepriceListResponses];
+
+export type ModelsRepriceData = {
+    body: RepriceRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/models/reprice';
+};
+
+export type ModelsRepriceErrors = {
+    /**
+     * A bad window or body.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type ModelsRepriceError = ModelsRepriceErrors[keyof ModelsRepriceErrors];
+
+export type ModelsRepriceResponses = {
+    /**
+     * The job, queued.
+     */
+    202: RepriceJobStarted;
+};
+
+export type ModelsRepriceResponse = ModelsRepriceResponses[keyof ModelsRepriceResponses];
+
+export type ModelsRepriceGetData = {
+    body?: never;
+    path: {
+        /**
+         * The job's id.
+         */
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/models/reprice/{id}';
+};
+
+export type ModelsRepriceGetErrors = {
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such job in the project.
+     */
+    404: Error;
+};
+
+export type ModelsRepriceGetError = ModelsRepriceGetErrors[keyof ModelsRepriceGetErrors];
+
+export type ModelsRepriceGetResponses = {
+    /**
+     * The job.
+     */
+    200: RepriceJob;
+};
+
+export type ModelsRepriceGetResponse = ModelsRepriceGetResponses[keyof ModelsRepriceGetResponses];
 
 export type ModelsDeleteData = {
     body?: never;

@@ -56,6 +56,8 @@ export interface Services {
   tableGrowth?: GrowthAnalyzer;
   /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
   evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
+  /** reprice jobs: the worker's wake-up when one is created */
+  reprice?: { jobCreated: () => void };
   /** with ClickHouse configured: how far its copy is behind, and the exporter's wake-up after a batch */
   analytics?: {
     lag: () => Promise<{ lagRows: number; lagSeconds: number }>;

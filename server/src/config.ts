@@ -21,6 +21,8 @@ export interface Config {
   llmTimeoutMs: number;
   /** TALLY_EVAL_CONCURRENCY: evaluation jobs this process runs at once (0: it runs none) */
   evalConcurrency: number;
+  /** TALLY_REPRICE_JOBS: whether this process runs reprice jobs (`off`: other instances do) */
+  repriceJobs: boolean;
   /** TALLY_EVAL_RETRY_BASE_MS: the first retry's delay after a retryable provider failure */
   evalRetryBaseMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -116,6 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs < 100 || llmTimeoutMs > 3_600_000)
     problems.push(`TALLY_LLM_TIMEOUT_MS must be a whole number of milliseconds 100..3600000, got "${env.TALLY_LLM_TIMEOUT_MS}"`);
 
+  const repriceRaw = (env.TALLY_REPRICE_JOBS ?? 'on').trim().toLowerCase();
+  if (!['on', 'off'].includes(repriceRaw)) problems.push(`TALLY_REPRICE_JOBS must be on or off, got "${env.TALLY_REPRICE_JOBS}"`);
   const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 8);
   if (!Number.isInteger(evalConcurrency) || evalConcurrency < 0 || evalConcurrency > 64)
     problems.push(`TALLY_EVAL_CONCURRENCY must be a whole number 0..64, got "${env.TALLY_EVAL_CONCURRENCY}"`);
@@ -178,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llmAllowedHosts,
     llmTimeoutMs,
     evalConcurrency,
+    repriceJobs: repriceRaw !== 'off',
     evalRetryBaseMs,
     heapGrowthPercent,
     clickhouse,

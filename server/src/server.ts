@@ -20,6 +20,7 @@ import { createModelCatalog } from './caches/model-catalog.ts';
 import { resolveKeyring } from './secrets/encryption-keys.ts';
 import { createTokenizerPool } from './threads/tokenizer-pool.ts';
 import { EvaluationWorker } from './background/evaluation-worker.ts';
+import { RepriceWorker } from './background/reprice-worker.ts';
 import { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 import { prepareAnalytics } from './analytics/setup.ts';
 import { AnalyticsExporter } from './background/analytics-exporter.ts';
@@ -161,6 +162,7 @@ export async function startServer(
   const models = createModelCatalog();
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
   let worker: EvaluationWorker | null = null;
+  let repricer: RepriceWorker | null = null;
   let lastBatchAt = -Infinity;
   const services: Services = {
     version: VERSION,
@@ -202,6 +204,7 @@ export async function startServer(
           },
         }
       : undefined,
+    reprice: { jobCreated: () => repricer?.wake() },
     evaluation: {
       rules: new EvaluationRulesCache(),
       jobsEnqueued: () => worker?.wake(),
@@ -217,6 +220,7 @@ export async function startServer(
       ingestionBusy: () => performance.now() - lastBatchAt < INGESTION_QUIET_MS,
     });
   }
+  if (config.repriceJobs) repricer = new RepriceWorker(db, services, log);
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   let server: Server;
   try {
@@ -233,6 +237,7 @@ export async function startServer(
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   worker?.start();
   exporter?.start();
+  repricer?.start();
   const stopRetention =
     analytics && config.postgresRetentionDays > 0 ? startPostgresRetention(db, config.postgresRetentionDays, log) : null;
   return {
@@ -247,6 +252,7 @@ export async function startServer(
       await stopPruning();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
+      await repricer?.stop();
       await stopRetention?.();
       await exporter?.stop();
       await analytics?.client.close();

@@ -6,7 +6,7 @@ import type { Context, OpenAPIBackend } from 'openapi-backend';
 import type { Database } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../app-context.ts';
-import { AuthzError, authenticate } from './auth.ts';
+import { AuthzError, authenticate, publicKeyOf } from './auth.ts';
 import { type ExpressError, ApiError, invalidData, isUnstablePath, toUnstableBody, unstableError } from './errors.ts';
 import type { AnyHandler, HandlerContext, HandlerRegistry } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
@@ -167,6 +167,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
       if (textIssue) throw invalidData([textIssue]);
       ({ status, body, headers, stream } = await fn({
         projectId,
+        publicKey: projectId ? publicKeyOf(req.headers.authorization) : null,
         em,
         body: c.request.requestBody,
         // the router matched the operation's path, so each of its path parameters is there

@@ -70,5 +70,12 @@ export async function authenticate(
   return hit.projectId;
 }
 
+/** the public key of an Authorization header that authenticated: Basic's user, or a Bearer key */
+export function publicKeyOf(header: string | undefined): string | null {
+  if (!header) return null;
+  if (authScheme(header) === 'bearer') return header.slice(header.indexOf(' ') + 1).trim();
+  return parseBasic(header)?.publicKey ?? null;
+}
+
 /** A Bearer public key authenticates only score ingestion; elsewhere it is a 403. */
 export class AuthzError extends Error {}

@@ -20,6 +20,8 @@ type FieldsOf<T> = [NonNullable<T>] extends [never] ? Record<string, never> : No
 export interface HandlerContext<K extends OperationId = OperationId> {
   /** null only on operations without security (health) */
   projectId: string | null;
+  /** the public key the request authenticated with (for audit records); null where projectId is */
+  publicKey: string | null;
   em: SqlEntityManager;
   /** the body, validated against the operation's schema (an envelope-only operation's items are not) */
   body: Data<K> extends { body?: infer B } ? B : undefined;

@@ -89,6 +89,28 @@ export async function pricingOf(
   return { model, result };
 }
 
+/**
+ * A stored observation priced again with the definitions `matcher` holds now (a reprice job): as
+ * ingestion prices it, except that usage counted by a tokenizer at ingestion is taken as stored
+ * (the text has not changed; counting it again is the costliest step and would only repeat it).
+ */
+export function repriceObservation(
+  rec: ObservationRecord,
+  matcher: ModelMatcher,
+): { model: StoredModel | null; record: ObservationRecord } {
+  const model = isPricedType(rec.type) ? matcher.match(rec.model, rec.startTime) : null;
+  const result = computeFromProvided({
+    providedUsage: rec.providedUsageDetails ?? {},
+    providedCost: rec.providedCostDetails ?? {},
+    model,
+    level: rec.level,
+    modelParameters: rec.modelParameters,
+    metadata: rec.metadata,
+    inferredUsage: rec.usageDetails,
+  });
+  return { model, record: pricedRecord(rec, model, result) };
+}
+
 function pricedRecord(rec: ObservationRecord, model: StoredModel | null, r: UsageAndCost, trace?: TraceRecord): ObservationRecord {
   const tier = appliedTier(model, r);
   const out: ObservationRecord = {

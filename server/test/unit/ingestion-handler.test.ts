@@ -23,6 +23,7 @@ async function answerWhenEveryAttemptThrows(error: unknown) {
   } as unknown as SqlEntityManager;
   const call = ingestionBatch({
     projectId: 'p',
+    publicKey: 'pk-lf-p',
     em,
     body: { batch },
     params: {},

@@ -19,6 +19,7 @@ import { Migration20261125000016UsagePricedAs } from './Migration20261125000016U
 import { Migration20261125000017AnalyticsChanges } from './Migration20261125000017AnalyticsChanges.ts';
 import { Migration20261127000018AnalyticsMoves } from './Migration20261127000018AnalyticsMoves.ts';
 import { Migration20261127000019TraceListIndexes } from './Migration20261127000019TraceListIndexes.ts';
+import { Migration20261127000020RepriceJobs } from './Migration20261127000020RepriceJobs.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -40,4 +41,5 @@ export const migrationsList = [
   { name: 'Migration20261125000017AnalyticsChanges', class: Migration20261125000017AnalyticsChanges },
   { name: 'Migration20261127000018AnalyticsMoves', class: Migration20261127000018AnalyticsMoves },
   { name: 'Migration20261127000019TraceListIndexes', class: Migration20261127000019TraceListIndexes },
+  { name: 'Migration20261127000020RepriceJobs', class: Migration20261127000020RepriceJobs },
 ];

@@ -16,6 +16,7 @@ import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.t
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
 import { traceList } from './traces.ts';
+import { modelsReprice, modelsRepriceGet, modelsRepriceList } from './reprice.ts';
 import { opentelemetryExportTraces } from './otel.ts';
 import { evaluatorsCreate, evaluatorsDelete, evaluatorsGet, evaluatorsList } from './evaluators.ts';
 import {
@@ -40,6 +41,9 @@ export const handlers: HandlerRegistry = {
   observations_get: observationsGet,
   trace_get: traceGet,
   trace_list: traceList,
+  models_reprice: modelsReprice,
+  models_repriceGet: modelsRepriceGet,
+  models_repriceList: modelsRepriceList,
   metrics_v2: metricsV2,
   metrics_v2Schema: metricsV2Schema,
   metrics_v1: metricsV1,

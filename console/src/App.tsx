@@ -4,12 +4,16 @@ import { ROUTES, useHashRoute, type Route } from './hooks.ts';
 import { Connections } from './pages/Connections.tsx';
 import { Dashboard } from './pages/Dashboard.tsx';
 import { Evaluators } from './pages/Evaluators.tsx';
+import { Generations } from './pages/Generations.tsx';
 import { Models } from './pages/Models.tsx';
 import { Playground } from './pages/Playground.tsx';
 import { SignIn } from './pages/SignIn.tsx';
+import { Traces } from './pages/Traces.tsx';
 
 const TITLES: Record<Route, string> = {
   dashboard: 'Dashboard',
+  traces: 'Traces',
+  generations: 'Generations',
   models: 'Models',
   connections: 'LLM connections',
   playground: 'Playground',
@@ -17,12 +21,14 @@ const TITLES: Record<Route, string> = {
 };
 const PAGES: Record<Route, () => React.JSX.Element> = {
   dashboard: Dashboard,
+  traces: Traces,
+  generations: Generations,
   models: Models,
   connections: Connections,
   playground: Playground,
   evaluators: Evaluators,
 };
-const ORDER: Route[] = ['dashboard', 'models', 'connections', 'playground', 'evaluators'];
+const ORDER: Route[] = ['dashboard', 'traces', 'generations', 'models', 'connections', 'playground', 'evaluators'];
 
 export function App({ baseUrl }: { baseUrl?: string }) {
   const [session, setSession] = useState<Session | null>(() => loadSession());

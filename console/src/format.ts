@@ -34,3 +34,18 @@ export function formatUsd(v: number): string {
 }
 
 export const formatCount = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
+
+/** an ISO instant as the console shows every time: UTC, to the second */
+export const formatTime = (iso: string | null | undefined) =>
+  iso
+    ? new Date(iso)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, ' UTC')
+    : '—';
+
+/** a duration in seconds (the API's latency): ms below a second, else seconds to two decimals */
+export function formatSeconds(s: number | null | undefined): string {
+  if (s === null || s === undefined || !Number.isFinite(s) || s < 0) return '—';
+  return s < 1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(2)} s`;
+}

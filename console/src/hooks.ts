@@ -1,6 +1,7 @@
-// Two small hooks every page uses: load-on-mount with reload, and the hash route.
+// Small hooks every page uses: load-on-mount with reload, the hash route, and the hash's id and query.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, type ProblemText } from './api.ts';
+import { parseHash } from './links.ts';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -31,7 +32,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-export const ROUTES = ['models', 'connections', 'playground', 'dashboard', 'evaluators'] as const;
+export const ROUTES = ['models', 'connections', 'playground', 'dashboard', 'evaluators', 'traces', 'generations'] as const;
 export type Route = (typeof ROUTES)[number];
 
 function routeOf(hash: string): Route {
@@ -53,4 +54,15 @@ export function useHashRoute(): [Route, (r: Route) => void] {
       window.location.hash = `#/${r}`;
     },
   ];
+}
+
+/** The current hash as page, id and query, kept current on navigation (links, back and forward). */
+export function useHashLocation(): ReturnType<typeof parseHash> & { hash: string } {
+  const [hash, setHash] = useState(() => window.location.hash);
+  useEffect(() => {
+    const on = () => setHash(window.location.hash);
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return { ...parseHash(hash), hash };
 }

@@ -3,6 +3,7 @@ import { useTally } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { useLoad } from '../../hooks.ts';
+import { traceHref } from '../../links.ts';
 import { formatTime, scoreValue } from './format.ts';
 
 export function EvalScores() {
@@ -52,8 +53,26 @@ export function EvalScores() {
                     <th scope="row">{s.name}</th>
                     <td>{scoreValue(s)}</td>
                     <td className="score-comment">{s.comment ?? '—'}</td>
-                    <td>{s.traceId ? <code>{s.traceId}</code> : '—'}</td>
-                    <td>{s.observationId ? <code>{s.observationId}</code> : '—'}</td>
+                    <td>
+                      {s.traceId ? (
+                        <a href={traceHref(s.traceId)}>
+                          <code>{s.traceId}</code>
+                        </a>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td>
+                      {s.observationId && s.traceId ? (
+                        <a href={traceHref(s.traceId, s.observationId)}>
+                          <code>{s.observationId}</code>
+                        </a>
+                      ) : s.observationId ? (
+                        <code>{s.observationId}</code>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
                     <td>{formatTime(s.timestamp)}</td>
                   </tr>
                 ))}

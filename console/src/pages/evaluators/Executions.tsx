@@ -4,6 +4,7 @@ import { useTally } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { useLoad } from '../../hooks.ts';
+import { traceHref } from '../../links.ts';
 import { formatTime, scoreValue } from './format.ts';
 
 const STATUS_CLASS: Record<string, string> = {
@@ -92,10 +93,15 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
                       </td>
                       <td>{evaluatorNames.get(j.evaluatorId) ?? <code>{j.evaluatorId}</code>}</td>
                       <td>
-                        <code>{j.observationId}</code>
+                        <a href={traceHref(j.traceId, j.observationId)}>
+                          <code>{j.observationId}</code>
+                        </a>
                         <br />
                         <span className="muted">
-                          trace <code>{j.traceId}</code>
+                          trace{' '}
+                          <a href={traceHref(j.traceId)}>
+                            <code>{j.traceId}</code>
+                          </a>
                         </span>
                       </td>
                       <td className="num">{j.attempts}</td>

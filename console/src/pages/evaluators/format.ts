@@ -46,13 +46,7 @@ export function scoreValue(s: Pick<Score, 'dataType' | 'value' | 'stringValue'>)
   return s.stringValue ?? (s.value === undefined ? '—' : String(s.value));
 }
 
-export const formatTime = (iso: string | null | undefined) =>
-  iso
-    ? new Date(iso)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d{3}Z$/, ' UTC')
-    : '—';
+export { formatTime } from '../../format.ts';
 
 export const CREATE_HINT =
   'POST /api/public/unstable/evaluators with {name, prompt, outputDefinition, modelConfig: {provider, model}} (the provider of one of your LLM connections)';

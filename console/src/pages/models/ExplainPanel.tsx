@@ -97,7 +97,7 @@ export function ExplainPanel({
   );
 }
 
-function ExplainResult({ result }: { result: ExplainCostResponse }) {
+export function ExplainResult({ result }: { result: ExplainCostResponse }) {
   return (
     <section aria-label="Cost explanation" className="explain-result">
       <dl className="facts">

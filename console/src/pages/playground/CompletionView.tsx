@@ -1,16 +1,10 @@
 // What a playground call produced: the answer (growing while it streams), then its usage
 // buckets, its cost and costStatus; or the failure, with the provider's kind and status.
 import type { PlaygroundCompletion } from '../../../../sdk/index.ts';
+import { COST_STATUS_HINT } from '../../cost-status.ts';
 import { formatCost } from '../../format.ts';
+import { traceHref } from '../../links.ts';
 import type { CallFailure } from './run.ts';
-
-const STATUS_HINT: Record<string, string> = {
-  inferred: 'every usage bucket was priced from the matched model',
-  partial: 'some usage buckets have no price in the models list',
-  unpriced: 'no model of the models list matched: add one on the Models page',
-  ingested: 'the cost was sent with the call',
-  none: 'the provider reported no usage',
-};
 
 export function AnswerText({ text, streaming }: { text: string; streaming: boolean }) {
   return (
@@ -32,7 +26,10 @@ export function CompletionDetails({ c }: { c: PlaygroundCompletion }) {
             Answered by <code>{c.responseModel}</code> ·{' '}
           </>
         ) : null}
-        {c.latencyMs} ms · trace <code>{c.traceId}</code>
+        {c.latencyMs} ms · trace{' '}
+        <a href={traceHref(c.traceId, c.observationId)}>
+          <code>{c.traceId}</code>
+        </a>
       </p>
       {c.toolCalls.length ? (
         <>
@@ -107,7 +104,7 @@ export function CompletionDetails({ c }: { c: PlaygroundCompletion }) {
         >
           Cost status: {c.costStatus}
         </span>{' '}
-        <span className="muted">{STATUS_HINT[c.costStatus] ?? ''}</span>
+        <span className="muted">{COST_STATUS_HINT[c.costStatus] ?? ''}</span>
       </p>
       {c.warnings.length ? (
         <ul className="warnings" aria-label="Warnings">

@@ -59,6 +59,8 @@ function countsServer(counts: Record<string, number>, seen: URLSearchParams[] = 
   return seen;
 }
 
+/** typed changes are queried SETTLE_MS after the last keystroke: room for that on a busy machine */
+const SETTLED = { timeout: 4000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const last = (seen: Q[], kind: string) => seen.filter((q) => kindOf(q) === kind).at(-1)!;
 
@@ -367,7 +369,7 @@ describe('Dashboard page', () => {
       { column: 'name', operator: '=', value: 'chat', type: 'string' },
       { column: 'environment', operator: '=', value: 'staging', type: 'string' },
     ];
-    await waitFor(() => expect(last(seen, 'usageType@').filters).toEqual(filters));
+    await waitFor(() => expect(last(seen, 'usageType@').filters).toEqual(filters), SETTLED);
     for (const kind of ['', 'providedModelName', '@', 'userId', 'name']) expect(last(seen, kind).filters).toEqual(filters);
     // typing is queried once it pauses, not per letter
     expect(seen.filter((q) => kindOf(q) === '' && JSON.stringify(q.filters).includes('"ali"'))).toEqual([]);
@@ -377,12 +379,12 @@ describe('Dashboard page', () => {
     expect(document.querySelectorAll('datalist option[value="eu"]')).toHaveLength(1);
     const params = new URLSearchParams(window.location.hash.split('?')[1]);
     expect(Object.fromEntries(params)).toEqual({ range: '7d', env: 'staging', user: 'alice', tag: 'beta', model: 'gpt-4o', name: 'chat' });
-    await waitFor(() => expect(counts.at(-1)?.get('userId')).toBe('alice'));
+    await waitFor(() => expect(counts.at(-1)?.get('userId')).toBe('alice'), SETTLED);
     expect(counts.at(-1)?.get('environment')).toBe('staging');
 
     await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
     expect(window.location.hash).toBe('#/dashboard?range=7d');
-    await waitFor(() => expect(last(seen, 'usageType@').filters).toEqual([]));
+    await waitFor(() => expect(last(seen, 'usageType@').filters).toEqual([]), SETTLED);
   });
 
   it('opens on the view a shared URL holds', async () => {
@@ -422,7 +424,7 @@ describe('Dashboard page', () => {
 
     fireEvent.change(screen.getByLabelText('From date'), { target: { value: '2026-11-01' } });
     fireEvent.change(screen.getByLabelText('To date'), { target: { value: '2026-11-03' } });
-    await waitFor(() => expect(seen.length).toBeGreaterThan(before));
+    await waitFor(() => expect(seen.length).toBeGreaterThan(before), SETTLED);
     await sleep(700);
     const sent = seen.slice(before);
     const kinds = sent.map(kindOf).sort();
@@ -468,7 +470,7 @@ describe('Dashboard page', () => {
     await chooseCustom('2026-11-01', '2026-11-10');
 
     const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
-    await within(table).findByRole('rowheader', { name: '2026-11-10' });
+    await within(table).findByRole('rowheader', { name: '2026-11-10' }, SETTLED);
     expect(within(table).getAllByRole('row')).toHaveLength(11);
     // the per-model series are asked for the eight priced models only
     expect(last(seen, 'providedModelName@').filters).toEqual([
@@ -664,7 +666,7 @@ describe('Dashboard page', () => {
     renderSignedIn(<Dashboard />);
     await chooseCustom('2001-02-03', '2001-02-20');
     const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
-    await within(table).findByRole('rowheader', { name: '2001-02-20' });
+    await within(table).findByRole('rowheader', { name: '2001-02-20' }, SETTLED);
     expect(within(table).getAllByRole('rowheader')).toHaveLength(18);
     expect(within(table).getByRole('rowheader', { name: '2001-02-05' }).closest('tr')).toHaveTextContent('$0.25');
     expect(formatUsd(0.000123)).toBe('$0.000123');

@@ -3,7 +3,7 @@
 // whenever the ranking changed). Two names may share a colour; the chart separates stacked
 // segments with a white edge, and the legend, tooltip and numbers table name every series.
 
-/** twelve hues apart in hue and lightness, each at least 3:1 against white (WCAG 1.4.11) */
+/** eleven hues apart in hue and lightness, each at least 3:1 against white (WCAG 1.4.11) */
 export const PALETTE = [
   '#2563eb',
   '#d97706',
@@ -13,7 +13,6 @@ export const PALETTE = [
   '#0891b2',
   '#b91c1c',
   '#65a30d',
-  '#a21caf',
   '#854d0e',
   '#1e3a8a',
   '#0f766e',

@@ -219,19 +219,19 @@ export function Dashboard() {
             ) : null}
           </section>
 
-          <div className="grid-3">
-            <TopTable
-              id="models"
-              title="Models by cost"
-              column="Model"
-              noneLabel="(no model)"
-              entries={modelEntries}
-              error={models.error}
-              loading={models.loading}
-              fetched={1000}
-              emptyHint={SEND_HINT}
-              csvFilename={csvName('models', w)}
-            />
+          <TopTable
+            id="models"
+            title="Models by cost"
+            column="Model"
+            noneLabel="(no model)"
+            entries={modelEntries}
+            error={models.error}
+            loading={models.loading}
+            fetched={1000}
+            emptyHint={SEND_HINT}
+            csvFilename={csvName('models', w)}
+          />
+          <div className="grid-2">
             <TopTable
               id="userId"
               title="Top users by cost"

@@ -86,7 +86,7 @@ export function Summary({
             <div>
               <dt>Without a price</dt>
               <dd>
-                {u.unpriced.data === undefined ? '…' : formatCount(u.unpriced.data)}
+                {u.unpriced.data !== undefined ? formatCount(u.unpriced.data) : u.unpriced.error ? '—' : '…'}
                 {u.unpriced.data ? <span className="badge warn">not in the cost</span> : null}
               </dd>
             </div>

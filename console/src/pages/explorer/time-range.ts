@@ -40,7 +40,9 @@ export function parseInstant(text: string, end = false): { at?: Date; error?: st
   } else {
     return { error: `"${text}" is not a date (YYYY-MM-DD) or a date and time (YYYY-MM-DDTHH:MM)` };
   }
-  if (Number.isNaN(at.getTime())) return { error: `"${text}" is not a real date` };
+  // engines roll 2026-02-30 over to March 2 rather than refuse it
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (Number.isNaN(at.getTime()) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d) return { error: `"${text}" is not a real date` };
   const year = at.getUTCFullYear();
   if (year < 1970 || year > 9999) return { error: `the year ${String(year).padStart(4, '0')} is not between 1970 and 9999` };
   return { at };

@@ -125,12 +125,15 @@ describe('Evaluators page', () => {
     expect(rows[1]).toHaveTextContent('COMPLETED');
     await waitFor(() => expect(rows[1]).toHaveTextContent('helpfulness: 0.8'));
     expect(rows[1]).toHaveTextContent('2026-11-22 10:00:00 UTC');
+    expect(within(rows[1]!).getByRole('link', { name: 'obs-2' })).toHaveAttribute('href', '#/traces/trace-2?observation=obs-2');
+    expect(within(rows[1]!).getByRole('link', { name: 'trace-2' })).toHaveAttribute('href', '#/traces/trace-2');
 
     const scores = await screen.findByRole('table', { name: 'Scores written by evaluators' });
     const s = within(scores).getByRole('rowheader', { name: 'helpfulness' }).closest('tr')!;
     expect(s).toHaveTextContent('0.8');
     expect(s).toHaveTextContent('Answers the question directly.');
-    expect(s).toHaveTextContent('trace-2');
+    expect(within(s).getByRole('link', { name: 'trace-2' })).toHaveAttribute('href', '#/traces/trace-2');
+    expect(within(s).getByRole('link', { name: 'obs-2' })).toHaveAttribute('href', '#/traces/trace-2?observation=obs-2');
   });
 
   it('disables a rule, and shows the refusal when the server says no', async () => {

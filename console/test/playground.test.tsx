@@ -104,6 +104,8 @@ describe('Playground page', () => {
     expect(within(cost).getByRole('row', { name: 'Total cost $0.00000435' })).toBeInTheDocument();
     expect(within(cost).getByRole('row', { name: 'input $0.00000315' })).toBeInTheDocument();
     expect(screen.getByText('Cost status: inferred')).toBeInTheDocument();
+    // the run's trace opens in the explorer with its generation selected
+    expect(screen.getByRole('link', { name: 't-1' })).toHaveAttribute('href', '#/traces/t-1?observation=o-1');
     expect(s.bodies[0]).toEqual({
       provider: 'conformance-openai',
       model: 'my-model',

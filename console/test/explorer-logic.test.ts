@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Observation } from '../../sdk/index.ts';
 import { costLines } from '../src/pages/explorer/cost-lines.ts';
-import { resolveWindow } from '../src/pages/explorer/time-range.ts';
+import { inputValue, resolveWindow } from '../src/pages/explorer/time-range.ts';
 import { buildTree, flatten } from '../src/pages/explorer/tree.ts';
 
 const o = (id: string, over: Partial<Observation> = {}): Observation =>
@@ -78,5 +78,13 @@ describe('cost lines', () => {
     expect(costLines(o('u', { costStatus: 'unpriced', usageDetails: { input: 3 }, unpricedUsageKeys: ['input'] }))).toEqual([
       { usageType: 'input', units: 3, price: null, cost: null },
     ]);
+  });
+});
+
+describe('range fields', () => {
+  it("show a link's window to the millisecond when it has one, else to the minute", () => {
+    expect(inputValue('2026-11-27T10:23:45.124Z')).toBe('2026-11-27T10:23:45.124');
+    expect(inputValue('2026-11-27T10:23:00.000Z')).toBe('2026-11-27T10:23');
+    expect(inputValue('2026-11-22', true)).toBe('2026-11-23T00:00');
   });
 });

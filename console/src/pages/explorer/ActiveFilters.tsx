@@ -1,7 +1,9 @@
 // What the list is narrowed to, each a link that drops it: a view arrived at from a link (a
 // user's traces) says so, and is undone in one step.
 import type { ExplorerFilters } from '../../links.ts';
-import { PRESETS, isPreset } from './time-range.ts';
+import { inputValue, isPreset, PRESETS } from './time-range.ts';
+
+const shown = (t: string | undefined, end = false) => (t ? inputValue(t, end).replace('T', ' ') : '…');
 
 const LABELS: Partial<Record<keyof ExplorerFilters, string>> = {
   user: 'user',
@@ -23,7 +25,7 @@ export function ActiveFilters({ filters, href }: { filters: ExplorerFilters; hre
   else if (filters.from || filters.to)
     chips.push({
       key: 'range',
-      text: `${filters.from ?? '…'} to ${filters.to ?? '…'} (UTC)`,
+      text: `${shown(filters.from)} to ${shown(filters.to, true)} UTC`,
       without: { ...base, range: undefined, from: undefined, to: undefined },
     });
   if (!chips.length) return null;

@@ -68,5 +68,13 @@ export function resolveWindow(f: ExplorerFilters, now: Date): { window?: Window;
 export function inputValue(text: string | undefined, end = false): string {
   if (!text) return '';
   const { at } = parseInstant(text, end);
-  return at ? at.toISOString().slice(0, 16) : text;
+  // seconds only when there are some: a dashboard link's window ends at a millisecond, and
+  // rounding it to the minute would leave out that minute's calls
+  return at
+    ? at
+        .toISOString()
+        .slice(0, 23)
+        .replace(/\.000$/, '')
+        .replace(/:00$/, '')
+    : text;
 }

@@ -9,18 +9,15 @@ import { formatUsd } from '../src/format.ts';
 import { generationsHref, tracesHref } from '../src/links.ts';
 import { Dashboard } from '../src/pages/Dashboard.tsx';
 import {
-  chartModels,
   costByModelQuery,
-  costSeries,
   costStatusCountQuery,
   filtersFor,
-  modelRows,
   summaryQuery,
   tokensByTypeQuery,
-  toSeries,
   topByCostQuery,
 } from '../src/pages/dashboard/queries.ts';
-import { bucketsOf, customProblem, resolveRange } from '../src/pages/dashboard/range.ts';
+import { chartModels, costSeries, modelRows, toSeries } from '../src/pages/dashboard/series.ts';
+import { axisBucket, bucketsOf, customProblem, displayBucket, resolveRange } from '../src/pages/dashboard/range.ts';
 import { viewOf } from '../src/pages/dashboard/view.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
@@ -110,6 +107,10 @@ describe('dashboard ranges', () => {
     expect(hours[0]).toBe('2026-11-21T10:00:00Z');
     expect(hours.at(-1)).toBe('2026-11-22T10:00:00Z');
     expect(bucketsOf(of('1h'))).toHaveLength(61);
+    // the numbers table reads a bucket in full (UTC), the axis without the year
+    expect(displayBucket('2026-11-22T10:00:00Z')).toBe('2026-11-22 10:00');
+    expect(axisBucket('2026-11-22T10:00:00Z')).toBe('11-22 10:00');
+    expect(axisBucket('2026-11-22')).toBe('2026-11-22');
     expect(bucketsOf(of('mtd'))).toEqual(Array.from({ length: 22 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`));
   });
 

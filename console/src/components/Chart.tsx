@@ -37,6 +37,7 @@ export function Chart({
   stacked = false,
   format = (v) => String(v),
   formatLabel = identity,
+  formatTick = formatLabel,
   csv,
 }: {
   title: string;
@@ -47,6 +48,8 @@ export function Chart({
   stacked?: boolean;
   format?: (v: number) => string;
   formatLabel?: (label: string) => string;
+  /** the x axis's shorter reading of a label; the numbers table keeps `formatLabel`'s */
+  formatTick?: (label: string) => string;
   /** offers the numbers as a CSV: the raw labels under `labelHeader`, one column per series, unformatted values */
   csv?: { filename: string; labelHeader: string };
 }) {
@@ -58,7 +61,7 @@ export function Chart({
     const chart = new ChartJs(el, {
       type: kind,
       data: {
-        labels: labels.map(formatLabel),
+        labels: labels.map(formatTick),
         datasets: series.map((s) => {
           const color = s.color ?? colorFor(s.label);
           // a white edge between stacked segments keeps two series of one colour apart
@@ -79,7 +82,7 @@ export function Chart({
       },
     });
     return () => chart.destroy();
-  }, [kind, stacked, labels, series, format, formatLabel]);
+  }, [kind, stacked, labels, series, format, formatTick]);
   return (
     <figure className="chart">
       <figcaption>

@@ -3,31 +3,27 @@
 // bucket by usage type, and the models, users and names by cost, linked to the explorer. All from
 // the metrics v2 API, plus two one-row observation lists for the costStatus counts.
 import { useMemo, useState } from 'react';
-import { Chart } from '../components/Chart.tsx';
 import { colorFor } from '../components/colors.ts';
-import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
 import { formatCount, formatUsd } from '../format.ts';
 import { type ExplorerFilters, generationsHref, tracesHref } from '../links.ts';
+import { ChartCard } from './dashboard/ChartCard.tsx';
 import { Filters } from './dashboard/Filters.tsx';
 import { useCostStatusCount, useLastComplete, useMetrics } from './dashboard/load.ts';
 import {
-  chartModels,
   costByModelQuery,
-  costSeries,
   costTotalQuery,
-  modelRows,
   modelsQuery,
   optionsQuery,
   optionValues,
+  type Row,
   summaryQuery,
   TOP_LIMIT,
   tokensByTypeQuery,
-  toSeries,
   topByCostQuery,
-  type Row,
 } from './dashboard/queries.ts';
-import { bucketsOf, customProblem, displayBucket, resolveRange, type TimeWindow, utcDay } from './dashboard/range.ts';
+import { chartModels, costSeries, modelRows, toSeries } from './dashboard/series.ts';
+import { bucketsOf, customProblem, resolveRange, type TimeWindow, utcDay } from './dashboard/range.ts';
 import { Summary } from './dashboard/Summary.tsx';
 import { type TopEntry, TopTable } from './dashboard/TopTable.tsx';
 import { choiceOf, type DashboardFilters, filtersOf, useDashboardView } from './dashboard/view.ts';
@@ -170,54 +166,45 @@ export function Dashboard() {
             }}
           />
 
-          <section className="card" aria-labelledby="dash-cost">
-            <h2 id="dash-cost">{costTitle}</h2>
-            <ErrorBanner problem={models.error ?? costTotal.error ?? costByModel.error} title={costTitle} />
-            {!costChart && !models.error && !costTotal.error ? <p className="muted">Loading…</p> : null}
-            {costChart && costChart.series.length === 0 ? (
-              <EmptyState title="No cost in this range">
-                {SEND_HINT} Cost comes from the model's prices (see Models) or from the <code>costDetails</code> you send.
-              </EmptyState>
-            ) : null}
-            {costChart && costChart.series.length > 0 ? (
-              <Chart
-                title={costTitle}
-                labels={costChart.labels}
-                series={costChart.series}
-                stacked
-                format={formatUsd}
-                formatLabel={displayBucket}
-                csv={{ filename: csvName('cost-by-model', w), labelHeader: `${bucket}_utc` }}
-              />
-            ) : null}
-          </section>
-
-          <section className="card" aria-labelledby="dash-tokens">
-            <h2 id="dash-tokens">{tokenTitle}</h2>
-            <ErrorBanner problem={tokens.error} title={tokenTitle} />
-            {tokens.loading && !tokens.data ? <p className="muted">Loading…</p> : null}
-            {tokens.data && tokenChart.series.length === 0 ? (
-              <EmptyState title="No token usage in this range">
-                {SEND_HINT} Usage is read from <code>usageDetails</code> (input, output, …).
-              </EmptyState>
-            ) : null}
-            {tokens.data && tokens.data.length >= 1000 ? (
-              <p className="muted">
-                More usage types than one chart holds: the newest buckets may be missing. Narrow the range or the filters.
-              </p>
-            ) : null}
-            {tokens.data && tokenChart.series.length > 0 ? (
-              <Chart
-                title={tokenTitle}
-                labels={tokenChart.labels}
-                series={tokenChart.series}
-                stacked
-                format={formatCount}
-                formatLabel={displayBucket}
-                csv={{ filename: csvName('tokens-by-usage-type', w), labelHeader: `${bucket}_utc` }}
-              />
-            ) : null}
-          </section>
+          <ChartCard
+            id="dash-cost"
+            title={costTitle}
+            chart={costChart}
+            error={models.error ?? costTotal.error ?? costByModel.error}
+            empty={{
+              title: 'No cost in this range',
+              hint: (
+                <>
+                  {SEND_HINT} Cost comes from the model's prices (see Models) or from the <code>costDetails</code> you send.
+                </>
+              ),
+            }}
+            format={formatUsd}
+            csv={{ filename: csvName('cost-by-model', w), labelHeader: `${bucket}_utc` }}
+          />
+          <ChartCard
+            id="dash-tokens"
+            title={tokenTitle}
+            chart={tokenChart}
+            error={tokens.error}
+            empty={{
+              title: 'No token usage in this range',
+              hint: (
+                <>
+                  {SEND_HINT} Usage is read from <code>usageDetails</code> (input, output, …).
+                </>
+              ),
+            }}
+            note={
+              tokens.data && tokens.data.length >= 1000 ? (
+                <p className="muted">
+                  More usage types than one chart holds: the newest buckets may be missing. Narrow the range or the filters.
+                </p>
+              ) : null
+            }
+            format={formatCount}
+            csv={{ filename: csvName('tokens-by-usage-type', w), labelHeader: `${bucket}_utc` }}
+          />
 
           <TopTable
             id="models"

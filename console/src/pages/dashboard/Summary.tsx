@@ -7,7 +7,7 @@ import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { formatCount, formatUsd } from '../../format.ts';
 import type { Loaded } from '../../hooks.ts';
-import type { ModelRow } from './queries.ts';
+import type { ModelRow } from './series.ts';
 
 export interface Totals {
   cost: number;

@@ -146,3 +146,6 @@ export function bucketsOf(w: TimeWindow): string[] {
 
 /** how a bucket label reads on the axis and in the numbers table: UTC, without the seconds */
 export const displayBucket = (label: string): string => (label.includes('T') ? label.slice(0, 16).replace('T', ' ') : label);
+
+/** the axis's reading: the year goes, for minutes and hours the date shortens to month-day */
+export const axisBucket = (label: string): string => (label.includes('T') ? label.slice(5, 16).replace('T', ' ') : label);

@@ -1,5 +1,6 @@
 // The Models page: every model that prices generations (managed and project), creating and
-// deleting project models, and a dry run of how a generation would be priced.
+// deleting project models, a dry run of how a generation would be priced, and repricing past
+// generations once prices changed.
 import { useEffect, useRef, useState } from 'react';
 import { useTally } from '../api.ts';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
@@ -9,7 +10,9 @@ import type { Model } from '../../../sdk/index.ts';
 import { CreateModelForm } from './models/CreateModelForm.tsx';
 import { ExplainPanel } from './models/ExplainPanel.tsx';
 import { matches, ModelTable } from './models/ModelTable.tsx';
+import { RepricePanel, type ChangedModel } from './models/RepricePanel.tsx';
 import './models/models.css';
+import './models/reprice.css';
 
 export function Models() {
   const tally = useTally();
@@ -36,12 +39,45 @@ export function Models() {
     if (focusNotice) noticeRef.current?.focus();
   }, [focusNotice]);
 
+  // definitions created or deleted here: the reprice panel can narrow a job to them
+  const [changed, setChanged] = useState<ChangedModel[]>([]);
+  const noteChange = (m: Model, change: ChangedModel['change']) =>
+    setChanged((list) => [...list.filter((c) => c.id !== m.id), { id: m.id, modelName: m.modelName, change }]);
+  const [repriceOpen, setRepriceOpen] = useState(false);
+  const repriceHeadingRef = useRef<HTMLHeadingElement>(null);
+  const repriceButtonRef = useRef<HTMLButtonElement>(null);
+  // opening (or asking again while open) takes the keyboard to the panel; closing, back to its button
+  const [repriceFocus, setRepriceFocus] = useState<{ to: 'panel' | 'button'; n: number }>();
+  useEffect(() => {
+    if (repriceFocus?.to === 'panel') repriceHeadingRef.current?.focus();
+    else if (repriceFocus?.to === 'button') repriceButtonRef.current?.focus();
+  }, [repriceFocus]);
+  const openReprice = () => {
+    setRepriceOpen(true);
+    setRepriceFocus((f) => ({ to: 'panel', n: (f?.n ?? 0) + 1 }));
+  };
+
   const list = models.data ?? [];
   const shown = list.filter((m) => matches(m, search)).length;
   const managed = list.filter((m) => m.isLangfuseManaged).length;
 
   return (
     <div className="models-page">
+      <div className="models-toolbar">
+        <button ref={repriceButtonRef} type="button" className="secondary" aria-expanded={repriceOpen} onClick={openReprice}>
+          Reprice past generations…
+        </button>
+      </div>
+      {repriceOpen ? (
+        <RepricePanel
+          changed={changed}
+          headingRef={repriceHeadingRef}
+          onClose={() => {
+            setRepriceOpen(false);
+            setRepriceFocus((f) => ({ to: 'button', n: (f?.n ?? 0) + 1 }));
+          }}
+        />
+      ) : null}
       <section className="card" aria-labelledby="models-list-title">
         <h2 id="models-list-title">Model definitions</h2>
         <p className="muted">
@@ -54,8 +90,11 @@ export function Models() {
           </Field>
         </div>
         {notice ? (
-          <div className="ok-banner" role="status" ref={noticeRef} tabIndex={-1}>
-            {notice}
+          <div className="ok-banner notice" role="status" ref={noticeRef} tabIndex={-1}>
+            <span>{notice}</span> <span>Prices changed: past generations keep their old cost.</span>{' '}
+            <button type="button" className="link" onClick={openReprice}>
+              Reprice…
+            </button>
           </div>
         ) : null}
         <ErrorBanner problem={models.error} title="Could not load the models" />
@@ -74,6 +113,7 @@ export function Models() {
               models={list}
               search={search}
               onDeleted={(m) => {
+                noteChange(m, 'deleted');
                 setNotice(`Deleted model ${m.modelName}.`);
                 setFocusNotice((n) => n + 1);
                 models.reload();
@@ -96,6 +136,7 @@ export function Models() {
           <h2 id="create-model-title">Create a model</h2>
           <CreateModelForm
             onCreated={(m) => {
+              noteChange(m, 'created');
               setNotice(`Created model ${m.modelName}.`);
               setSearch('');
               models.reload();

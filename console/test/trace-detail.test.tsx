@@ -118,7 +118,7 @@ describe('Trace detail', () => {
     expect(within(header).getByRole('link', { name: 'conformance' })).toHaveAttribute('href', '#/traces?tag=conformance');
     expect(header).toHaveTextContent('Environmentdefault');
     expect(header).toHaveTextContent('Time2026-11-22 10:00:00 UTC');
-    expect(header).toHaveTextContent('Total cost$0.006');
+    expect(header).toHaveTextContent('Total cost$0.006Latency'); // every observation priced: no note
     expect(header).toHaveTextContent('Latency1.50 s');
 
     const tree = screen.getByRole('list', { name: 'Observations' });
@@ -192,6 +192,7 @@ describe('Trace detail', () => {
     at('#/traces/nested?observation=lookup');
     renderSignedIn(<Traces />);
     const tree = await screen.findByRole('list', { name: 'Observations' });
+    expect(screen.getByRole('region', { name: 'agent-run' })).toHaveTextContent('Total cost$0.01 · 1 partly priced');
     const agent = within(tree).getByRole('link', { name: 'agent' }).closest('li')!;
     const children = within(agent).getAllByRole('listitem');
     expect(children.map((li) => within(li).getAllByRole('link')[0]!.textContent)).toEqual(['lookup', 'answer']);

@@ -63,7 +63,7 @@ export function FilterBar({
 
   return (
     <form className="card explorer-filters" aria-label={`Filter ${kind}`} onSubmit={submit} noValidate>
-      <div className="row">
+      <div className="row range-row">
         <Field label="Time range">
           {(ids) => (
             <select {...ids} value={range} onChange={(e) => set({ range: e.target.value }, e.target.value !== 'custom')}>

@@ -58,7 +58,9 @@ export function GenerationTable({
                 <td className="num">{formatCount(o.usage.input)}</td>
                 <td className="num">{formatCount(o.usage.output)}</td>
                 <td className="num">{formatCount(o.usage.total)}</td>
-                <td className="num">{formatCost(o.calculatedTotalCost)}</td>
+                <td className="num">
+                  {o.costStatus === 'unpriced' ? <span className="muted">no price</span> : formatCost(o.calculatedTotalCost)}
+                </td>
                 <td>
                   <a
                     href={narrow({ costStatus: o.costStatus })}

@@ -103,7 +103,10 @@ function TraceHeader({ trace }: { trace: TraceWithObservations }) {
         <dt>Time</dt>
         <dd>{formatTime(trace.timestamp)}</dd>
         <dt>Total cost</dt>
-        <dd>{formatCost(trace.totalCost)}</dd>
+        <dd>
+          {formatCost(trace.totalCost)}
+          <UnpricedNote observations={trace.observations} />
+        </dd>
         <dt>Latency</dt>
         <dd>{formatSeconds(trace.latency)}</dd>
         {trace.release ? (
@@ -123,4 +126,15 @@ function TraceHeader({ trace }: { trace: TraceWithObservations }) {
       {trace.output !== null && trace.output !== undefined ? <JsonView label="Trace output" value={trace.output} open={false} /> : null}
     </section>
   );
+}
+
+/** the total leaves out what had no price: say how much of the trace that is */
+function UnpricedNote({ observations }: { observations: Observation[] }) {
+  const unpriced = observations.filter((o) => o.costStatus === 'unpriced').length;
+  const partial = observations.filter((o) => o.costStatus === 'partial').length;
+  const parts = [
+    unpriced ? `${unpriced} observation${unpriced === 1 ? '' : 's'} without a price` : '',
+    partial ? `${partial} partly priced` : '',
+  ].filter(Boolean);
+  return parts.length ? <span className="warn-text"> · {parts.join(', ')}</span> : null;
 }

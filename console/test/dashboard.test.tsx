@@ -56,7 +56,7 @@ function countsServer(counts: Record<string, number>, seen: URLSearchParams[] = 
   return seen;
 }
 
-/** typed changes are queried SETTLE_MS after the last keystroke: room for that on a busy machine */
+/** typed changes are queried SETTLE_MS after the last keystroke, the cost chart after two answers in a row: room for both on a busy machine */
 const SETTLED = { timeout: 4000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const last = (seen: Q[], kind: string) => seen.filter((q) => kindOf(q) === kind).at(-1)!;
@@ -470,7 +470,7 @@ describe('Dashboard page', () => {
     renderSignedIn(<Dashboard />);
     await chooseCustom('2026-11-01', '2026-11-10');
 
-    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
+    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' }, SETTLED);
     await within(table).findByRole('rowheader', { name: '2026-11-10' }, SETTLED);
     expect(within(table).getAllByRole('row')).toHaveLength(11);
     // the per-model series are asked for the eight priced models only
@@ -532,7 +532,7 @@ describe('Dashboard page', () => {
     );
     expect(screen.getByRole('region', { name: 'Summary' })).toHaveTextContent('Without a price27not in the cost');
 
-    const table = await screen.findByRole('table', { name: 'Cost per hour by model: numbers' });
+    const table = await screen.findByRole('table', { name: 'Cost per hour by model: numbers' }, SETTLED);
     expect(within(table).getByRole('columnheader', { name: 'm-free (no price)' })).toBeInTheDocument();
     expect(within(table).getByRole('rowheader', { name: '2026-11-01 00:00' })).toBeInTheDocument();
     const models = screen.getByRole('table', { name: 'Models by cost' });
@@ -563,7 +563,7 @@ describe('Dashboard page', () => {
       userId: [{ userId: 'o"neil, jr', sum_totalCost: 0.1, sum_totalTokens: 10, count_count: 1 }],
     });
     renderSignedIn(<Dashboard />);
-    await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
+    await screen.findByRole('table', { name: 'Cost per day by model: numbers' }, SETTLED);
     let read = captureCsv();
     await userEvent.click(screen.getByRole('button', { name: 'Download Cost per day by model as CSV' }));
     const csv = (await read()).split('\r\n');
@@ -666,7 +666,7 @@ describe('Dashboard page', () => {
   it('answers the spec example rows (cost by model per day)', async () => {
     renderSignedIn(<Dashboard />);
     await chooseCustom('2001-02-03', '2001-02-20');
-    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
+    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' }, SETTLED);
     await within(table).findByRole('rowheader', { name: '2001-02-20' }, SETTLED);
     expect(within(table).getAllByRole('rowheader')).toHaveLength(18);
     expect(within(table).getByRole('rowheader', { name: '2001-02-05' }).closest('tr')).toHaveTextContent('$0.25');
@@ -678,7 +678,7 @@ describe('dashboard at phone width', () => {
   it("a chart's numbers table scrolls inside its own box (ten model columns made the whole page scroll sideways at 390 px)", async () => {
     metricsServer({ providedModelName: modelList, 'providedModelName@': costByModelRows, '@': costTotalRows });
     renderSignedIn(<Dashboard />);
-    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' });
+    const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' }, SETTLED);
     expect(table.parentElement).toHaveClass('table-wrap');
   });
 });

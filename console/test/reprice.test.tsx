@@ -375,6 +375,29 @@ describe('Reprice panel', () => {
     expect(row).toHaveTextContent('$1.50 → $3.00');
   });
 
+  it("names a narrowed job's models where the page knows them, failed jobs with their error", async () => {
+    mockServer.use(
+      http.get(`${BASE_URL}/api/public/models`, () =>
+        HttpResponse.json({ data: [MINE], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } }),
+      ),
+      http.get(`${BASE_URL}/api/public/models/reprice`, () =>
+        HttpResponse.json({
+          data: [job({ id: 'j1', status: 'failed', dryRun: false, modelIds: ['cm-mine', 'cm-gone'], error: 'lease lost' })],
+          meta: { page: 1, limit: 10, totalItems: 14, totalPages: 2 },
+        }),
+      ),
+    );
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    await screen.findByRole('table', { name: 'Models' });
+    const panel = await openPanel(user);
+    const table = await within(panel).findByRole('table', { name: 'Recent reprice jobs' });
+    const row = within(table).getAllByRole('row')[1]!;
+    expect(row).toHaveTextContent('only my-llama, cm-gone');
+    expect(row).toHaveTextContent(/failed\s*lease lost/);
+    expect(panel).toHaveTextContent('The newest 1 of 14 jobs.');
+  });
+
   it('reads the recent jobs again when a job is accepted and when it finishes', async () => {
     scriptJobs([lifeOf('job-dry', true)]);
     let lists = 0;

@@ -58,6 +58,8 @@ export function Models() {
   };
 
   const list = models.data ?? [];
+  // a deleted definition is no longer listed, but its name is still the one to show
+  const modelNames = new Map([...changed.map((c) => [c.id, c.modelName] as const), ...list.map((m) => [m.id, m.modelName] as const)]);
   const shown = list.filter((m) => matches(m, search)).length;
   const managed = list.filter((m) => m.isLangfuseManaged).length;
 
@@ -71,6 +73,7 @@ export function Models() {
       {repriceOpen ? (
         <RepricePanel
           changed={changed}
+          modelNames={modelNames}
           headingRef={repriceHeadingRef}
           onClose={() => {
             setRepriceOpen(false);

@@ -10,7 +10,8 @@ import { windowText } from './reprice-window.ts';
 
 const SHOWN = 10;
 
-export function RecentJobs({ refresh }: { refresh: number }) {
+/** `modelNames` by definition id, for the models a job was narrowed to (an id where unknown) */
+export function RecentJobs({ refresh, modelNames }: { refresh: number; modelNames: ReadonlyMap<string, string> }) {
   const tally = useTally();
   const jobs = useLoad(async () => (await tally.models.repriceList({ query: { page: 1, limit: SHOWN } })).data, [tally, refresh]);
   const list = jobs.data?.data ?? [];
@@ -52,7 +53,7 @@ export function RecentJobs({ refresh }: { refresh: number }) {
                 </thead>
                 <tbody>
                   {list.map((j) => (
-                    <JobRow key={j.id} job={j} />
+                    <JobRow key={j.id} job={j} modelNames={modelNames} />
                   ))}
                 </tbody>
               </table>
@@ -73,7 +74,7 @@ const STATUS_BADGE: Record<RepriceJob['status'], string> = {
   failed: 'badge bad',
 };
 
-function JobRow({ job }: { job: RepriceJob }) {
+function JobRow({ job, modelNames }: { job: RepriceJob; modelNames: ReadonlyMap<string, string> }) {
   return (
     <tr>
       <td>{formatTime(job.createdAt)}</td>
@@ -83,9 +84,7 @@ function JobRow({ job }: { job: RepriceJob }) {
       <td>
         {windowText(job.fromTimestamp, job.toTimestamp)}
         {job.modelIds?.length ? (
-          <div className="muted small">
-            only {job.modelIds.length === 1 ? 'model' : 'models'} {job.modelIds.join(', ')}
-          </div>
+          <div className="muted small">only {job.modelIds.map((id) => modelNames.get(id) ?? id).join(', ')}</div>
         ) : null}
       </td>
       <td>{jobKind(job)}</td>

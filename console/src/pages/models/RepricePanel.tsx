@@ -19,10 +19,13 @@ export interface ChangedModel {
 
 export function RepricePanel({
   changed,
+  modelNames,
   onClose,
   headingRef,
 }: {
   changed: ChangedModel[];
+  /** model name by definition id, for the jobs' lists of models */
+  modelNames: ReadonlyMap<string, string>;
   onClose: () => void;
   headingRef: RefObject<HTMLHeadingElement | null>;
 }) {
@@ -155,7 +158,7 @@ export function RepricePanel({
       </p>
       <JobReport followed={shown} />
 
-      <RecentJobs refresh={listTick} />
+      <RecentJobs refresh={listTick} modelNames={modelNames} />
     </section>
   );
 }

@@ -11,7 +11,7 @@ type TextKey = 'user' | 'session' | 'tag' | 'name' | 'model' | 'env';
 const TEXT_FIELDS: Array<{ key: TextKey; label: string; hint: string; only?: 'generations' }> = [
   { key: 'user', label: 'User', hint: 'exact userId' },
   { key: 'session', label: 'Session', hint: 'exact sessionId' },
-  { key: 'tag', label: 'Tag', hint: 'traces with this tag' },
+  { key: 'tag', label: 'Tag', hint: 'one of the trace’s tags' },
   { key: 'name', label: 'Name', hint: 'exact name' },
   { key: 'model', label: 'Model', hint: 'the model name sent', only: 'generations' },
   { key: 'env', label: 'Environment', hint: 'exact environment' },

@@ -355,6 +355,8 @@ describe('Reprice panel', () => {
     await user.click(within(panel).getByRole('button', { name: 'Preview' }));
     const alert = await within(panel).findByRole('alert', {}, WAIT);
     expect(alert).toHaveTextContent("Could not read the job's progress (it may still be running): Internal Server Error (HTTP 500)");
+    // a job not known to be running holds nothing: another preview may start
+    expect(within(panel).getByRole('button', { name: 'Preview' })).not.toHaveAttribute('aria-disabled');
     await user.click(within(panel).getByRole('button', { name: 'Check again' }));
     expect(await within(panel).findByText(/No generation in this window would change/)).toBeInTheDocument();
     expect(within(panel).queryByRole('alert')).toBeNull();

@@ -55,8 +55,8 @@ export function RepricePanel({
     modelIds: modelIds ?? null,
   });
 
-  const previewBusy = preview.starting || (preview.id !== undefined && !isFinished(preview.status));
-  const applyBusy = apply.starting || (apply.id !== undefined && !isFinished(apply.status));
+  const previewBusy = preview.active;
+  const applyBusy = apply.active;
   const applyWhy = whyNotApply(preview, apply, previewedKey === key);
 
   function startPreview(e: FormEvent) {
@@ -165,6 +165,8 @@ export function RepricePanel({
 
 /** why Apply cannot run now, or undefined when it can */
 function whyNotApply(preview: FollowedJob, apply: FollowedJob, sameChoice: boolean): string | undefined {
+  // not again while the real job's outcome is unknown
+  if (apply.problemIn === 'read') return "The reprice's progress could not be read: check again.";
   if (apply.starting || (apply.id && !isFinished(apply.status))) return 'Applying the previewed change…';
   if (apply.status === 'succeeded') return 'Applied. Preview again to reprice another window.';
   if (preview.starting || (preview.id && !isFinished(preview.status))) return 'Apply is possible once the preview has finished.';

@@ -90,7 +90,9 @@ export function useRepriceJob(onChange?: () => void) {
     setState({ starting: false });
   }
 
-  return { ...state, start, checkAgain, clear };
+  // a job whose reads failed is not known to be running: it no longer holds the panel's buttons
+  const active = state.starting || (state.id !== undefined && !isFinished(state.status) && state.problemIn !== 'read');
+  return { ...state, active, start, checkAgain, clear };
 }
 
 export type FollowedJobControls = ReturnType<typeof useRepriceJob>;

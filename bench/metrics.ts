@@ -117,7 +117,7 @@ from (
 }
 
 /** the backfill of the migration that created a roll-up table, as written there */
-function rollupBackfillSql(migration: string, table: string): string {
+export function rollupBackfillSql(migration: string, table: string): string {
   const text = readFileSync(`${ROOT}server/src/db/migrations/${migration}.ts`, 'utf8');
   const m = new RegExp(`this\\.addSql\\(\`(insert into ${table}[\\s\\S]*?)\`\\)`).exec(text);
   if (!m) throw new Error(`the backfill insert of ${migration}.ts was not found`);

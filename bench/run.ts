@@ -8,6 +8,7 @@ import { run as tokenizers } from './tokenizers.ts';
 import { run as evaluation } from './evaluation.ts';
 import { run as analyticsExport } from './analytics-export.ts';
 import { run as traceList } from './trace-list.ts';
+import { run as reprice } from './reprice.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
@@ -29,6 +30,9 @@ for (const line of await metrics()) console.log(line);
 
 console.log('== GET /api/public/traces, page of 50 newest with one filter (BENCH_TRACES_ROWS, default 1000000 observations) ==');
 for (const line of await traceList()) console.log(line);
+
+console.log('== reprice job over a month of generations, ingestion running (BENCH_REPRICE_ROWS, default 1000000) ==');
+for (const line of await reprice()) console.log(line);
 
 console.log(
   '== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==',

@@ -11,7 +11,7 @@ import { pricingChanged, RepriceReport, usd } from '../domain/pricing/reprice.ts
 import { repriceObservation } from '../ingestion/price.ts';
 import type { Logger } from '../logger.ts';
 import { modelRevision } from '../store/models.ts';
-import { upsertObservations } from '../store/observations.ts';
+import { updateObservationPricing } from '../store/observations.ts';
 import {
   finishRepriceJob,
   lockRepriceJob,
@@ -119,8 +119,9 @@ export class RepriceWorker {
         changed.push({ ...record, updatedAt: new Date() });
         was.push(rec);
       }
-      // the same statement ingestion writes with: roll-ups and the ClickHouse feed follow
-      if (!current.dryRun && changed.length) await upsertObservations(db, current.projectId, changed.sort(byId), was);
+      // the pricing columns alone, with the roll-ups in the same statement (as ingestion's upsert);
+      // the ClickHouse feed's triggers see the update
+      if (!current.dryRun && changed.length) await updateObservationPricing(db, current.projectId, changed.sort(byId), was);
       await recordRepriceBatch(db, current, {
         last,
         scanned: records.length,

@@ -4,7 +4,7 @@ import type { ObservationRecord, ObservationType, CostStatus } from '../domain/i
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
 import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db, type Numeric, type Timestamp } from './sql.ts';
-import { guardedUpsert, type Column } from './upsert.ts';
+import { guardedUpdate, guardedUpsert, type Column } from './upsert.ts';
 import { ROLLUP_SOURCE_COLUMNS, rollupCte } from './rollups.ts';
 
 const COLUMNS: Column<ObservationRecord>[] = [
@@ -238,3 +238,52 @@ export async function listObservations(db: Db, projectId: string, f: Observation
   ]);
   return { observations: rows.map(fromRow), total: Number(count.rows[0]!.n) };
 }
+
+// what a new pricing changes (ingestion/price.ts pricedRecord): a reprice writes these alone
+const PRICING = new Set([
+  'id',
+  'provided_usage_details',
+  'usage_details',
+  'cost_details',
+  'input_usage',
+  'output_usage',
+  'total_usage',
+  'input_cost',
+  'output_cost',
+  'total_cost',
+  'model_id',
+  'usage_pricing_tier_id',
+  'usage_pricing_tier_name',
+  'prices_used',
+  'cost_status',
+  'unpriced_usage_keys',
+  'usage_priced_as',
+  'updated_at',
+  'revision',
+]);
+const PRICING_COLUMNS = COLUMNS.filter((c) => PRICING.has(c.name));
+
+/**
+ * Writes new pricings of stored, locked observations (a reprice job) with the metrics roll-ups in
+ * the same statement, as upsertObservations does; only the pricing columns travel (a fifth of a
+ * full row, and none of its payloads).
+ */
+export async function updateObservationPricing(
+  db: Db,
+  projectId: string,
+  records: ObservationRecord[],
+  before: ObservationRecord[],
+): Promise<void> {
+  if (!records.length) return;
+  const written = guardedUpdate('observations', projectId, PRICING_COLUMNS, records, ['id', ...ROLLUP_SOURCE_COLUMNS]);
+  const { rows } = await prepared(
+    'update_observation_pricing',
+    sql`with ${written}, ${rollupCte(projectId, before)} select id from written`,
+  ).execute(db);
+  if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
+}
+
+/** every column but the payloads (input, output), which pricing never reads: what a reprice job loads */
+export const PRICING_READ_COLUMNS = COLUMNS.map((c) =>
+  c.name === 'input' || c.name === 'output' ? `null::jsonb as ${c.name}` : `o.${c.name}`,
+).join(', ');

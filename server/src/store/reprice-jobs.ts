@@ -4,7 +4,7 @@
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import { REPRICED_STATUSES, type RepriceChangeLine } from '../domain/pricing/reprice.ts';
 import { PRICED_OBSERVATION_TYPES } from '../domain/usage/priced-types.ts';
-import { fromRow as observationFromRow, type ObservationRow } from './observations.ts';
+import { fromRow as observationFromRow, type ObservationRow, PRICING_READ_COLUMNS } from './observations.ts';
 import { sql, toDate, type Db, type Timestamp } from './sql.ts';
 
 export type RepriceStatus = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -144,11 +144,11 @@ export async function nextGenerations(
     order by start_time, id limit ${limit}`.execute(db);
   if (!page.rows.length) return { records: [], last: null };
   const ids = page.rows.map((r) => r.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // the payloads stay behind: pricing never reads them, and they are most of a row's bytes
   const locked = await sql<ObservationRow>`
     select o.* from unnest(${ids}::text[]) k(id)
-      cross join lateral (select * from observations o where o.project_id = ${job.projectId} and o.id = k.id offset 0 for no key update) o`.execute(
-    db,
-  );
+      cross join lateral (select ${sql.raw(PRICING_READ_COLUMNS)}, o.project_id from observations o
+        where o.project_id = ${job.projectId} and o.id = k.id offset 0 for no key update) o`.execute(db);
   const last = page.rows.at(-1)!;
   return { records: locked.rows.map(observationFromRow), last: { time: last.t, id: last.id } };
 }

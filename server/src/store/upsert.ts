@@ -198,3 +198,23 @@ export function guardedUpsert<T>(
     written as (select ${ret} from stored_rows union all select ${ret} from new_rows)`,
   };
 }
+
+/**
+ * `written` as an UPDATE of some columns of stored rows (`columns` includes `id` and `revision`,
+ * the new revision): a row is written only if it is still at the revision before, so the caller
+ * compares `written` with its rows as guardedUpsert's callers do.
+ */
+export function guardedUpdate<T>(
+  table: string,
+  projectId: string,
+  columns: Column<T>[],
+  rows: T[],
+  returning: string[],
+): RawBuilder<unknown> {
+  const { names, source, values } = unnested(columns, rows);
+  const sets = names.filter((n) => n !== 'id').map((n) => `${n} = v.${n}`);
+  return sql`written as (update ${sql.raw(table)} t set ${sql.raw(sets.join(', '))}
+    from (select ${sql.raw(values.map((v, i) => `${v} as ${names[i]}`).join(', '))} from ${source} as u(${sql.raw(names.join(', '))})) v
+    where t.project_id = ${projectId} and t.id = v.id and t.revision = v.revision - 1
+    returning ${sql.raw(returning.map((c) => `t.${c}`).join(', '))})`;
+}

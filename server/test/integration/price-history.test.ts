@@ -47,5 +47,24 @@ describe('price history: the definition in force at the generation start', () =>
     expect(await cost(calls[1]!.id)).toMatchObject({ total: 1, status: 'inferred', price: 0.001 });
     expect(await cost(calls[2]!.id)).toMatchObject({ total: 2, status: 'inferred', price: 0.002 });
     expect(await cost(calls[3]!.id)).toMatchObject({ total: 2, status: 'inferred', price: 0.002 });
+
+    // metrics count generations by costStatus (a Tally dimension): what has no price can be weighed
+    const q = {
+      view: 'observations',
+      dimensions: [{ field: 'costStatus' }],
+      metrics: [
+        { measure: 'count', aggregation: 'count' },
+        { measure: 'inputTokens', aggregation: 'sum' },
+      ],
+      filters: [{ column: 'providedModelName', operator: '=', value: name, type: 'string' }],
+      fromTimestamp: '2026-04-01T00:00:00Z',
+      toTimestamp: '2026-08-01T00:00:00Z',
+    };
+    const m = await raw(`/api/public/v2/metrics?query=${encodeURIComponent(JSON.stringify(q))}`);
+    expect(m.status, JSON.stringify(m.body)).toBe(200);
+    expect(m.body.data).toEqual([
+      { costStatus: 'inferred', count_count: 3, sum_inputTokens: 3000 },
+      { costStatus: 'unpriced', count_count: 1, sum_inputTokens: 1000 },
+    ]);
   });
 });

@@ -110,6 +110,9 @@ const observationDimensions: Record<string, Dimension> = table({
   experimentName: { expr: NULL, type: 'string', highCardinality: true, unavailable: NOT_RECORDED_EXPERIMENTS },
   experimentDatasetId: { expr: NULL, type: 'string', highCardinality: true, unavailable: NOT_RECORDED_EXPERIMENTS },
   experimentId: { expr: NULL, type: 'string', highCardinality: true, hidden: true, unavailable: NOT_RECORDED_EXPERIMENTS },
+  // a Tally extension: how the cost came about (ingested, inferred, partial, unpriced, none), so a
+  // dashboard can count and weigh what has no price
+  costStatus: { expr: col('cost_status'), type: 'string' },
 });
 
 /** a measure the roll-ups keep: its value per row is the one they sum */

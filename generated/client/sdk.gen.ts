@@ -116,6 +116,8 @@ export class Models extends HeyApiClient {
     
     /**
      * List the project's reprice jobs, newest first (the audit trail).
+     *
+     * Every reprice job of the project, dry runs included, with who asked, when, the window and what it changed.
      */
     public repriceList<ThrowOnError extends boolean = true>(options?: Options<ModelsRepriceListData, ThrowOnError>): RequestResult<ModelsRepriceListResponses, ModelsRepriceListErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<ModelsRepriceListResponses, ModelsRepriceListErrors, ThrowOnError>({

@@ -1254,11 +1254,17 @@ export type RepriceRequest = {
     modelIds?: Array<IndexedString> | null;
 };
 
+/**
+ * A reprice job just accepted: its id, to follow it with models_repriceGet.
+ */
 export type RepriceJobStarted = {
     id: string;
     status: RepriceJobStatus;
 };
 
+/**
+ * Where a reprice job is: waiting for a worker, running, done, or stopped by an error.
+ */
 export type RepriceJobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 /**
@@ -1301,7 +1307,7 @@ export type RepriceJob = {
      */
     generationsScanned: number;
     /**
-     * Of them
+     * Of them, those whose cost changed (or would).
      */
     generationsChanged: number;
     /**
@@ -1316,6 +1322,9 @@ export type RepriceJob = {
     error: string | null;
 };
 
+/**
+ * One page of reprice jobs, newest first, with pagination metadata.
+ */
 export type PaginatedRepriceJobs = {
     data: Array<RepriceJob>;
     meta: UtilsMetaResponse;

@@ -10,13 +10,13 @@ import { generationsHref, tracesHref } from '../src/links.ts';
 import { Dashboard } from '../src/pages/Dashboard.tsx';
 import {
   costByModelQuery,
-  costStatusCountQuery,
+  costStatusQuery,
   filtersFor,
   summaryQuery,
   tokensByTypeQuery,
   topByCostQuery,
 } from '../src/pages/dashboard/queries.ts';
-import { chartModels, costSeries, modelRows, toSeries } from '../src/pages/dashboard/series.ts';
+import { chartModels, costSeries, costStatusFigures, modelRows, toSeries } from '../src/pages/dashboard/series.ts';
 import { axisBucket, bucketsOf, customProblem, displayBucket, resolveRange } from '../src/pages/dashboard/range.ts';
 import { viewOf } from '../src/pages/dashboard/view.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
@@ -26,7 +26,7 @@ type Q = MetricsQuery;
 /**
  * What kind of query a metrics query is, by its first dimension and whether it is a time series:
  * `providedModelName` the model list, `providedModelName@` the cost per bucket by model, `@` the
- * total cost per bucket, `` the summary.
+ * total cost per bucket, `costStatus` the generations by costStatus, `` the summary.
  */
 const kindOf = (q: Q) => `${q.dimensions?.[0]?.field ?? ''}${q.timeDimension ? '@' : ''}`;
 
@@ -42,19 +42,20 @@ function metricsServer(byKind: Record<string, unknown[]>, seen: Q[] = []) {
   return seen;
 }
 
-/** answers the costStatus counts (one-row observation lists) by the status filtered on, recording each query */
-function countsServer(counts: Record<string, number>, seen: URLSearchParams[] = []) {
+/** counts the calls to the observation list: the dashboard reads what has no price from the metrics, not from the list */
+function listServer() {
+  const calls: string[] = [];
   mockServer.use(
     http.get(`${BASE_URL}/api/public/observations`, ({ request }) => {
-      const params = new URL(request.url).searchParams;
-      seen.push(params);
-      const filter = JSON.parse(params.get('filter') ?? '[]') as { column: string; value: string }[];
-      const status = filter.find((c) => c.column === 'costStatus')?.value ?? '';
-      return HttpResponse.json({ data: [], meta: { page: 1, limit: 1, totalItems: counts[status] ?? 0, totalPages: 1 } });
+      calls.push(request.url);
+      return HttpResponse.json({ data: [], meta: { page: 1, limit: 1, totalItems: 0, totalPages: 1 } });
     }),
   );
-  return seen;
+  return calls;
 }
+
+/** the filter that keeps the costStatus query to generations */
+const GENERATIONS = { column: 'type', operator: 'any of', value: ['GENERATION'], type: 'stringOptions' };
 
 /** typed changes are queried SETTLE_MS after the last keystroke, the cost chart after two answers in a row: room for both on a busy machine */
 const SETTLED = { timeout: 4000 };
@@ -201,22 +202,38 @@ describe('dashboard query builders', () => {
     ]);
   });
 
-  it('counts unpriced generations on the observation list, narrowed as the Generations page narrows', () => {
-    const q = costStatusCountQuery(w, { user: 'alice', model: 'm-x', tag: 't1', env: 'prod', name: 'chat' }, 'unpriced');
-    expect(q).toEqual({
-      type: 'GENERATION',
-      page: 1,
-      limit: 1,
-      userId: 'alice',
-      name: 'chat',
-      environment: 'prod',
-      fromStartTime: '2026-11-01T00:00:00.000Z',
-      toStartTime: '2026-11-11T00:00:00.000Z',
-      filter: JSON.stringify([
-        { column: 'costStatus', operator: '=', value: 'unpriced', type: 'string' },
+  it('counts and weighs the generations by costStatus, narrowed by the same filters', () => {
+    expect(costStatusQuery(w, { user: 'alice', model: 'm-x', tag: 't1', env: 'prod', name: 'chat' })).toEqual({
+      view: 'observations',
+      dimensions: [{ field: 'costStatus' }],
+      metrics: [
+        { measure: 'count', aggregation: 'count' },
+        { measure: 'totalTokens', aggregation: 'sum' },
+      ],
+      filters: [
+        { column: 'userId', operator: '=', value: 'alice', type: 'string' },
         { column: 'providedModelName', operator: '=', value: 'm-x', type: 'string' },
         { column: 'tags', operator: 'any of', value: ['t1'], type: 'arrayOptions' },
+        { column: 'environment', operator: '=', value: 'prod', type: 'string' },
+        { column: 'name', operator: '=', value: 'chat', type: 'string' },
+        { column: 'type', operator: 'any of', value: ['GENERATION'], type: 'stringOptions' },
+      ],
+      fromTimestamp: '2026-11-01T00:00:00.000Z',
+      toTimestamp: '2026-11-10T23:59:59.999Z',
+    });
+    expect(
+      costStatusFigures([
+        { costStatus: 'inferred', count_count: 10, sum_totalTokens: 4000 },
+        { costStatus: 'unpriced', count_count: 27, sum_totalTokens: 5400 },
+        { costStatus: 'partial', count_count: '3', sum_totalTokens: '500' },
+        { costStatus: 'none', count_count: 2, sum_totalTokens: null },
+        { costStatus: null, count_count: 1, sum_totalTokens: 100 },
       ]),
+    ).toEqual({ unpriced: { count: 27, tokens: 5400 }, partial: { count: 3, tokens: 500 }, all: { count: 43, tokens: 10000 } });
+    expect(costStatusFigures([])).toEqual({
+      unpriced: { count: 0, tokens: 0 },
+      partial: { count: 0, tokens: 0 },
+      all: { count: 0, tokens: 0 },
     });
   });
 
@@ -353,7 +370,6 @@ describe('Dashboard page', () => {
       ],
       tags: [{ tags: ['beta', 'eu'], count_count: 2 }],
     });
-    const counts = countsServer({});
     renderSignedIn(<Dashboard />);
     await userEvent.selectOptions(
       await screen.findByRole('combobox', { name: 'Environment' }),
@@ -372,6 +388,8 @@ describe('Dashboard page', () => {
     ];
     await waitFor(() => expect(last(seen, 'usageType@').filters).toEqual(filters), SETTLED);
     for (const kind of ['', 'providedModelName', '@', 'userId', 'name']) expect(last(seen, kind).filters).toEqual(filters);
+    // the generations by costStatus: the same filters, generations only
+    expect(last(seen, 'costStatus').filters).toEqual([...filters, GENERATIONS]);
     // typing is queried once it pauses, not per letter
     expect(seen.filter((q) => kindOf(q) === '' && JSON.stringify(q.filters).includes('"ali"'))).toEqual([]);
     expect(last(seen, 'environment').filters).toEqual([]);
@@ -380,8 +398,6 @@ describe('Dashboard page', () => {
     expect(document.querySelectorAll('datalist option[value="eu"]')).toHaveLength(1);
     const params = new URLSearchParams(window.location.hash.split('?')[1]);
     expect(Object.fromEntries(params)).toEqual({ range: '7d', env: 'staging', user: 'alice', tag: 'beta', model: 'gpt-4o', name: 'chat' });
-    await waitFor(() => expect(counts.at(-1)?.get('userId')).toBe('alice'), SETTLED);
-    expect(counts.at(-1)?.get('environment')).toBe('staging');
 
     await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
     expect(window.location.hash).toBe('#/dashboard?range=7d');
@@ -406,14 +422,12 @@ describe('Dashboard page', () => {
 
   it('sends nothing while a custom date is not valid, and each query once when it is', async () => {
     const seen = metricsServer({});
-    const counts = countsServer({});
     renderSignedIn(<Dashboard />);
     await userEvent.selectOptions(screen.getByLabelText('Range'), 'custom');
     // the custom range starts as the last seven whole days
     await waitFor(() => expect(seen.some((q) => kindOf(q) === 'usageType@' && q.toTimestamp.endsWith('T23:59:59.999Z'))).toBe(true));
     await sleep(100);
     const before = seen.length;
-    const countsBefore = counts.length;
     // what a date input reports as a year is typed: 0002, 0020, 0202, 2026
     for (const year of ['0002', '0020', '0202'])
       fireEvent.change(screen.getByLabelText('From date'), { target: { value: `${year}-11-01` } });
@@ -421,7 +435,6 @@ describe('Dashboard page', () => {
     expect(screen.getByText('Pick valid dates to see this range.')).toBeInTheDocument();
     await sleep(700);
     expect(seen.length).toBe(before);
-    expect(counts.length).toBe(countsBefore);
 
     fireEvent.change(screen.getByLabelText('From date'), { target: { value: '2026-11-01' } });
     fireEvent.change(screen.getByLabelText('To date'), { target: { value: '2026-11-03' } });
@@ -429,14 +442,8 @@ describe('Dashboard page', () => {
     await sleep(700);
     const sent = seen.slice(before);
     const kinds = sent.map(kindOf).sort();
-    expect(kinds).toEqual(['', '@', 'environment', 'name', 'providedModelName', 'tags', 'usageType@', 'userId']);
+    expect(kinds).toEqual(['', '@', 'costStatus', 'environment', 'name', 'providedModelName', 'tags', 'usageType@', 'userId']);
     for (const q of sent) expect(q).toMatchObject({ fromTimestamp: '2026-11-01T00:00:00.000Z', toTimestamp: '2026-11-03T23:59:59.999Z' });
-    expect(
-      counts
-        .slice(countsBefore)
-        .map((p) => JSON.parse(p.get('filter')!)[0].value)
-        .sort(),
-    ).toEqual(['partial', 'unpriced']);
     expect(window.location.hash).toBe('#/dashboard?range=custom&from=2026-11-01&to=2026-11-03');
   });
 
@@ -505,18 +512,25 @@ describe('Dashboard page', () => {
     expect(await screen.findByRole('table', { name: 'Models by cost' })).toHaveTextContent('m-a$0.101,0001');
   });
 
-  it('counts the generations without a price and links to them; unpriced models are in the legend', async () => {
+  it('counts and weighs the generations without a price and partly priced, and links to them; unpriced models are named and in the legend', async () => {
     window.location.hash = '#/dashboard?range=custom&from=2026-11-01&to=2026-11-03&env=prod';
-    metricsServer({
-      '': [{ sum_totalCost: 0.3, count_count: 40, sum_totalTokens: 10000 }],
+    const seen = metricsServer({
+      '': [{ sum_totalCost: 0.3, count_count: 45, sum_totalTokens: 10500 }],
       providedModelName: [
         { providedModelName: 'm-a', sum_totalCost: 0.3, sum_totalTokens: 4600, count_count: 13 },
         { providedModelName: 'm-free', sum_totalCost: 0, sum_totalTokens: 5400, count_count: 27 },
       ],
       'providedModelName@': [{ providedModelName: 'm-a', time_dimension: '2026-11-01T00:00:00Z', sum_totalCost: 0.3 }],
       '@': [{ time_dimension: '2026-11-01T00:00:00Z', sum_totalCost: 0.3 }],
+      // 40 generations (10,000 tokens); the 5 other observations (spans, 500 tokens) are not asked for
+      costStatus: [
+        { costStatus: 'inferred', count_count: 9, sum_totalTokens: 4000 },
+        { costStatus: 'ingested', count_count: 1, sum_totalTokens: 0 },
+        { costStatus: 'unpriced', count_count: 27, sum_totalTokens: 5400 },
+        { costStatus: 'partial', count_count: 3, sum_totalTokens: 600 },
+      ],
     });
-    countsServer({ unpriced: 27, partial: 3 });
+    const listed = listServer();
     renderSignedIn(<Dashboard />);
 
     const unpriced = await screen.findByRole('region', { name: 'Unpriced usage' });
@@ -527,25 +541,101 @@ describe('Dashboard page', () => {
       'href',
       generationsHref({ ...window_, env: 'prod', costStatus: 'partial' }),
     );
-    await waitFor(() =>
-      expect(unpriced).toHaveTextContent('54% of tokens (5,400) are of models with no cost in this range: m-free (5,400)'),
+    // the tokens of unpriced generations over those of all generations (not of all observations), the partly priced apart
+    expect(unpriced).toHaveTextContent(
+      'Of the 10,000 tokens of generations in this range, 54% (5,400) are in generations without a price, and 6% (600) in partly priced generations (priced in part).',
     );
+    await waitFor(() => expect(unpriced).toHaveTextContent('Models with tokens but no cost in this range: m-free (5,400 tokens).'));
     expect(screen.getByRole('region', { name: 'Summary' })).toHaveTextContent('Without a price27not in the cost');
+
+    // one metrics query, over the dashboard's window and filters, generations only; no observation list
+    const asked = seen.filter((q) => kindOf(q) === 'costStatus');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toEqual({
+      view: 'observations',
+      dimensions: [{ field: 'costStatus' }],
+      metrics: [
+        { measure: 'count', aggregation: 'count' },
+        { measure: 'totalTokens', aggregation: 'sum' },
+      ],
+      filters: [{ column: 'environment', operator: '=', value: 'prod', type: 'string' }, GENERATIONS],
+      fromTimestamp: '2026-11-01T00:00:00.000Z',
+      toTimestamp: '2026-11-03T23:59:59.999Z',
+    });
+    expect(listed).toEqual([]);
 
     const table = await screen.findByRole('table', { name: 'Cost per hour by model: numbers' }, SETTLED);
     expect(within(table).getByRole('columnheader', { name: 'm-free (no price)' })).toBeInTheDocument();
     expect(within(table).getByRole('rowheader', { name: '2026-11-01 00:00' })).toBeInTheDocument();
     const models = screen.getByRole('table', { name: 'Models by cost' });
     expect(within(models).getByRole('rowheader', { name: /m-free/ })).toHaveTextContent('m-freeno price');
+
+    const read = captureCsv();
+    await userEvent.click(screen.getByRole('button', { name: 'Download the summary as CSV' }));
+    expect((await read()).split('\r\n').slice(4, 10)).toEqual([
+      'generations,40',
+      'generation_tokens,10000',
+      'generations_unpriced,27',
+      'tokens_of_generations_unpriced,5400',
+      'generations_partly_priced,3',
+      'tokens_of_generations_partly_priced,600',
+    ]);
+  });
+
+  it('says none is partly priced, and a share that is not nothing is not 0%', async () => {
+    metricsServer({
+      '': [{ sum_totalCost: 0.3, count_count: 4, sum_totalTokens: 100_000 }],
+      costStatus: [
+        { costStatus: 'inferred', count_count: 3, sum_totalTokens: 99_990 },
+        { costStatus: 'unpriced', count_count: 1, sum_totalTokens: 10 },
+      ],
+    });
+    renderSignedIn(<Dashboard />);
+    const unpriced = await screen.findByRole('region', { name: 'Unpriced usage' });
+    await within(unpriced).findByRole('link', { name: '1 generation without a price' });
+    expect(unpriced).toHaveTextContent('No generation partly priced: some of their usage types had no price');
+    expect(unpriced).toHaveTextContent(
+      'Of the 100,000 tokens of generations in this range, <0.1% (10) are in generations without a price.',
+    );
+    expect(unpriced).not.toHaveTextContent('Models with tokens but no cost');
   });
 
   it('says every generation has a price when none lacks one', async () => {
-    metricsServer({ '': [{ sum_totalCost: 0.3, count_count: 4, sum_totalTokens: 100 }] });
-    countsServer({});
+    metricsServer({
+      '': [{ sum_totalCost: 0.3, count_count: 4, sum_totalTokens: 100 }],
+      costStatus: [
+        { costStatus: 'inferred', count_count: 3, sum_totalTokens: 90 },
+        { costStatus: 'none', count_count: 1, sum_totalTokens: 0 },
+      ],
+    });
     renderSignedIn(<Dashboard />);
     const unpriced = await screen.findByRole('region', { name: 'Unpriced usage' });
     await waitFor(() => expect(unpriced).toHaveTextContent('Every generation in this range has a price'));
     expect(within(unpriced).queryByRole('link')).toBeNull();
+    expect(screen.getByRole('region', { name: 'Summary' })).toHaveTextContent('Without a price0');
+  });
+
+  it('says when the range has observations but no generations', async () => {
+    metricsServer({ '': [{ sum_totalCost: 0, count_count: 4, sum_totalTokens: 0 }], costStatus: [] });
+    renderSignedIn(<Dashboard />);
+    const unpriced = await screen.findByRole('region', { name: 'Unpriced usage' });
+    await waitFor(() => expect(unpriced).toHaveTextContent('No generations in this range: nothing to price.'));
+  });
+
+  it("shows the server's message when the costStatus query is refused, and no figure", async () => {
+    mockServer.use(
+      http.get(`${BASE_URL}/api/public/v2/metrics`, ({ request }) => {
+        const q = JSON.parse(new URL(request.url).searchParams.get('query')!) as Q;
+        if (kindOf(q) === 'costStatus')
+          return HttpResponse.json({ message: 'Invalid dimension costStatus', error: 'InvalidRequestError' }, { status: 400 });
+        return HttpResponse.json({ data: kindOf(q) === '' ? [{ sum_totalCost: 0.3, count_count: 4, sum_totalTokens: 100 }] : [] });
+      }),
+    );
+    renderSignedIn(<Dashboard />);
+    const unpriced = await screen.findByRole('region', { name: 'Unpriced usage' });
+    expect(await within(unpriced).findByRole('alert')).toHaveTextContent('Invalid dimension costStatus');
+    expect(unpriced).not.toHaveTextContent('Counting…');
+    expect(screen.getByRole('region', { name: 'Summary' })).toHaveTextContent('Without a price—');
   });
 
   it('downloads the numbers of a chart and of a table as CSV', async () => {

@@ -1,7 +1,7 @@
 // Cost and usage of the project over a range, narrowed by environment, model, user, tag and name
 // (all in the URL): summary figures with what has no price, cost per bucket by model, tokens per
 // bucket by usage type, and the models, users and names by cost, linked to the explorer. All from
-// the metrics v2 API, plus two one-row observation lists for the costStatus counts.
+// the metrics v2 API (what has no price: the generations by costStatus).
 import { useMemo, useState } from 'react';
 import { colorFor } from '../components/colors.ts';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
@@ -9,9 +9,10 @@ import { formatCount, formatUsd } from '../format.ts';
 import { type ExplorerFilters, generationsHref, tracesHref } from '../links.ts';
 import { ChartCard } from './dashboard/ChartCard.tsx';
 import { Filters } from './dashboard/Filters.tsx';
-import { useCostStatusCount, useLastComplete, useMetrics } from './dashboard/load.ts';
+import { useLastComplete, useMetrics } from './dashboard/load.ts';
 import {
   costByModelQuery,
+  costStatusQuery,
   costTotalQuery,
   modelsQuery,
   optionsQuery,
@@ -22,7 +23,7 @@ import {
   tokensByTypeQuery,
   topByCostQuery,
 } from './dashboard/queries.ts';
-import { chartModels, costSeries, modelRows, toSeries } from './dashboard/series.ts';
+import { chartModels, costSeries, costStatusFigures, modelRows, toSeries } from './dashboard/series.ts';
 import { bucketsOf, customProblem, resolveRange, type TimeWindow, utcDay } from './dashboard/range.ts';
 import { Summary } from './dashboard/Summary.tsx';
 import { type TopEntry, TopTable } from './dashboard/TopTable.tsx';
@@ -87,10 +88,10 @@ export function Dashboard() {
   const tokens = useMetrics(w ? tokensByTypeQuery(w, f) : null);
   const topUsers = useMetrics(w ? topByCostQuery(w, f, 'userId') : null);
   const topNames = useMetrics(w ? topByCostQuery(w, f, 'name') : null);
-  const unpriced = useCostStatusCount(w, f, 'unpriced');
-  const partial = useCostStatusCount(w, f, 'partial');
+  const costStatus = useMetrics(w ? costStatusQuery(w, f) : null);
 
   const modelList = useMemo(() => modelRows(models.data ?? []), [models.data]);
+  const statusFigures = useMemo(() => (costStatus.data ? costStatusFigures(costStatus.data) : undefined), [costStatus.data]);
   // the per-model series wait for this range's model list, so they are asked for once, for the right models
   const priced = models.fresh ? chartModels(modelList).priced : [];
   const costByModel = useMetrics(w && models.fresh && priced.length ? costByModelQuery(w, f, priced) : null);
@@ -158,8 +159,8 @@ export function Dashboard() {
             emptyHint={SEND_HINT}
             csvFilename={csvName('summary', w)}
             unpriced={{
-              unpriced,
-              partial,
+              figures: statusFigures,
+              error: costStatus.error,
               models: modelList.filter((m) => m.unpriced).sort((a, b) => b.tokens - a.tokens),
               unpricedHref: generationsHref({ ...forGenerations, costStatus: 'unpriced' }),
               partialHref: generationsHref({ ...forGenerations, costStatus: 'partial' }),

@@ -1,11 +1,9 @@
-// The dashboard's two kinds of call, each re-sent only when what it asks changes (the query's
-// JSON is the key): a metrics v2 query, and a count of generations by costStatus.
+// The dashboard's call, a metrics v2 query, re-sent only when what it asks changes (the query's
+// JSON is the key), and what keeps a chart built from several answers steady between them.
 import { useRef } from 'react';
 import { useTally } from '../../api.ts';
 import { type Loaded, useLoad } from '../../hooks.ts';
-import { type CostStatus, costStatusCountQuery, type MetricsQuery, type Row } from './queries.ts';
-import type { TimeWindow } from './range.ts';
-import type { DashboardFilters } from './view.ts';
+import type { MetricsQuery, Row } from './queries.ts';
 
 export interface Metrics extends Loaded<Row[] | undefined> {
   /** the rows answer the query as it is now (`data` may still be the last query's while the new one loads) */
@@ -22,17 +20,6 @@ export function useMetrics(query: MetricsQuery | null): Metrics {
     return { key, rows: data.data };
   }, [key]);
   return { ...loaded, data: loaded.data?.rows, fresh: key !== '' && loaded.data?.key === key };
-}
-
-export function useCostStatusCount(w: TimeWindow | undefined, f: DashboardFilters, status: CostStatus): Loaded<number | undefined> {
-  const tally = useTally();
-  const query = w ? costStatusCountQuery(w, f, status) : null;
-  const key = query ? JSON.stringify(query) : '';
-  return useLoad<number | undefined>(async () => {
-    if (!query) return undefined;
-    const { data } = await tally.observations.getMany({ query });
-    return data.meta.totalItems;
-  }, [key]);
 }
 
 /**

@@ -1,6 +1,6 @@
-// What the dashboard asks: a window and filters → the metrics v2 queries (and the observation
-// list counts) it sends. Kept free of React so the tests can check the exact queries.
-import type { Filter, MetricsQuery, MetricsResponse, ObservationsGetManyData } from '../../../../sdk/index.ts';
+// What the dashboard asks: a window and filters → the metrics v2 queries it sends. Kept free of
+// React so the tests can check the exact queries.
+import type { Filter, MetricsQuery, MetricsResponse } from '../../../../sdk/index.ts';
 import type { TimeWindow } from './range.ts';
 import type { DashboardFilters, FilterField } from './view.ts';
 
@@ -110,31 +110,15 @@ export function optionValues(rows: Row[], field: string): string[] {
   return [...out];
 }
 
-export type CostStatus = 'unpriced' | 'partial';
+/** generations only: the other observation types have no price to miss */
+const GENERATIONS: Filter = { column: 'type', operator: 'any of', value: ['GENERATION'], type: 'stringOptions' };
 
 /**
- * How many generations of the window have this costStatus: one row of the observation list,
- * read for its totalItems (the metrics views have no costStatus dimension). The same narrowing
- * as the Generations page the count links to.
+ * The window's generations by costStatus (ingested, inferred, partial, unpriced, none; a Tally
+ * dimension), each status with its count and tokens: how many have no price, and how much of the
+ * usage that is, exactly. Narrowed by the same filters as the other queries.
  */
-export function costStatusCountQuery(
-  w: TimeWindow,
-  f: DashboardFilters,
-  status: CostStatus,
-): NonNullable<ObservationsGetManyData['query']> {
-  const filter: Filter[] = [{ column: 'costStatus', operator: '=', value: status, type: 'string' }];
-  if (f.model) filter.push(filterFor('model', f.model));
-  if (f.tag) filter.push(filterFor('tag', f.tag));
-  return {
-    type: 'GENERATION',
-    page: 1,
-    limit: 1,
-    userId: f.user,
-    name: f.name,
-    environment: f.env,
-    fromStartTime: w.from.toISOString(),
-    // the list's upper bound is exclusive, the metrics' inclusive
-    toStartTime: new Date(w.to.getTime() + 1).toISOString(),
-    filter: JSON.stringify(filter),
-  };
+export function costStatusQuery(w: TimeWindow, f: DashboardFilters): MetricsQuery {
+  const q = base(w, f);
+  return { ...q, filters: [...q.filters!, GENERATIONS], dimensions: [{ field: 'costStatus' }], metrics: [COUNT, TOKENS] };
 }

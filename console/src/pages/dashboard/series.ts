@@ -1,5 +1,6 @@
-// The rows that come back → chart series and model entries: every bucket present, the long tail
-// folded into "other", unpriced models kept in the legend. Pure, so the tests check the folding.
+// The rows that come back → chart series, model entries and the costStatus figures: every bucket
+// present, the long tail folded into "other", unpriced models kept in the legend. Pure, so the
+// tests check the folding.
 import { colorFor, NEUTRAL } from '../../components/colors.ts';
 import type { Row } from './queries.ts';
 
@@ -132,4 +133,29 @@ export function costSeries(byModel: Row[], totals: Row[], models: ModelRow[], bu
   // the model's own colour, not its label's: the same model is the same colour when it gets a price
   for (const m of unpriced) out.push({ label: `${m} (no price)`, values: labels.map(() => 0), color: colorFor(m) });
   return { labels, series: out };
+}
+
+export interface StatusFigures {
+  count: number;
+  tokens: number;
+}
+
+/** generations without a price, partly priced, and all of them (every status), each counted and weighed in tokens */
+export interface CostStatusFigures {
+  unpriced: StatusFigures;
+  partial: StatusFigures;
+  all: StatusFigures;
+}
+
+/** the rows of costStatusQuery (one per status; summed should a status come twice) → the figures */
+export function costStatusFigures(rows: Row[]): CostStatusFigures {
+  const sum = (of: Row[]): StatusFigures => ({
+    count: of.reduce((s, r) => s + (Number(r.count_count ?? 0) || 0), 0),
+    tokens: of.reduce((s, r) => s + (Number(r.sum_totalTokens ?? 0) || 0), 0),
+  });
+  return {
+    unpriced: sum(rows.filter((r) => r.costStatus === 'unpriced')),
+    partial: sum(rows.filter((r) => r.costStatus === 'partial')),
+    all: sum(rows),
+  };
 }

@@ -74,12 +74,22 @@ export class AnalyticsExporter {
     await Promise.all(this.loops);
   }
 
+  /**
+   * Where the next take starts: past the highest change this process exported while the takes
+   * came back full (a backlog). A change below it can still appear (a transaction that took its
+   * sequence number earlier and committed later, or a batch another exporter rolled back), so a
+   * take that comes back short is followed by one from the start, which is cheap once the
+   * backlog is gone.
+   */
+  private floor = '0';
+
   /** exports one batch of changes; returns how many changes it took */
   async exportOnce(): Promise<number> {
-    return this.db.em().transactional(async (em) => {
+    const floor = this.floor;
+    const taken = await this.db.em().transactional(async (em) => {
       const tx = kysely(em);
-      const changes = await takeChanges(tx, this.batchSize);
-      if (!changes.length) return 0;
+      const changes = await takeChanges(tx, this.batchSize, floor);
+      if (!changes.length) return { n: 0, top: floor };
       const touched = new TouchedHours();
       for (const [entity, latest] of latestPerRow(changes)) {
         const rows = await exportLines(tx, entity, [...latest.values()]);
@@ -119,8 +129,10 @@ export class AnalyticsExporter {
         changes.map((c) => c.seq),
       );
       this.stats.exports++;
-      return changes.length;
+      return { n: changes.length, top: changes.at(-1)!.seq };
     });
+    this.floor = taken.n === this.batchSize ? (BigInt(taken.top) > BigInt(this.floor) ? taken.top : this.floor) : '0';
+    return taken.n;
   }
 
   /** the roll-ups of the hours a batch touched, recomputed from the rows ClickHouse now holds (domain/metrics/clickhouse-rollup.ts) */

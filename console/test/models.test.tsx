@@ -6,29 +6,8 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Models } from '../src/pages/Models.tsx';
 import type { Model } from '../../sdk/index.ts';
+import { model, serveModels } from './models-fixture.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
-
-function model(over: Partial<Model>): Model {
-  return {
-    id: 'cm-x',
-    modelName: 'x',
-    matchPattern: '(?i)^(x)$',
-    startDate: null,
-    unit: 'TOKENS',
-    inputPrice: 0.000001,
-    outputPrice: 0.000002,
-    totalPrice: null,
-    tokenizerId: null,
-    tokenizerConfig: null,
-    isLangfuseManaged: false,
-    createdAt: '2026-11-22T10:00:00.000Z',
-    prices: { input: { price: 0.000001 }, output: { price: 0.000002 } },
-    pricingTiers: [
-      { id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } },
-    ],
-    ...over,
-  };
-}
 
 const SEVERAL: Model[] = [
   model({
@@ -57,14 +36,6 @@ const SEVERAL: Model[] = [
     ],
   }),
 ];
-
-function serveModels(models: Model[]) {
-  mockServer.use(
-    http.get(`${BASE_URL}/api/public/models`, () =>
-      HttpResponse.json({ data: models, meta: { page: 1, limit: 100, totalItems: models.length, totalPages: 1 } }),
-    ),
-  );
-}
 
 /** Requests the page sends, with their JSON bodies. */
 function recordRequests() {
@@ -347,7 +318,7 @@ describe('Models page', () => {
     expect(result).toHaveTextContent('inferred');
     const lines = within(result).getByRole('table', { name: 'Cost lines' });
     const input = within(lines).getByRole('row', { name: /^input/ });
-    expect(input).toHaveTextContent('250000');
+    expect(input).toHaveTextContent('250,000');
     expect(input).toHaveTextContent('0.0000025');
     expect(input).toHaveTextContent('0.625');
     expect(within(lines).getByRole('row', { name: /^Total/ })).toHaveTextContent('$0.64');

@@ -7,7 +7,8 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Models } from '../src/pages/Models.tsx';
 import { resolveWindow, windowText } from '../src/pages/models/reprice-window.ts';
-import type { Model, RepriceJob, RepriceRequest } from '../../sdk/index.ts';
+import type { RepriceJob, RepriceRequest } from '../../sdk/index.ts';
+import { model, serveModels } from './models-fixture.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const NOW = new Date('2026-11-25T10:00:00.000Z');
@@ -99,24 +100,7 @@ function lifeOf(id: string, dryRun: boolean, over: Partial<RepriceJob> = {}): Re
   ];
 }
 
-const MINE: Model = {
-  id: 'cm-mine',
-  modelName: 'my-llama',
-  matchPattern: '(?i)^(my-llama)$',
-  startDate: null,
-  unit: 'TOKENS',
-  inputPrice: 0.000001,
-  outputPrice: 0.000002,
-  totalPrice: null,
-  tokenizerId: null,
-  tokenizerConfig: null,
-  isLangfuseManaged: false,
-  createdAt: '2026-11-22T10:00:00.000Z',
-  prices: { input: { price: 0.000001 }, output: { price: 0.000002 } },
-  pricingTiers: [
-    { id: 't0', name: 'Standard', isDefault: true, priority: 0, conditions: [], prices: { input: 0.000001, output: 0.000002 } },
-  ],
-};
+const MINE = model({ id: 'cm-mine', modelName: 'my-llama', matchPattern: '(?i)^(my-llama)$' });
 
 async function openPanel(user: ReturnType<typeof userEvent.setup>) {
   await user.click(screen.getByRole('button', { name: 'Reprice past generations…' }));
@@ -198,11 +182,7 @@ describe('Reprice panel', () => {
   });
 
   it('Apply is refused before a preview, then sends the previewed window and models with dryRun false and shows its report', async () => {
-    mockServer.use(
-      http.get(`${BASE_URL}/api/public/models`, () =>
-        HttpResponse.json({ data: [MINE], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } }),
-      ),
-    );
+    serveModels([MINE]);
     const { posted, reads } = scriptJobs([lifeOf('job-dry', true), lifeOf('job-real', false)]);
     const user = userEvent.setup();
     renderSignedIn(<Models />);
@@ -378,10 +358,8 @@ describe('Reprice panel', () => {
   });
 
   it("names a narrowed job's models where the page knows them, failed jobs with their error", async () => {
+    serveModels([MINE]);
     mockServer.use(
-      http.get(`${BASE_URL}/api/public/models`, () =>
-        HttpResponse.json({ data: [MINE], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } }),
-      ),
       http.get(`${BASE_URL}/api/public/models/reprice`, () =>
         HttpResponse.json({
           data: [job({ id: 'j1', status: 'failed', dryRun: false, modelIds: ['cm-mine', 'cm-gone'], error: 'lease lost' })],

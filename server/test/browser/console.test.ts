@@ -1,14 +1,16 @@
 // The web console as a person uses it: Tally started with `make run` on a fresh embedded
 // database, driven in Debian's Chromium (playwright-core). Each flow leaves screenshots at 1280
 // and 390 px wide in scratch/browser/console/ (git-ignored). Run by `make browser-test`.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type http from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { launchChromium } from './support/chromium.ts';
+import { shoot, signedIn } from './support/console-page.ts';
 import { makeRun, type RunningTally } from './support/make-run.ts';
+import { api } from './support/tally-api.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../scratch/browser/console/', import.meta.url).pathname;
 const API_KEY = 'sk-fake-e2e-0123456789abcdef';
 
@@ -17,16 +19,11 @@ let browser: Browser;
 let fake: FakeProvider;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No chromium at ${CHROMIUM}: run \`make browser-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
+  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
   fake = await startFakeProvider('127.0.0.2');
   // the fake provider is on loopback: only it may be called
   tally = await makeRun({ TALLY_LLM_EGRESS: 'allowlist', TALLY_LLM_ALLOWED_HOSTS: '127.0.0.2' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
-  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -34,72 +31,9 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const auth = () => `Basic ${Buffer.from(`${tally.publicKey}:${tally.secretKey}`).toString('base64')}`;
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${tally.url}${path}`, {
-    method,
-    headers: { authorization: auth(), 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-/** A page that fails the test on a script error or a 5xx, and that was signed in through the form. */
-async function signedIn(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e}`));
-  page.on('response', (r) => {
-    if (r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on('request', (r) => {
-    if (!r.url().startsWith(tally.url) && /^https?:/.test(r.url())) problems.push(`left the host: ${r.url()}`);
-  });
-  await page.goto(`${tally.url}/`);
-  // by keyboard alone: type, Tab to the next field, Enter submits
-  await page.getByLabel('Public key').focus();
-  await page.keyboard.type(tally.publicKey);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(tally.secretKey);
-  await page.keyboard.press('Enter');
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  expect(await page.context().cookies()).toEqual([]); // the keys live in this tab's sessionStorage only
-  return { page, problems };
-}
-
-/** Form controls a screen reader would announce without a name (no label, aria-label or aria-labelledby). */
-async function unlabelled(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('input, select, textarea, button')]
-      .filter((el) => {
-        const c = el as HTMLInputElement;
-        if (c.type === 'hidden') return false;
-        const named =
-          (c.labels?.length ?? 0) > 0 ||
-          c.getAttribute('aria-label') ||
-          c.getAttribute('aria-labelledby') ||
-          (el.tagName === 'BUTTON' && el.textContent?.trim());
-        return !named;
-      })
-      .map((el) => el.outerHTML.slice(0, 120)),
-  );
-}
-
-/** Full-page screenshots at 1280 and 390 px wide, once every control on the page has a name. */
-async function shoot(page: Page, name: string): Promise<void> {
-  expect(await unlabelled(page), `unlabelled controls on ${name}`).toEqual([]);
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(250); // charts re-layout on resize
-    await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true });
-    expect(existsSync(`${SHOTS}${name}-${width}.png`)).toBe(true);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 describe('the console in a browser, against make run', () => {
   it('creates a model with two tiers; a generation on the second tier shows its cost on the dashboard', async () => {
-    const { page, problems } = await signedIn();
+    const { page, problems } = await signedIn(browser, tally);
     await page.getByRole('link', { name: 'Models' }).click();
     await page.getByRole('heading', { name: 'Create a model' }).waitFor();
     const form = page.getByRole('form', { name: 'Create a model', exact: true });
@@ -125,11 +59,11 @@ describe('the console in a browser, against make run', () => {
     await page.getByText('Created model e2e-tiered.').waitFor();
     await page.getByLabel('Search models').fill('e2e-tiered');
     await page.getByRole('table', { name: 'Models', exact: true }).getByRole('rowheader', { name: 'e2e-tiered' }).waitFor();
-    await shoot(page, 'models');
+    await shoot(page, SHOTS, 'models');
 
     // a generation with 2,000 input tokens: over the "Large" tier's threshold of 1,000
     const now = new Date().toISOString();
-    const ingest = await api('POST', '/api/public/ingestion', {
+    const ingest = await api(tally, 'POST', '/api/public/ingestion', {
       batch: [
         { id: 'e2e-ev-trace', timestamp: now, type: 'trace-create', body: { id: 'e2e-trace', name: 'e2e-call', userId: 'user-e2e' } },
         {
@@ -149,7 +83,7 @@ describe('the console in a browser, against make run', () => {
     });
     expect(ingest.status).toBe(207);
     expect(ingest.body.errors).toEqual([]);
-    const stored = await api('GET', '/api/public/observations/e2e-gen');
+    const stored = await api(tally, 'GET', '/api/public/observations/e2e-gen');
     expect(stored.body.costDetails).toEqual({ input: 0.02, output: 0.002, total: 0.022 }); // 2000 × 0.00001 + 100 × 0.00002
 
     await page.getByRole('link', { name: 'Dashboard' }).click();
@@ -163,7 +97,7 @@ describe('the console in a browser, against make run', () => {
     expect(await numbers.getByRole('columnheader', { name: 'e2e-tiered' }).count()).toBe(1);
     await expect.poll(() => page.getByRole('table', { name: 'Top users by cost', exact: true }).textContent()).toContain('user-e2e');
     await expect.poll(() => page.getByRole('table', { name: 'Top names by cost', exact: true }).textContent()).toContain('e2e-call');
-    await shoot(page, 'dashboard');
+    await shoot(page, SHOTS, 'dashboard');
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -172,7 +106,7 @@ describe('the console in a browser, against make run', () => {
     // a price for the fake provider's model, so the answer has a cost: 12 × 0.000001 + 5 × 0.000002
     expect(
       (
-        await api('POST', '/api/public/models', {
+        await api(tally, 'POST', '/api/public/models', {
           modelName: 'fake-model',
           matchPattern: '(?i)^fake-model$',
           unit: 'TOKENS',
@@ -233,7 +167,7 @@ describe('the console in a browser, against make run', () => {
       next();
     };
 
-    const { page, problems } = await signedIn();
+    const { page, problems } = await signedIn(browser, tally);
     await page.getByRole('link', { name: 'LLM connections' }).click();
     const form = page.getByRole('form', { name: 'New connection', exact: true });
     await form.getByLabel('Provider name', { exact: true }).fill('fake-openai');
@@ -252,7 +186,7 @@ describe('the console in a browser, against make run', () => {
     await page.getByRole('button', { name: 'Test fake-openai' }).click();
     const result = page.getByRole('status', { name: 'Test result of fake-openai', exact: true });
     await expect.poll(() => result.textContent(), { timeout: 15_000 }).toMatch(/ok/i);
-    await shoot(page, 'connections');
+    await shoot(page, SHOTS, 'connections');
 
     // an edit that leaves the key blank keeps the stored key
     await page.getByRole('button', { name: 'Edit fake-openai' }).click();
@@ -280,7 +214,7 @@ describe('the console in a browser, against make run', () => {
     const usage = await page.getByRole('table', { name: 'Usage', exact: true }).textContent();
     expect(usage).toContain('12');
     expect(usage).toContain('5');
-    await shoot(page, 'playground');
+    await shoot(page, SHOTS, 'playground');
 
     const streamed = fake.received.find((r) => r.body?.stream);
     expect(streamed?.headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -319,7 +253,7 @@ describe('the console in a browser, against make run', () => {
       });
     expect(
       (
-        await api('PUT', '/api/public/llm-connections', {
+        await api(tally, 'PUT', '/api/public/llm-connections', {
           provider: 'fake-judge',
           adapter: 'openai',
           secretKey: API_KEY,
@@ -328,7 +262,7 @@ describe('the console in a browser, against make run', () => {
         })
       ).status,
     ).toBe(201);
-    const evaluator = await api('POST', '/api/public/unstable/evaluators', {
+    const evaluator = await api(tally, 'POST', '/api/public/unstable/evaluators', {
       name: 'e2e-helpfulness',
       prompt: 'Rate how helpful the answer is.',
       outputDefinition: {
@@ -339,7 +273,7 @@ describe('the console in a browser, against make run', () => {
       modelConfig: { provider: 'fake-judge', model: 'fake-model' },
     });
     expect(evaluator.status, JSON.stringify(evaluator.body)).toBe(200);
-    const rule = await api('POST', '/api/public/unstable/evaluation-rules', {
+    const rule = await api(tally, 'POST', '/api/public/unstable/evaluation-rules', {
       name: 'e2e-judge-rule',
       enabled: true,
       sampling: 1,
@@ -351,7 +285,7 @@ describe('the console in a browser, against make run', () => {
     const now = new Date().toISOString();
     expect(
       (
-        await api('POST', '/api/public/ingestion', {
+        await api(tally, 'POST', '/api/public/ingestion', {
           batch: [
             {
               id: 'e2e-ev-judged',
@@ -372,13 +306,16 @@ describe('the console in a browser, against make run', () => {
       ).body.errors,
     ).toEqual([]);
     await expect
-      .poll(async () => (await api('GET', `/api/public/unstable/evaluation-rules/${rule.body.id}/executions`)).body.data?.[0]?.status, {
-        timeout: 30_000,
-        interval: 250,
-      })
+      .poll(
+        async () => (await api(tally, 'GET', `/api/public/unstable/evaluation-rules/${rule.body.id}/executions`)).body.data?.[0]?.status,
+        {
+          timeout: 30_000,
+          interval: 250,
+        },
+      )
       .toBe('COMPLETED');
 
-    const { page, problems } = await signedIn();
+    const { page, problems } = await signedIn(browser, tally);
     await page.getByRole('link', { name: 'Evaluators' }).click();
     await page.getByRole('table', { name: 'Evaluators', exact: true }).getByText('e2e-helpfulness').waitFor();
     await page.getByRole('list', { name: 'Evaluation rules', exact: true }).getByText('e2e-judge-rule').first().waitFor();
@@ -388,11 +325,11 @@ describe('the console in a browser, against make run', () => {
     const scores = page.getByRole('table', { name: 'Scores written by evaluators', exact: true });
     await expect.poll(() => scores.textContent()).toContain('e2e-helpfulness');
     expect(await scores.textContent()).toContain('Concise and correct.');
-    await shoot(page, 'evaluators');
+    await shoot(page, SHOTS, 'evaluators');
 
     await page.getByRole('button', { name: 'Disable e2e-judge-rule' }).click();
     await page.getByRole('button', { name: 'Enable e2e-judge-rule' }).waitFor();
-    expect((await api('GET', `/api/public/unstable/evaluation-rules/${rule.body.id}`)).body.enabled).toBe(false);
+    expect((await api(tally, 'GET', `/api/public/unstable/evaluation-rules/${rule.body.id}`)).body.enabled).toBe(false);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -3,11 +3,11 @@
 // request leaving the host, and leaves a screenshot in scratch/ (git-ignored).
 // Run by `make docs-test`, which installs chromium when it is missing.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/start.ts';
+import { launchChromium } from './support/chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT_DIR = new URL('../../../scratch/browser/', import.meta.url);
 const spec = JSON.parse(readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8'));
 const operations: Array<{ operationId: string; summary: string }> = [];
@@ -21,13 +21,8 @@ const normalise = (s: string) => s.replace(/`/g, '').replace(/\s+/g, ' ').trim()
 let test: TestServer;
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No chromium at ${CHROMIUM}: run \`make docs-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
+  browser = await launchChromium();
   test = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
-  });
 });
 afterAll(async () => {
   await browser?.close();

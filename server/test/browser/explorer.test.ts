@@ -1,35 +1,24 @@
 // The traces and generations explorer as a person uses it, against `make run` on a fresh embedded
 // database with a few seeded traces: dashboard → a user's traces → a trace → a generation, at 1280
 // and 390 px wide. Screenshots in scratch/browser/explorer/ (git-ignored). Run by `make browser-test`.
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/chromium.ts';
 import { shoot, signedIn } from './support/console-page.ts';
 import { makeRun, type RunningTally } from './support/make-run.ts';
+import { api } from './support/tally-api.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../scratch/browser/explorer/', import.meta.url).pathname;
 
 let tally: RunningTally;
 let browser: Browser;
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${tally.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${tally.publicKey}:${tally.secretKey}`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
 const at = (base: number, s: number) => new Date(base + s * 1000).toISOString();
 
 /** a support agent's day: two of alice's chats (one with an unpriced polish step) and one of bob's summaries */
 async function seed(): Promise<void> {
-  const model = await api('POST', '/api/public/models', {
+  const model = await api(tally, 'POST', '/api/public/models', {
     modelName: 'e2e-gpt',
     matchPattern: '(?i)^e2e-gpt$',
     unit: 'TOKENS',
@@ -102,7 +91,7 @@ async function seed(): Promise<void> {
     endTime: at(base, 301.5),
     usageDetails: { input: 800, output: 120 },
   });
-  const ingest = await api('POST', '/api/public/ingestion', { batch: events });
+  const ingest = await api(tally, 'POST', '/api/public/ingestion', { batch: events });
   expect(ingest.status).toBe(207);
   expect(ingest.body.errors).toEqual([]);
   for (const s of [
@@ -116,21 +105,16 @@ async function seed(): Promise<void> {
     },
     { name: 'resolved', value: 1, dataType: 'BOOLEAN', traceId: 'e2e-chat-1' },
   ])
-    expect((await api('POST', '/api/public/scores', s)).status).toBe(200);
+    expect((await api(tally, 'POST', '/api/public/scores', s)).status).toBe(200);
 }
 
 /** nothing wider than the phone: wide tables scroll inside their own box */
 const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No chromium at ${CHROMIUM}: run \`make browser-test\` (it installs Debian's chromium) or set CHROMIUM_PATH`);
+  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
   tally = await makeRun();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
-  });
   await seed();
 });
 afterAll(async () => {

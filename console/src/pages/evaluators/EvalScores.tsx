@@ -4,7 +4,34 @@ import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { useLoad } from '../../hooks.ts';
 import { traceHref } from '../../links.ts';
-import { formatTime, scoreValue } from './format.ts';
+import { type ScoreColumn, ScoresTable } from './ScoresTable.tsx';
+
+const WHERE: ScoreColumn[] = [
+  {
+    header: 'Trace',
+    cell: (s) =>
+      s.traceId ? (
+        <a href={traceHref(s.traceId)}>
+          <code>{s.traceId}</code>
+        </a>
+      ) : (
+        '—'
+      ),
+  },
+  {
+    header: 'Observation',
+    cell: (s) =>
+      s.observationId && s.traceId ? (
+        <a href={traceHref(s.traceId, s.observationId)}>
+          <code>{s.observationId}</code>
+        </a>
+      ) : s.observationId ? (
+        <code>{s.observationId}</code>
+      ) : (
+        '—'
+      ),
+  },
+];
 
 export function EvalScores() {
   const tally = useTally();
@@ -29,57 +56,7 @@ export function EvalScores() {
         </EmptyState>
       ) : null}
       {scores.length ? (
-        <>
-          {loaded.data!.meta.totalItems > scores.length ? (
-            <p className="muted">
-              The newest {scores.length} of {loaded.data!.meta.totalItems}.
-            </p>
-          ) : null}
-          <div className="table-wrap">
-            <table aria-label="Scores written by evaluators">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Comment</th>
-                  <th scope="col">Trace</th>
-                  <th scope="col">Observation</th>
-                  <th scope="col">Time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {scores.map((s) => (
-                  <tr key={s.id}>
-                    <th scope="row">{s.name}</th>
-                    <td>{scoreValue(s)}</td>
-                    <td className="score-comment">{s.comment ?? '—'}</td>
-                    <td>
-                      {s.traceId ? (
-                        <a href={traceHref(s.traceId)}>
-                          <code>{s.traceId}</code>
-                        </a>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td>
-                      {s.observationId && s.traceId ? (
-                        <a href={traceHref(s.traceId, s.observationId)}>
-                          <code>{s.observationId}</code>
-                        </a>
-                      ) : s.observationId ? (
-                        <code>{s.observationId}</code>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td>{formatTime(s.timestamp)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </>
+        <ScoresTable label="Scores written by evaluators" scores={scores} total={loaded.data!.meta.totalItems} where={WHERE} />
       ) : null}
     </section>
   );

@@ -3,9 +3,10 @@
 import { useState } from 'react';
 import type { ExplainCostResponse, Observation } from '../../../../sdk/index.ts';
 import { describeError, useTally, type ProblemText } from '../../api.ts';
+import { CostLinesTable } from '../../components/CostLinesTable.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { COST_STATUS_HINT, costStatusClass } from '../../cost-status.ts';
-import { formatCost, formatCount, formatPrice } from '../../format.ts';
+import { formatCount } from '../../format.ts';
 import { ExplainResult } from '../models/ExplainPanel.tsx';
 import { costLines } from './cost-lines.ts';
 
@@ -37,7 +38,6 @@ export function UsageBuckets({ o }: { o: Observation }) {
 }
 
 export function CostLines({ o }: { o: Observation }) {
-  const lines = costLines(o);
   return (
     <>
       <p>
@@ -49,49 +49,7 @@ export function CostLines({ o }: { o: Observation }) {
           No price for: <strong>{o.unpricedUsageKeys.join(', ')}</strong>. These units are not in the cost.
         </p>
       ) : null}
-      {lines.length ? (
-        <div className="table-wrap">
-          <table aria-label="Cost lines">
-            <thead>
-              <tr>
-                <th scope="col">Usage type</th>
-                <th scope="col" className="num">
-                  Units
-                </th>
-                <th scope="col" className="num">
-                  Price (USD per unit)
-                </th>
-                <th scope="col" className="num">
-                  Cost (USD)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {lines.map((l) => (
-                <tr key={l.usageType}>
-                  <th scope="row">
-                    {l.usageType}
-                    {l.pricedAs ? <span className="muted"> at the {l.pricedAs} rate</span> : null}
-                  </th>
-                  <td className="num">{l.units === null ? '—' : formatCount(l.units)}</td>
-                  <td className="num">{l.price !== null ? formatPrice(l.price) : l.cost === null ? 'no price' : 'sent'}</td>
-                  <td className="num">{l.cost === null ? '—' : formatPrice(l.cost)}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row" colSpan={3}>
-                  Total
-                </th>
-                <td className="num">{formatCost(o.calculatedTotalCost)}</td>
-              </tr>
-            </tfoot>
-          </table>
-        </div>
-      ) : (
-        <p className="muted">No cost lines.</p>
-      )}
+      <CostLinesTable lines={costLines(o)} total={o.calculatedTotalCost} empty="No cost lines." />
       {o.usagePricingTierName ? <p className="muted">Priced with the tier “{o.usagePricingTierName}”.</p> : null}
       {o.model ? <Reprice o={o} /> : null}
     </>

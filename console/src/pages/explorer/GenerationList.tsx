@@ -1,6 +1,5 @@
 // The generations list: filters from the URL, one page of GET /api/public/observations
 // (type GENERATION, newest first), with each trace's user and session beside it.
-import { useMemo, useState } from 'react';
 import { useTally } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
@@ -11,8 +10,8 @@ import { FilterBar } from './FilterBar.tsx';
 import { GenerationTable } from './GenerationTable.tsx';
 import { Pager } from './Pager.tsx';
 import { generationsQuery } from './queries.ts';
-import { resolveWindow } from './time-range.ts';
 import { loadTraceFacts } from './trace-facts.ts';
+import { useFilteredList } from './useFilteredList.ts';
 
 const go = (f: ExplorerFilters) => {
   window.location.hash = generationsHref(f);
@@ -20,13 +19,9 @@ const go = (f: ExplorerFilters) => {
 
 export function GenerationList({ filters }: { filters: ExplorerFilters }) {
   const tally = useTally();
-  const key = JSON.stringify(filters);
-  const [tick, setTick] = useState(0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the filters' value and the Refresh tick, on purpose
-  const { window: w, error } = useMemo(() => resolveWindow(filters, new Date()), [key, tick]);
-  const loaded = useLoad(
-    async () => (w ? (await tally.observations.getMany({ query: generationsQuery(filters, w) })).data : undefined),
-    [key, tick],
+  const { key, loaded, rangeError, refresh } = useFilteredList(
+    filters,
+    async (w) => (await tally.observations.getMany({ query: generationsQuery(filters, w) })).data,
   );
   const rows = loaded.data?.data ?? [];
   // the user and session columns only: the table shows without them if this fails
@@ -37,11 +32,11 @@ export function GenerationList({ filters }: { filters: ExplorerFilters }) {
     <div className="explorer">
       <FilterBar key={key} kind="generations" filters={filters} onApply={go} />
       <ActiveFilters filters={filters} href={generationsHref} />
-      {error ? <ErrorBanner problem={{ message: error, fields: {} }} title="Time range" /> : null}
+      {rangeError ? <ErrorBanner problem={{ message: rangeError, fields: {} }} title="Time range" /> : null}
       <section className="card" aria-labelledby="generations-list" aria-busy={loaded.loading}>
         <div className="explorer-head">
           <h2 id="generations-list">Generations</h2>
-          <button type="button" className="secondary" onClick={() => setTick((t) => t + 1)}>
+          <button type="button" className="secondary" onClick={refresh}>
             Refresh
           </button>
         </div>

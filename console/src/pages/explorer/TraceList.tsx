@@ -1,16 +1,14 @@
 // The traces list: filters from the URL, one page of GET /api/public/traces, paging and sort.
-import { useMemo, useState } from 'react';
 import { useTally } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
-import { useLoad } from '../../hooks.ts';
 import { tracesHref, type ExplorerFilters } from '../../links.ts';
 import { ActiveFilters } from './ActiveFilters.tsx';
 import { FilterBar } from './FilterBar.tsx';
 import { Pager } from './Pager.tsx';
 import { sortOf, tracesQuery } from './queries.ts';
-import { resolveWindow } from './time-range.ts';
 import { TraceTable } from './TraceTable.tsx';
+import { useFilteredList } from './useFilteredList.ts';
 
 const go = (f: ExplorerFilters) => {
   window.location.hash = tracesHref(f);
@@ -18,23 +16,21 @@ const go = (f: ExplorerFilters) => {
 
 export function TraceList({ filters }: { filters: ExplorerFilters }) {
   const tally = useTally();
-  const key = JSON.stringify(filters);
-  const [tick, setTick] = useState(0);
-  // a preset counts back from when the filters changed or Refresh was pressed, not every render
-  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the filters' value and the Refresh tick, on purpose
-  const { window: w, error } = useMemo(() => resolveWindow(filters, new Date()), [key, tick]);
-  const loaded = useLoad(async () => (w ? (await tally.trace.list({ query: tracesQuery(filters, w) })).data : undefined), [key, tick]);
+  const { key, loaded, rangeError, refresh } = useFilteredList(
+    filters,
+    async (w) => (await tally.trace.list({ query: tracesQuery(filters, w) })).data,
+  );
   const traces = loaded.data?.data ?? [];
 
   return (
     <div className="explorer">
       <FilterBar key={key} kind="traces" filters={filters} onApply={(f) => go({ ...f, sort: filters.sort })} />
       <ActiveFilters filters={filters} href={tracesHref} />
-      {error ? <ErrorBanner problem={{ message: error, fields: {} }} title="Time range" /> : null}
+      {rangeError ? <ErrorBanner problem={{ message: rangeError, fields: {} }} title="Time range" /> : null}
       <section className="card" aria-labelledby="traces-list" aria-busy={loaded.loading}>
         <div className="explorer-head">
           <h2 id="traces-list">Traces</h2>
-          <button type="button" className="secondary" onClick={() => setTick((t) => t + 1)}>
+          <button type="button" className="secondary" onClick={refresh}>
             Refresh
           </button>
         </div>

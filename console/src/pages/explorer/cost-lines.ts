@@ -1,16 +1,7 @@
 // One observation's cost as lines of units × price = cost per usage key, from what was stored
 // with it (the prices of the day it was priced, which a later price change does not touch).
 import type { Observation } from '../../../../sdk/index.ts';
-
-export interface CostLine {
-  usageType: string;
-  units: number | null;
-  /** USD per unit: the stored cost over the units; null when the cost was sent, not priced */
-  price: number | null;
-  cost: number | null;
-  /** the key whose price it was charged at, when it has none of its own */
-  pricedAs?: string;
-}
+import type { CostLine } from '../../components/CostLinesTable.tsx';
 
 export function costLines(o: Observation): CostLine[] {
   const keys = Object.keys(o.costDetails);

@@ -2,10 +2,11 @@
 // match, why, and units × price per usage type.
 import { useState, type FormEvent, type Ref } from 'react';
 import { describeError, useTally, type ProblemText } from '../../api.ts';
+import { CostLinesTable } from '../../components/CostLinesTable.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
 import type { ExplainCostResponse, UsageDetails } from '../../../../sdk/index.ts';
-import { formatCost, formatPrice } from '../../format.ts';
+import { formatCost } from '../../format.ts';
 
 const SAMPLE_USAGE = '{\n  "input": 250000,\n  "output": 1000\n}';
 
@@ -141,46 +142,7 @@ export function ExplainResult({ result }: { result: ExplainCostResponse }) {
             : 'none'}
         </dd>
       </dl>
-      {result.lines.length ? (
-        <div className="table-wrap">
-          <table aria-label="Cost lines">
-            <thead>
-              <tr>
-                <th scope="col">Usage type</th>
-                <th scope="col" className="num">
-                  Units
-                </th>
-                <th scope="col" className="num">
-                  Price (USD per unit)
-                </th>
-                <th scope="col" className="num">
-                  Cost (USD)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.lines.map((l) => (
-                <tr key={l.usageType}>
-                  <th scope="row">{l.usageType}</th>
-                  <td className="num">{l.units}</td>
-                  <td className="num">{formatPrice(l.price)}</td>
-                  <td className="num">{formatPrice(l.cost)}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row" colSpan={3}>
-                  Total
-                </th>
-                <td className="num">{formatCost(result.totalCost)}</td>
-              </tr>
-            </tfoot>
-          </table>
-        </div>
-      ) : (
-        <p className="muted">No priced usage lines.</p>
-      )}
+      <CostLinesTable lines={result.lines} total={result.totalCost} empty="No priced usage lines." />
       {result.warnings.length ? (
         <div className="warnings">
           <strong>Warnings</strong>

@@ -1,6 +1,7 @@
-// A console tab as the browser tests drive it: signed in through the form by keyboard, failing
-// the test on a script error, a 5xx or a request leaving the host; and full-page screenshots at
-// 1280 and 390 px once every control on the page has a name.
+// A console tab as the browser tests drive it: signed in through the form by keyboard (no cookie
+// set: the keys live in the tab's sessionStorage only), failing the test on a script error, a 5xx
+// or a request leaving the host; and full-page screenshots at 1280 and 390 px once every control
+// on the page has a name.
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -23,6 +24,7 @@ export async function signedIn(browser: Browser, tally: RunningTally): Promise<{
   await page.keyboard.type(tally.secretKey);
   await page.keyboard.press('Enter');
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  expect(await page.context().cookies()).toEqual([]); // the keys live in this tab's sessionStorage only
   return { page, problems };
 }
 

@@ -352,9 +352,13 @@ export async function run(): Promise<string[]> {
   const rows = Number(process.env.BENCH_METRICS_ROWS ?? 1_000_000);
   const runs = Number(process.env.BENCH_METRICS_RUNS ?? 20);
   if (!(rows >= 1000) || !(runs >= 1)) throw new Error(`bad BENCH_METRICS_ROWS (${rows}) or BENCH_METRICS_RUNS (${runs})`);
+  // BENCH_METRICS_REUSE_DB=1: the database a kept run left (BENCH_METRICS_KEEP_DB), seeded already
+  const reuse = process.env.BENCH_METRICS_REUSE_DB === '1';
   try {
-    psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
-    psql(PG_ADMIN, `create database ${DB_NAME}`);
+    if (!reuse) {
+      psql(PG_ADMIN, `drop database if exists ${DB_NAME}`);
+      psql(PG_ADMIN, `create database ${DB_NAME}`);
+    }
   } catch {
     lines.push('PostgreSQL not reachable: metrics figures skipped');
     return lines;
@@ -380,14 +384,18 @@ export async function run(): Promise<string[]> {
     const end = new Date();
     const otherRows = Math.max(1000, Math.round(rows / 10));
     let t = performance.now();
-    psql(dbUrl, `insert into projects (id, name) values ('${OTHER_PROJECT}', 'other')`);
-    psql(dbUrl, seedSql(projectId, rows, end, 'a'));
-    psql(dbUrl, seedSql(OTHER_PROJECT, otherRows, end, 'b'));
+    if (!reuse) {
+      psql(dbUrl, `insert into projects (id, name) values ('${OTHER_PROJECT}', 'other')`);
+      psql(dbUrl, seedSql(projectId, rows, end, 'a'));
+      psql(dbUrl, seedSql(OTHER_PROJECT, otherRows, end, 'b'));
+    }
     const seedMs = performance.now() - t;
     t = performance.now();
-    psql(dbUrl, 'truncate observation_hourly, observation_daily');
-    psql(dbUrl, rollupBackfillSql('Migration20261122000008ObservationHourly', 'observation_hourly'));
-    psql(dbUrl, rollupBackfillSql('Migration20261122000015ObservationDaily', 'observation_daily'));
+    if (!reuse) {
+      psql(dbUrl, 'truncate observation_hourly, observation_daily');
+      psql(dbUrl, rollupBackfillSql('Migration20261122000008ObservationHourly', 'observation_hourly'));
+      psql(dbUrl, rollupBackfillSql('Migration20261122000015ObservationDaily', 'observation_daily'));
+    }
     const rollupMs = performance.now() - t;
     t = performance.now();
     // what autovacuum does to a table after a bulk load (statistics, visibility map)

@@ -1,4 +1,5 @@
-// What a costStatus means and how it looks, wherever a cost is shown (playground, explorer).
+// What a costStatus means and how its badge looks, wherever a cost is shown (playground, explorer,
+// the Models page's explain): decided here only, so every page colours and explains it alike.
 import type { CostStatus } from '../../sdk/index.ts';
 
 export const COST_STATUS_HINT: Record<CostStatus, string> = {
@@ -9,6 +10,13 @@ export const COST_STATUS_HINT: Record<CostStatus, string> = {
   none: 'no usage was reported',
 };
 
-/** unpriced and partial are the ones to act on: they stand out */
-export const costStatusClass = (s: CostStatus) =>
-  s === 'unpriced' ? 'badge bad' : s === 'partial' ? 'badge warn' : s === 'none' ? 'badge' : 'badge ok';
+/** unpriced and partial are the ones to act on: they stand out (a new status fails to compile until it is given one) */
+const COST_STATUS_CLASS: Record<CostStatus, string> = {
+  inferred: 'badge ok',
+  ingested: 'badge ok',
+  partial: 'badge warn',
+  unpriced: 'badge bad',
+  none: 'badge',
+};
+
+export const costStatusClass = (s: CostStatus) => COST_STATUS_CLASS[s];

@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Models } from '../src/pages/Models.tsx';
-import type { Model } from '../../sdk/index.ts';
+import type { ExplainCostResponse, Model } from '../../sdk/index.ts';
 import { model, serveModels } from './models-fixture.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
@@ -327,6 +327,31 @@ describe('Models page', () => {
       usageDetails: { input: 250000, output: 1000 },
     });
     mockServer.events.removeAllListeners();
+  });
+
+  it('shows a partly priced explain result as a warning, with what partial means', async () => {
+    const partlyPriced: ExplainCostResponse = {
+      model: { id: 'cm-mine', modelName: 'my-llama', matchPattern: '(?i)^(my-llama)$', isLangfuseManaged: false },
+      tier: { id: 't0', name: 'Standard', priority: 0, isDefault: true },
+      tierReason: 'default tier',
+      usageShape: 'map',
+      usageDetails: { input: 100, output: 10 },
+      costDetails: { input: 0.0001, total: 0.0001 },
+      lines: [],
+      unpricedUsageKeys: ['output'],
+      usagePricedAs: {},
+      totalCost: 0.0001,
+      costStatus: 'partial',
+      warnings: [],
+    };
+    mockServer.use(http.post(`${BASE_URL}/api/public/models/explain`, () => HttpResponse.json(partlyPriced)));
+    const user = userEvent.setup();
+    renderSignedIn(<Models />);
+    await user.type(screen.getByLabelText('Generation model'), 'my-llama');
+    await user.click(screen.getByRole('button', { name: 'Explain cost' }));
+    const result = await screen.findByRole('region', { name: 'Cost explanation' });
+    expect(within(result).getByText('partial')).toHaveClass('badge warn', { exact: true });
+    expect(result).toHaveTextContent('some usage buckets have no price in the models list');
   });
 
   it('reports invalid usage JSON next to the field without calling the server', async () => {

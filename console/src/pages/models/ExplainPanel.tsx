@@ -6,6 +6,7 @@ import { CostLinesTable } from '../../components/CostLinesTable.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
 import type { ExplainCostResponse, UsageDetails } from '../../../../sdk/index.ts';
+import { COST_STATUS_HINT, costStatusClass } from '../../cost-status.ts';
 import { formatCost } from '../../format.ts';
 
 const SAMPLE_USAGE = '{\n  "input": 250000,\n  "output": 1000\n}';
@@ -127,7 +128,8 @@ export function ExplainResult({ result }: { result: ExplainCostResponse }) {
         <dd>{result.usageShape}</dd>
         <dt>Cost status</dt>
         <dd>
-          <span className={result.costStatus === 'unpriced' ? 'badge bad' : 'badge ok'}>{result.costStatus}</span>
+          <span className={costStatusClass(result.costStatus)}>{result.costStatus}</span>{' '}
+          <span className="muted">{COST_STATUS_HINT[result.costStatus]}</span>
         </dd>
         <dt>Total cost</dt>
         <dd>{formatCost(result.totalCost)}</dd>

@@ -1,7 +1,7 @@
 // What a playground call produced: the answer (growing while it streams), then its usage
 // buckets, its cost and costStatus; or the failure, with the provider's kind and status.
 import type { PlaygroundCompletion } from '../../../../sdk/index.ts';
-import { COST_STATUS_HINT } from '../../cost-status.ts';
+import { COST_STATUS_HINT, costStatusClass } from '../../cost-status.ts';
 import { formatCost } from '../../format.ts';
 import { traceHref } from '../../links.ts';
 import type { CallFailure } from './run.ts';
@@ -99,12 +99,8 @@ export function CompletionDetails({ c }: { c: PlaygroundCompletion }) {
         </div>
       </div>
       <p>
-        <span
-          className={`badge ${c.costStatus === 'inferred' || c.costStatus === 'ingested' ? 'ok' : c.costStatus === 'none' ? '' : 'bad'}`}
-        >
-          Cost status: {c.costStatus}
-        </span>{' '}
-        <span className="muted">{COST_STATUS_HINT[c.costStatus] ?? ''}</span>
+        <span className={costStatusClass(c.costStatus)}>Cost status: {c.costStatus}</span>{' '}
+        <span className="muted">{COST_STATUS_HINT[c.costStatus]}</span>
       </p>
       {c.warnings.length ? (
         <ul className="warnings" aria-label="Warnings">

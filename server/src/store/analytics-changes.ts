@@ -184,22 +184,25 @@ export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
 }
 
 /** changes counted one by one; past this the count is PostgreSQL's estimate of the table's rows */
-const EXACT_LAG = 100_000;
+const EXACT_LAG = 10_000;
 
 /**
- * How far the analytics store is behind: changes not yet exported (exact up to 100,000, then the
- * table's estimated row count: health is polled, and counting an 11 M backlog took 0.5–0.7 s
- * each time), and the age of the oldest (the first by sequence, through the primary key).
+ * How far the analytics store is behind: changes not yet exported (exact up to 10,000; past that
+ * the span of their sequence numbers, an upper bound, since health is polled and counting an 11 M
+ * backlog took 0.5–0.7 s each time, while the table's statistics can be missing after a bulk
+ * queue), and the age of the oldest (the first by sequence, through the primary key).
  */
 export async function feedLag(db: Db): Promise<{ rows: number; oldest: Date | null }> {
-  const r = await sql<{ n: string; estimate: string; oldest: Timestamp | null }>`
+  const r = await sql<{ n: string; first: string | null; last: string | null; oldest: Timestamp | null }>`
+    with head as (select c.seq, c.at from analytics_changes c order by c.seq limit 1)
     select (select count(*) from (select 1 from analytics_changes limit ${EXACT_LAG + 1}) x)::text as n,
-           (select greatest(reltuples, 0)::bigint from pg_class where oid = 'analytics_changes'::regclass)::text as estimate,
-           (select c.at from analytics_changes c order by c.seq limit 1) as oldest`.execute(db);
+           (select seq::text from head) as first,
+           (select max(seq)::text from analytics_changes) as last,
+           (select at from head) as oldest`.execute(db);
   const row = r.rows[0];
   const counted = Number(row?.n ?? 0);
-  const rows = counted > EXACT_LAG ? Math.max(counted, Number(row?.estimate ?? 0)) : counted;
-  return { rows, oldest: row?.oldest ? toDate(row.oldest) : null };
+  const span = row?.first && row.last ? Number(BigInt(row.last) - BigInt(row.first) + 1n) : 0;
+  return { rows: counted > EXACT_LAG ? Math.max(counted, span) : counted, oldest: row?.oldest ? toDate(row.oldest) : null };
 }
 
 /**

@@ -2561,6 +2561,10 @@ export type ModelsRepriceListData = {
 
 export type ModelsRepriceListErrors = {
     /**
+     * Invalid pagination parameters.
+     */
+    400: Error;
+    /**
      * Missing, malformed or unknown credentials.
      */
     401: MessageResponse;
@@ -2619,6 +2623,10 @@ export type ModelsRepriceGetData = {
 };
 
 export type ModelsRepriceGetErrors = {
+    /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8, or holds NUL.
+     */
+    400: Error;
     /**
      * Missing, malformed or unknown credentials.
      */

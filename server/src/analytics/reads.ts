@@ -11,15 +11,13 @@ import { type ScoreFilter, fromRow as scoreFromRow, type ScoreRow, type StoredSc
 import { fromRow as traceFromRow, type TraceRow } from '../store/traces.ts';
 import type { TraceListFilter, TraceOrder, TraceTotals } from '../domain/traces/list.ts';
 import type { Analytics } from './clickhouse.ts';
+import { chTime } from './rows.ts';
 
 const READ_SETTINGS = {
   date_time_output_format: 'iso' as const,
   output_format_json_quote_decimals: 1 as const,
   output_format_json_quote_64bit_integers: 1 as const,
 };
-
-/** a time as a DateTime64 query parameter takes it: ClickHouse refuses ISO 8601's T and Z there */
-const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 const ready = new WeakSet<Analytics>();
 /** the exporter creates the tables on its first round; before that, ClickHouse holds no row */

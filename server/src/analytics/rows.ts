@@ -6,3 +6,6 @@ export const tombstone = (projectId: string, id: string, version: string) => ({
   _version: Number(version),
   _deleted: 1,
 });
+
+/** a time as ClickHouse reads a DateTime64 (a query parameter or an inserted value): it refuses ISO 8601's T and Z */
+export const chTime = (t: Date | number) => (typeof t === 'number' ? new Date(t) : t).toISOString().replace('T', ' ').replace('Z', '');

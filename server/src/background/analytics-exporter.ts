@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { Analytics } from '../analytics/clickhouse.ts';
 import { migrateClickHouse } from '../analytics/schema.ts';
-import { tombstone } from '../analytics/rows.ts';
+import { chTime, tombstone } from '../analytics/rows.ts';
 import type { Database } from '../db/orm.ts';
 import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
 import { backoffMs } from '../domain/backoff.ts';
@@ -213,8 +213,6 @@ export class AnalyticsExporter {
 
 const HOUR_MS = 3_600_000;
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
-/** ClickHouse's text of a UTC DateTime64(6) */
-const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '000');
 
 /** the (project, hour) pairs a batch touched, as ClickHouse's DateTime text */
 class TouchedHours {

@@ -7,7 +7,10 @@ import { PRICED_OBSERVATION_TYPES } from '../domain/usage/priced-types.ts';
 import { fromRow as observationFromRow, type ObservationRow, PRICING_READ_COLUMNS } from './observations.ts';
 import { sql, toDate, type Db, type Timestamp } from './sql.ts';
 
-export type RepriceStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+import type { RepriceJobStatus } from '../../../generated/client/types.gen.ts';
+
+/** the spec's job status */
+export type RepriceStatus = RepriceJobStatus;
 
 export interface RepriceJobRecord {
   projectId: string;

@@ -2,6 +2,7 @@
 // differs from the stored one, and the running report (per UTC day and model: how many changed,
 // their cost before and after). Costs add up as integers of 1e-12 USD, so a report of a million
 // small costs is exact, and a resumed job adds to the report it left.
+import type { RepriceChange } from '../../../../generated/client/types.gen.ts';
 import type { ObservationRecord } from '../ingestion/types.ts';
 
 /** the cost statuses a job prices again: Tally inferred them; `ingested` (sent by the client) and `none` (no usage) are left */
@@ -21,14 +22,8 @@ export function pricingChanged(a: ObservationRecord, b: ObservationRecord): bool
   );
 }
 
-export interface RepriceChangeLine {
-  day: string;
-  model: string | null;
-  modelId: string | null;
-  generations: number;
-  costBefore: number;
-  costAfter: number;
-}
+/** a line of the report, as the spec's RepriceChange */
+export type RepriceChangeLine = RepriceChange;
 
 const PICO = 1e12;
 const pico = (usd: number | null) => BigInt(Math.round((usd ?? 0) * PICO));

@@ -6,7 +6,7 @@
 // ClickHouse, >= 10x faster than PostgreSQL for the classes PostgreSQL's roll-ups cannot serve,
 // roll-up classes <= 50 ms on both; bytes per observation on both.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MetricsQueryInput } from '../server/src/domain/metrics/index.ts';
@@ -38,7 +38,14 @@ export interface ClickHouseBenchOptions<C> {
 
 export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promise<string[]> {
   const lines: string[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'tally-bench-metrics-ch-'));
+  // BENCH_METRICS_CH_DIR: the embedded engine's directory, kept after the run (with BENCH_METRICS_KEEP_DB
+  // and BENCH_METRICS_REUSE_DB a second run finds both copies in step and skips the export)
+  const keptDir = process.env.BENCH_METRICS_CH_DIR;
+  if (keptDir) mkdirSync(keptDir, { recursive: true });
+  const dir = keptDir ?? mkdtempSync(join(tmpdir(), 'tally-bench-metrics-ch-'));
+  // background merges after a bulk export: a store in service has merged its parts, a fresh one has
+  // hundreds, and FINAL reads merge them on every query
+  const settleS = Number(process.env.BENCH_METRICS_CH_SETTLE_S ?? 60);
   let child: Child | null = null;
   try {
     const port = await freePort();
@@ -58,6 +65,7 @@ export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promis
     const t0 = performance.now();
     while ((await lag()) > 0) await new Promise((r) => setTimeout(r, 200));
     const exportS = (performance.now() - t0) / 1000;
+    if (queued > 0) await new Promise((r) => setTimeout(r, settleS * 1000));
     const get = async (q: MetricsQueryInput) => {
       const r = await fetch(`${base}/v2/metrics?query=${encodeURIComponent(JSON.stringify(q))}`, { headers: { authorization: o.auth } });
       const text = await r.text();
@@ -71,7 +79,7 @@ export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promis
       `GET /api/public/v2/metrics, the same observations in embedded ClickHouse (chdb, FINAL reads), a second server on the same PostgreSQL:`,
     );
     lines.push(
-      `  export           the feed queued ${queued.toLocaleString('en-US')} rows when turned on; shipped in ${exportS.toFixed(1)} s (${Math.round(queued / exportS).toLocaleString('en-US')} rows/s)`,
+      `  export           the feed queued ${queued.toLocaleString('en-US')} rows when turned on; shipped in ${exportS.toFixed(1)} s (${Math.round(queued / Math.max(exportS, 0.001)).toLocaleString('en-US')} rows/s); then ${queued > 0 ? settleS : 0} s for background merges before timing`,
     );
     lines.push(
       `  storage          ClickHouse ${(chBytes / 2 ** 20).toFixed(0)} MB on disk = ${Math.round(chBytes / allRows)} bytes per observation; PostgreSQL observations with indexes and TOAST ${(pgBytes / 2 ** 20).toFixed(0)} MB = ${Math.round(pgBytes / allRows)} bytes per observation`,
@@ -105,7 +113,7 @@ export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promis
     lines.push(`  ClickHouse half failed: ${(e as Error).message.slice(0, 500)}`);
   } finally {
     await child?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!keptDir) rmSync(dir, { recursive: true, force: true });
   }
   return lines;
 }

@@ -282,8 +282,10 @@ export class Statement {
   }
 
   /** project, segment, the caller's filters and the window */
-  where(time: string, extra: string[] = []): string {
-    const { view, filters, window } = this.plan.query;
+  /** `window: false` leaves the query's window out (the caller bounds the time itself) */
+  where(time: string, extra: string[] = [], opts: { window?: boolean } = {}): string {
+    const { view, filters } = this.plan.query;
+    const window = opts.window === false ? null : this.plan.query.window;
     const out = [`${view.alias}.project_id = ${this.project}`];
     if (view.segment) {
       const { column, values } = view.segment;

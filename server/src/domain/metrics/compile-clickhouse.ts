@@ -191,9 +191,17 @@ function rollupInner(s: Statement, plan: Plan, keys: ReturnType<Statement['keys'
         ];
       })
     : ['count() AS ps0', 'count() AS pc0'];
-  const edges = `(${time} < ${ms(a)} OR ${time} >= ${ms(b)})`;
-  const where = s.where(time, [edges]);
-  parts.push(`SELECT ${[...keys.select, ...baseSums, 'count() AS pn'].join(', ')} FROM ${s.from()} WHERE ${where}${group}`);
+  // each partial hour as its own range, an empty one left out: `window AND (t < a OR t >= b)` made
+  // ClickHouse read more of the table (30 ms against 12 at 10 M rows)
+  const { window } = plan.query;
+  const edges = [
+    ...(window!.from < a ? [`${time} >= ${ms(window!.from)} AND ${time} < ${ms(a)}`] : []),
+    ...(b <= window!.to ? [`${time} >= ${ms(b)} AND ${time} <= ${ms(window!.to)}`] : []),
+  ];
+  if (edges.length || !parts.length) {
+    const where = s.where(time, [edges.length ? `(${edges.map((e) => `(${e})`).join(' OR ')})` : '0'], { window: false });
+    parts.push(`SELECT ${[...keys.select, ...baseSums, 'count() AS pn'].join(', ')} FROM ${s.from()} WHERE ${where}${group}`);
+  }
 
   const out: Aggregated[] = metrics.length
     ? metrics.map((m, i) => {

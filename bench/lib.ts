@@ -44,7 +44,8 @@ export function startChild(script: string, env: Record<string, string>): Child {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  proc.stdout!.resume();
+  if (process.env.BENCH_CHILD_STDOUT) proc.stdout!.pipe(process.stderr);
+  else proc.stdout!.resume();
   return {
     proc,
     stop: () =>

@@ -57,7 +57,7 @@ export async function run(): Promise<string[]> {
       ...keys,
       DATABASE_URL: url,
       PORT: String(port),
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       TALLY_EVAL_CONCURRENCY: '0',
     });
     const base = `http://127.0.0.1:${port}/api/public`;
@@ -85,6 +85,9 @@ export async function run(): Promise<string[]> {
     psql(url, rollupBackfillSql('Migration20261122000015ObservationDaily', 'observation_daily'));
     psql(url, 'vacuum analyze observations');
     const seedS = (performance.now() - t) / 1000;
+    // the seeding blocked this event loop (psql runs synchronously) while the server closed the idle
+    // keep-alive sockets: let their close be seen before fetch picks one of them again
+    await new Promise((r) => setTimeout(r, 200));
 
     // ingestion load: generation-create batches of new generations, 2 in flight, counted per phase
     let sent = 0;

@@ -46,6 +46,8 @@ export async function run(): Promise<string[]> {
     psql(url, 'vacuum analyze observations');
     const traces = Number(psql(url, 'select count(*) from traces'));
     const seedS = (performance.now() - t0) / 1000;
+    // psql blocked this event loop while the server closed idle keep-alive sockets: let fetch see that
+    await new Promise((r) => setTimeout(r, 200));
     // a frequent user, a middling one, a name, the main environment
     const busyUser = psql(url, `select user_id from traces group by user_id order by count(*) desc limit 1`);
     const rareUser = psql(url, `select user_id from traces group by user_id having count(*) between 5 and 50 limit 1`);

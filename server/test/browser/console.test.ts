@@ -102,6 +102,73 @@ describe('the console in a browser, against make run', () => {
     await page.close();
   });
 
+  it('reprices after a price is corrected: the preview shows the change per day and model, Apply writes it', async () => {
+    // a wrong price, and a generation it priced: 1,000 input tokens at 0.000001 = $0.001
+    const wrong = await api(tally, 'POST', '/api/public/models', {
+      modelName: 'e2e-reprice',
+      matchPattern: '(?i)^e2e-reprice$',
+      unit: 'TOKENS',
+      inputPrice: 0.000001,
+    });
+    expect(wrong.status).toBe(200);
+    const now = new Date().toISOString();
+    const ingest = await api(tally, 'POST', '/api/public/ingestion', {
+      batch: [
+        {
+          id: 'e2e-ev-reprice',
+          timestamp: now,
+          type: 'generation-create',
+          body: { id: 'e2e-reprice-gen', name: 'e2e-reprice', model: 'e2e-reprice', startTime: now, usageDetails: { input: 1000 } },
+        },
+      ],
+    });
+    expect(ingest.body.errors).toEqual([]);
+    expect((await api(tally, 'GET', '/api/public/observations/e2e-reprice-gen')).body.calculatedTotalCost).toBe(0.001);
+
+    const { page, problems } = await signedIn(browser, tally);
+    await page.getByRole('link', { name: 'Models' }).click();
+    await page.getByLabel('Search models').fill('e2e-reprice');
+    const table = page.getByRole('table', { name: 'Models', exact: true });
+    // the wrong definition deleted (a second press confirms), the right one created in the form
+    await table.getByRole('button', { name: 'Delete e2e-reprice', exact: true }).click();
+    await table.getByRole('button', { name: 'Confirm delete e2e-reprice', exact: true }).click();
+    await expect.poll(() => table.getByRole('rowheader', { name: 'e2e-reprice', exact: true }).count()).toBe(0);
+    const form = page.getByRole('form', { name: 'Create a model', exact: true });
+    await form.getByLabel('Model name', { exact: true }).fill('e2e-reprice');
+    await form.getByLabel('Match pattern', { exact: true }).fill('(?i)^e2e-reprice$');
+    await form.getByLabel('Input price', { exact: true }).fill('0.000003');
+    await form.getByRole('button', { name: 'Create model' }).click();
+    await page.getByText('Created model e2e-reprice.').waitFor();
+
+    await page.getByRole('button', { name: 'Reprice past generations…' }).click();
+    const panel = page.getByRole('region', { name: 'Reprice past generations', exact: true });
+    await panel.getByRole('radio', { name: 'Last 7 days' }).check();
+    await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+    const preview = panel.getByRole('table', { name: 'Changes the preview found', exact: true });
+    const row = preview.getByRole('row', { name: /e2e-reprice/ });
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('$0.003');
+    expect(await row.textContent()).toContain('$0.001');
+    expect(await row.textContent()).toContain(now.slice(0, 10));
+    // a preview writes nothing
+    expect((await api(tally, 'GET', '/api/public/observations/e2e-reprice-gen')).body.calculatedTotalCost).toBe(0.001);
+    await shoot(page, SHOTS, 'reprice-preview');
+
+    await panel.getByRole('button', { name: 'Apply', exact: true }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^Reprice done: .*1 changed/);
+    await panel
+      .getByRole('table', { name: 'Changes applied', exact: true })
+      .getByRole('row', { name: /e2e-reprice/ })
+      .waitFor();
+    expect((await api(tally, 'GET', '/api/public/observations/e2e-reprice-gen')).body.calculatedTotalCost).toBe(0.003);
+    // the job is in the audit list
+    await expect
+      .poll(() => panel.getByRole('table', { name: 'Recent reprice jobs', exact: true }).getByRole('row').count())
+      .toBeGreaterThan(1);
+    await shoot(page, SHOTS, 'reprice-applied');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('creates a connection to a fake provider, tests it, and streams a playground answer with its cost', async () => {
     // a price for the fake provider's model, so the answer has a cost: 12 × 0.000001 + 5 × 0.000002
     expect(

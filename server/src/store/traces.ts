@@ -118,15 +118,7 @@ export async function getTrace(db: Db, projectId: string, id: string): Promise<T
 
 const NOT_NULL_ORDER = new Set(['id', 'timestamp', 'public']);
 
-/** GET /traces over PostgreSQL: one page in the asked order (ties by id), and how many match */
-export async function listTraces(
-  db: Db,
-  projectId: string,
-  f: TraceListFilter,
-  order: TraceOrder,
-  page: number,
-  limit: number,
-): Promise<{ traces: TraceRecord[]; total: number }> {
+function traceConditions(projectId: string, f: TraceListFilter) {
   const where = [sql`project_id = ${projectId}`];
   if (f.userId) where.push(sql`user_id = ${f.userId}`);
   if (f.name) where.push(sql`name = ${f.name}`);
@@ -137,18 +129,36 @@ export async function listTraces(
   if (f.tags?.length) where.push(sql`tags @> ${f.tags}::text[]`);
   if (f.fromTimestamp) where.push(sql`timestamp >= ${f.fromTimestamp}`);
   if (f.toTimestamp) where.push(sql`timestamp < ${f.toTimestamp}`);
-  const cond = sql.join(where, sql` and `);
+  return sql.join(where, sql` and `);
+}
+
+/**
+ * GET /traces over PostgreSQL: one page in the asked order (ties by id), and how many match, as two
+ * promises on two pooled connections. The page takes under a millisecond from its index; the exact
+ * count reads every matching trace (35-60 ms at 125,000), so the caller reads the page's totals
+ * while it runs rather than after it.
+ */
+export function listTraces(
+  db: Db,
+  projectId: string,
+  f: TraceListFilter,
+  order: TraceOrder,
+  page: number,
+  limit: number,
+): { traces: Promise<TraceRecord[]>; total: Promise<number> } {
+  const cond = traceConditions(projectId, f);
   // the column and direction come from a closed list (domain/traces/list.ts); nulls last either
   // way, said only for the columns that can be null: on timestamp, `desc nulls last` is not the
   // order the time index reads backwards (PostgreSQL does not drop it for a NOT NULL column), so
   // the newest page sorted every matching trace (190 ms at 125,000 traces, against 25 ms)
   const nullable = !NOT_NULL_ORDER.has(order.column);
   const by = sql.raw(`${order.column} ${order.direction}${nullable ? ' nulls last' : ''}, id asc`);
-  const [{ rows }, count] = await Promise.all([
-    sql<TraceRow>`select * from traces where ${cond} order by ${by} limit ${limit} offset ${(page - 1) * limit}`.execute(db),
-    sql<{ n: string }>`select count(*) as n from traces where ${cond}`.execute(db),
-  ]);
-  return { traces: rows.map(fromRow), total: Number(count.rows[0]!.n) };
+  return {
+    traces: sql<TraceRow>`select * from traces where ${cond} order by ${by} limit ${limit} offset ${(page - 1) * limit}`
+      .execute(db)
+      .then(({ rows }) => rows.map(fromRow)),
+    total: sql<{ n: string }>`select count(*) as n from traces where ${cond}`.execute(db).then(({ rows }) => Number(rows[0]!.n)),
+  };
 }
 
 /** per trace: its observations' ids (oldest first), Σ cost and time span */

@@ -30,17 +30,28 @@ export const traceList: OperationHandler<'trace_list'> = async (ctx) => {
     archive && (!filter.fromTimestamp || filter.fromTimestamp.getTime() < Date.now() - archive.retentionDays * 86_400_000);
   const db = kysely(ctx.em);
   const store = reachesPast
-    ? { list: archive.listTraces, totals: archive.traceTotals, scores: archive.traceScoreIds }
+    ? {
+        list: (p: string, f: TraceListFilter, o: typeof order, pg: number, l: number) => {
+          const listed = archive.listTraces(p, f, o, pg, l);
+          return { traces: listed.then((r) => r.traces), total: listed.then((r) => r.total) };
+        },
+        totals: archive.traceTotals,
+        scores: archive.traceScoreIds,
+      }
     : {
         list: (p: string, f: TraceListFilter, o: typeof order, pg: number, l: number) => listTraces(db, p, f, o, pg, l),
         totals: (p: string, ids: string[]) => traceTotals(db, p, ids),
         scores: (p: string, ids: string[]) => traceScoreIds(db, p, ids),
       };
-  const { traces, total } = await store.list(projectId, filter, order, page, limit);
+  // the count runs while the page's totals and scores are read
+  const listed = store.list(projectId, filter, order, page, limit);
+  listed.total.catch(() => {}); // awaited below; a failure before then is not unhandled
+  const traces = await listed.traces;
   const ids = traces.map((t) => t.id);
-  const [totals, scores] = await Promise.all([
+  const [totals, scores, total] = await Promise.all([
     fields.has('metrics') || fields.has('observations') ? store.totals(projectId, ids) : new Map(),
     fields.has('scores') ? store.scores(projectId, ids) : new Map(),
+    listed.total,
   ]);
   return {
     status: 200,

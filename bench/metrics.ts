@@ -2,7 +2,9 @@
 // project over 30 days, each query's p50 next to the fastest hand-written SQL over the base table
 // (observations only, no roll-up) for the same answer, measured in the same run, answers checked
 // equal. Knobs: BENCH_METRICS_ROWS (default 1000000), BENCH_METRICS_RUNS (default 20),
-// BENCH_METRICS_KEEP_DB=1 (leave the database for a look with psql).
+// BENCH_METRICS_KEEP_DB=1 (leave the database for a look with psql), BENCH_METRICS_REUSE_DB=1 (time a kept
+// database again; without it a run drops tally_bench_metrics first, a kept one included), and the
+// ClickHouse half's BENCH_METRICS_CH_DIR, BENCH_METRICS_CH_SETTLE_S, BENCH_METRICS_CH_OPTIMIZE (metrics-clickhouse.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';

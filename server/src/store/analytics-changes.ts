@@ -90,9 +90,9 @@ export interface Change {
  * dead entries until vacuum, and a scan from the start reads through all of them (taking 20,000
  * changes of an 11 M backlog took 10 s, and grew with every batch).
  */
-// ORDER BY names the table's column: a bare `seq` is the output column, seq::text, which sorted the
-// whole queue as text (no index, and "10" before "9": not the oldest first)
 export async function takeChanges(tx: Db, limit: number, after = '0'): Promise<Change[]> {
+  // ORDER BY names the table's column: a bare `seq` is the output column, seq::text, which sorted the
+  // whole queue as text (no index, and "10" before "9": not the oldest first)
   const r = await sql<{ seq: string; entity: string; project_id: string; id: string; old_ms: string | null }>`
     select seq::text as seq, entity::text as entity, project_id, id, (extract(epoch from old_time) * 1000)::bigint::text as old_ms
     from analytics_changes where seq > ${after}::bigint order by analytics_changes.seq limit ${limit} for update skip locked`.execute(tx);
@@ -183,7 +183,7 @@ export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
   if (seqs.length) await sql`delete from analytics_changes where seq = any(${seqs}::bigint[])`.execute(tx);
 }
 
-/** changes counted one by one; past this the count is PostgreSQL's estimate of the table's rows */
+/** changes counted one by one; past this the lag is the span of the queued sequence numbers */
 const EXACT_LAG = 10_000;
 
 /**

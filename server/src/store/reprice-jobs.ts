@@ -6,7 +6,6 @@ import { REPRICED_STATUSES, type RepriceChangeLine } from '../domain/pricing/rep
 import { PRICED_OBSERVATION_TYPES } from '../domain/usage/priced-types.ts';
 import { fromRow as observationFromRow, type ObservationRow, PRICING_READ_COLUMNS } from './observations.ts';
 import { sql, toDate, type Db, type Timestamp } from './sql.ts';
-
 import type { RepriceJobStatus } from '../../../generated/client/types.gen.ts';
 
 /** the spec's job status */

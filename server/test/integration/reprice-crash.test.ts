@@ -68,18 +68,25 @@ async function repricedModel(model: string, price: number) {
 const costs = async (ids: string[]) =>
   Promise.all(ids.map(async (id) => (await api(`/api/public/observations/${id}`)).body.calculatedTotalCost));
 
+/** `n` generations on `day` priced at 0.001 per input token, the price then corrected to `price`, and a job for that day queued */
+async function priceCorrected(prefix: string, n: number, day: string, price: number): Promise<{ ids: string[]; jobId: string }> {
+  const model = uid(prefix);
+  const old = await repricedModel(model, 0.001);
+  const ids = await seed(model, n, day);
+  await api(`/api/public/models/${old}`, { method: 'DELETE' });
+  await repricedModel(model, price);
+  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
+  const start = await api('/api/public/models/reprice', {
+    method: 'POST',
+    body: JSON.stringify({ fromTimestamp: `${day}T00:00:00Z`, toTimestamp: next }),
+  });
+  expect(start.status).toBe(202);
+  return { ids, jobId: start.body.id as string };
+}
+
 describe('reprice jobs across a crash and beside ingestion', () => {
   it('a worker dying after its first batch: another resumes at the cursor, every generation repriced once', async () => {
-    const model = uid('crash-model');
-    const old = await repricedModel(model, 0.001);
-    const ids = await seed(model, 7, '2026-03-02');
-    await api(`/api/public/models/${old}`, { method: 'DELETE' });
-    await repricedModel(model, 0.003);
-    const start = await api('/api/public/models/reprice', {
-      method: 'POST',
-      body: JSON.stringify({ fromTimestamp: '2026-03-02T00:00:00Z', toTimestamp: '2026-03-03T00:00:00Z' }),
-    });
-    expect(start.status).toBe(202);
+    const { ids, jobId } = await priceCorrected('crash-model', 7, '2026-03-02', 0.003);
     const log = createLogger('silent');
     // batches of 3; the first worker "dies" once its first batch has committed, its lease cut short
     const dying = new RepriceWorker(t.server.db, t.server.services, log, {
@@ -90,7 +97,7 @@ describe('reprice jobs across a crash and beside ingestion', () => {
       },
     });
     await expect(dying.runOnce()).rejects.toThrow('killed (test)');
-    const half = (await api(`/api/public/models/reprice/${start.body.id}`)).body;
+    const half = (await api(`/api/public/models/reprice/${jobId}`)).body;
     expect(half).toMatchObject({ status: 'running', generationsScanned: 3, generationsChanged: 3 });
     expect(await costs(ids)).toEqual([3, 3, 3, 1, 1, 1, 1]);
     // while the lease holds, nobody takes the job over
@@ -98,22 +105,14 @@ describe('reprice jobs across a crash and beside ingestion', () => {
     expect(await other.runOnce()).toBe(false);
     await new Promise((r) => setTimeout(r, 2_100));
     expect(await other.runOnce()).toBe(true);
-    const done = (await api(`/api/public/models/reprice/${start.body.id}`)).body;
+    const done = (await api(`/api/public/models/reprice/${jobId}`)).body;
     expect(done).toMatchObject({ status: 'succeeded', generationsScanned: 7, generationsChanged: 7, costBefore: 7, costAfter: 21 });
     expect(done.changes).toEqual([expect.objectContaining({ day: '2026-03-02', generations: 7, costBefore: 7, costAfter: 21 })]);
     expect(await costs(ids)).toEqual([3, 3, 3, 3, 3, 3, 3]);
   });
 
   it('a batch rolled back by a conflict with ingestion (a deadlock, a concurrent write) runs again; the job succeeds', async () => {
-    const model = uid('conflict-model');
-    const old = await repricedModel(model, 0.001);
-    const ids = await seed(model, 4, '2026-03-03');
-    await api(`/api/public/models/${old}`, { method: 'DELETE' });
-    await repricedModel(model, 0.002);
-    const start = await api('/api/public/models/reprice', {
-      method: 'POST',
-      body: JSON.stringify({ fromTimestamp: '2026-03-03T00:00:00Z', toTimestamp: '2026-03-04T00:00:00Z' }),
-    });
+    const { ids, jobId } = await priceCorrected('conflict-model', 4, '2026-03-03', 0.002);
     let conflicts = 2;
     const worker = new RepriceWorker(t.server.db, t.server.services, createLogger('silent'), {
       batchSize: 3,
@@ -122,7 +121,7 @@ describe('reprice jobs across a crash and beside ingestion', () => {
       },
     });
     expect(await worker.runOnce()).toBe(true);
-    expect((await api(`/api/public/models/reprice/${start.body.id}`)).body).toMatchObject({
+    expect((await api(`/api/public/models/reprice/${jobId}`)).body).toMatchObject({
       status: 'succeeded',
       generationsScanned: 4,
       generationsChanged: 4,
@@ -132,15 +131,7 @@ describe('reprice jobs across a crash and beside ingestion', () => {
   });
 
   it('ingestion updating the same generations during a job loses nothing, and the job leaves none unpriced at the new price', async () => {
-    const model = uid('busy-model');
-    const old = await repricedModel(model, 0.001);
-    const ids = await seed(model, 60, '2026-03-05');
-    await api(`/api/public/models/${old}`, { method: 'DELETE' });
-    await repricedModel(model, 0.002);
-    const start = await api('/api/public/models/reprice', {
-      method: 'POST',
-      body: JSON.stringify({ fromTimestamp: '2026-03-05T00:00:00Z', toTimestamp: '2026-03-06T00:00:00Z' }),
-    });
+    const { ids, jobId } = await priceCorrected('busy-model', 60, '2026-03-05', 0.002);
     const worker = new RepriceWorker(t.server.db, t.server.services, createLogger('silent'), { batchSize: 5 });
     // each generation gets an output and doubled usage while the job runs, in batches of 10
     const updates = (async () => {
@@ -160,7 +151,7 @@ describe('reprice jobs across a crash and beside ingestion', () => {
       }
     })();
     await Promise.all([worker.runOnce(), updates]);
-    expect((await api(`/api/public/models/reprice/${start.body.id}`)).body.status).toBe('succeeded');
+    expect((await api(`/api/public/models/reprice/${jobId}`)).body.status).toBe('succeeded');
     for (const id of ids) {
       const o = (await api(`/api/public/observations/${id}`)).body;
       // the update kept (output and usage) and priced at the new price, whichever came last

@@ -27,6 +27,11 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
         if (mine === seq.current) setState({ error: describeError(e), loading: false });
       },
     );
+    // an answer arriving after unmount (or after the deps moved on) must not set state: React
+    // would schedule an update for a page that is gone (and after a test's teardown, fail)
+    return () => {
+      seq.current++;
+    };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };

@@ -98,7 +98,16 @@ function coverageBatch(): Record<string, unknown>[] {
       }),
     ),
   );
+  // values on the bins' edges: costs 0, 0.1, …, 1 and latencies 0, 100, …, 1000 ms, binned by 10 and 50
+  const edges = Array.from({ length: 11 }, (_, i) =>
+    gen(`cov-edge-${i}`, 'cov-t2', at('2026-03-04T13:00:00.000Z', i * 60_000), i * 100, {
+      model: 'cov-model-edge',
+      usageDetails: { input: i, output: i },
+      costDetails: { total: i / 10 },
+    }),
+  );
   return [
+    ...edges,
     trace('cov-t1', '2026-03-03T10:00:00.000Z', {
       name: 'cov-checkout',
       userId: 'cov-u1',
@@ -394,6 +403,18 @@ function coverageCases(): MetricsCase[] {
       timeDimension: { granularity: 'day' },
       config: { bins: 3 },
     });
+  // one group and more bins than are compared edge by edge: the Float64 guess, corrected
+  for (const measure of ['totalCost', 'outputTokensPerSecond'])
+    add(`histogram of ${measure}, 50 bins`, { view: 'observations', metrics: [{ measure, aggregation: 'histogram' }], config: { bins: 50 } });
+  // values exactly on the edges fall in the upper bin (the last edge in the last bin), in each way of binning
+  for (const measure of ['totalCost', 'latency'])
+    for (const bins of [10, 50])
+      add(`histogram of ${measure} on the edges, ${bins} bins`, {
+        view: 'observations',
+        metrics: [{ measure, aggregation: 'histogram' }],
+        filters: [f('providedModelName', 'string', '=', 'cov-model-edge')],
+        config: { bins },
+      });
   add('histogram of score values by tags', {
     view: 'scores-numeric',
     dimensions: [{ field: 'tags' }],

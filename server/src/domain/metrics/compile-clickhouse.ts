@@ -264,7 +264,21 @@ function binIndex(kind: Kind, bins: number): string {
   return `multiIf(${scaled} < ${width} * ${guess}, ${guess} - 1, ${scaled} >= ${width} * (${guess} + 1), ${guess} + 1, ${guess})`;
 }
 
-/** per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left out */
+/**
+ * ⌊(x − lo)·bins / (hi − lo)⌋ + 1, at most `bins`, as a sum of exact comparisons against the bins'
+ * edges: with lo and hi constants (one group) each comparison is one Decimal compare per value,
+ * cheaper than the Float64 guess (a Decimal128 → Float64 conversion costs about as much as reading
+ * the column) up to a few dozen bins
+ */
+const COMPARED_BINS_MAX = 40;
+const binByEdges = (bins: number) =>
+  `1 + ${Array.from({ length: bins - 1 }, (_, k) => `((x - lo) * ${bins} >= (hi - lo) * ${k + 1})`).join(' + ') || '0'}`;
+
+/**
+ * per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left
+ * out. One group (no dimension, no bucket): the bounds are a scalar subquery, so every value is
+ * binned against constants; several: window functions give each row its group's bounds.
+ */
 function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string, db: string): ClickHouseStatement {
   const s = new Statement(plan, db, projectId);
   const { alias } = s.view;
@@ -284,10 +298,20 @@ function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string, db: st
   const [xd, bd] = rowScale ? [[`${s.scaleOf(m.measure.expr, alias)} AS xd`], ['lo_d', 'hi_d']] : [[], []];
   const values = `SELECT ${[...keys.select, `${x} AS x`, ...xd].join(', ')} FROM ${from} WHERE ${where}`;
   // of equal bounds, the largest scale (PostgreSQL keeps the last row's it reads: the order of its heap)
-  const window = k.length ? `PARTITION BY ${k.join(', ')}` : '';
-  const scales = rowScale ? [`argMin(xd, (x, -xd)) OVER (${window}) AS lo_d`, `argMax(xd, (x, xd)) OVER (${window}) AS hi_d`] : [];
-  const bounds = `SELECT ${[...k, 'x', `min(x) OVER (${window}) AS lo`, `max(x) OVER (${window}) AS hi`, ...scales].join(', ')} FROM (${values})`;
-  const binned = `SELECT ${[...k, 'lo', 'hi', ...bd, `${bin} AS bin`].join(', ')} FROM (${bounds})`;
+  const [loD, hiD] = ['argMin(xd, (x, -xd))', 'argMax(xd, (x, xd))'];
+  let binned: string;
+  if (!k.length) {
+    // a window over one group keeps every value in one stream (a 10 M-row histogram: 2.4 s against 0.7)
+    const bounds = ['min(x)', 'max(x)', ...(rowScale ? [loD, hiD] : [])];
+    const cols = ['b.1 AS lo', 'b.2 AS hi', ...(rowScale ? ['b.3 AS lo_d', 'b.4 AS hi_d'] : [])];
+    const one = BIN_SCALE[kind] !== undefined && bins <= COMPARED_BINS_MAX ? `if(hi = lo, 1, ${binByEdges(bins)})` : bin;
+    binned = `WITH (SELECT (${bounds.join(', ')}) FROM (${values})) AS b SELECT ${[...cols, `${one} AS bin`].join(', ')} FROM (${values})`;
+  } else {
+    const window = `PARTITION BY ${k.join(', ')}`;
+    const scales = rowScale ? [`${loD} OVER (${window}) AS lo_d`, `${hiD} OVER (${window}) AS hi_d`] : [];
+    const bounds = `SELECT ${[...k, 'x', `min(x) OVER (${window}) AS lo`, `max(x) OVER (${window}) AS hi`, ...scales].join(', ')} FROM (${values})`;
+    binned = `SELECT ${[...k, 'lo', 'hi', ...bd, `${bin} AS bin`].join(', ')} FROM (${bounds})`;
+  }
   // PostgreSQL's order: the keys ascending (NULLs last: a missing row's array after the others), then the bin
   const order = [
     ...plan.query.dimensions.flatMap((_, i) => (keys.spec[i]!.missing ? [`d${i}_missing ASC`, `d${i} ASC`] : [`d${i} ASC NULLS LAST`])),

@@ -405,7 +405,11 @@ function coverageCases(): MetricsCase[] {
     });
   // one group and more bins than are compared edge by edge: the Float64 guess, corrected
   for (const measure of ['totalCost', 'outputTokensPerSecond'])
-    add(`histogram of ${measure}, 50 bins`, { view: 'observations', metrics: [{ measure, aggregation: 'histogram' }], config: { bins: 50 } });
+    add(`histogram of ${measure}, 50 bins`, {
+      view: 'observations',
+      metrics: [{ measure, aggregation: 'histogram' }],
+      config: { bins: 50 },
+    });
   // values exactly on the edges fall in the upper bin (the last edge in the last bin), in each way of binning
   for (const measure of ['totalCost', 'latency'])
     for (const bins of [10, 50])

@@ -151,14 +151,16 @@ describe('the ClickHouse dialect', () => {
     expect(latency.sql).toContain('intDiv((x - lo) * 10, nullIf(hi - lo, 0))');
     expect(latency.rows.histogram).toEqual({ bins: 10, scale: 6 });
     // one group: the bounds are a scalar subquery (no window), each value compared with the bins' edges
-    const one = compiled(q({ metrics: [{ measure: 'totalCost', aggregation: 'histogram' }], config: { bins: 4 } })).histograms[0]!.query.sql;
+    const one = compiled(q({ metrics: [{ measure: 'totalCost', aggregation: 'histogram' }], config: { bins: 4 } })).histograms[0]!.query
+      .sql;
     expect(one).not.toContain(' OVER ');
     expect(one).toContain('WITH (SELECT (min(x), max(x)) FROM (SELECT o.total_cost AS x FROM');
     expect(one).toContain(
       'b.1 AS lo, b.2 AS hi, if(hi = lo, 1, 1 + ((x - lo) * 4 >= (hi - lo) * 1) + ((x - lo) * 4 >= (hi - lo) * 2) + ((x - lo) * 4 >= (hi - lo) * 3)) AS bin',
     );
     // many bins: the Float64 guess, corrected, costs less than one comparison per edge
-    const many = compiled(q({ metrics: [{ measure: 'totalCost', aggregation: 'histogram' }], config: { bins: 100 } })).histograms[0]!.query.sql;
+    const many = compiled(q({ metrics: [{ measure: 'totalCost', aggregation: 'histogram' }], config: { bins: 100 } })).histograms[0]!.query
+      .sql;
     expect(many).toContain('WITH (SELECT (min(x), max(x))');
     expect(many).toContain('toInt64(floor(toFloat64(x - lo) * 100 / toFloat64(nullIf(hi - lo, 0))))');
   });

@@ -1,4 +1,5 @@
 // Traces at rest, and the copy of their grouping fields onto their observations.
+import { traceCountPlan } from '../domain/traces/count.ts';
 import { traceFieldTimes, type StoredFieldTimes } from '../domain/ingestion/field-times.ts';
 import type { TraceRecord } from '../domain/ingestion/types.ts';
 import type { TraceListFilter, TraceOrder, TraceTotals } from '../domain/traces/list.ts';
@@ -157,8 +158,36 @@ export function listTraces(
     traces: sql<TraceRow>`select * from traces where ${cond} order by ${by} limit ${limit} offset ${(page - 1) * limit}`
       .execute(db)
       .then(({ rows }) => rows.map(fromRow)),
-    total: sql<{ n: string }>`select count(*) as n from traces where ${cond}`.execute(db).then(({ rows }) => Number(rows[0]!.n)),
+    total: countTraces(db, projectId, f),
   };
+}
+
+/**
+ * How many traces match: from trace_counts where the filter allows (domain/traces/count.ts), the
+ * traces at the window's edges counted in the same statement (one snapshot: exact); else every
+ * matching trace counted.
+ */
+async function countTraces(db: Db, projectId: string, f: TraceListFilter): Promise<number> {
+  const plan = traceCountPlan(f);
+  if (!plan) {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from traces where ${traceConditions(projectId, f)}`.execute(db);
+    return Number(rows[0]!.n);
+  }
+  const parts = plan.edges.map(
+    (e) =>
+      sql`(select count(*) from traces where ${traceConditions(projectId, { ...f, fromTimestamp: e.from ?? undefined, toTimestamp: e.to ?? undefined })})`,
+  );
+  if (plan.hours) {
+    const where = [sql`project_id = ${projectId}`, plan.tag === null ? sql`tag is null` : sql`tag = ${plan.tag}`];
+    if (f.name) where.push(sql`name = ${f.name}`);
+    if (f.environment?.length) where.push(sql`environment = any(${f.environment})`);
+    if (plan.hours.from) where.push(sql`hour >= ${plan.hours.from}`);
+    if (plan.hours.to) where.push(sql`hour < ${plan.hours.to}`);
+    parts.push(sql`(select coalesce(sum(n), 0) from trace_counts where ${sql.join(where, sql` and `)})`);
+  }
+  if (!parts.length) return 0;
+  const { rows } = await sql<{ n: string }>`select (${sql.join(parts, sql` + `)})::text as n`.execute(db);
+  return Number(rows[0]!.n);
 }
 
 /** per trace: its observations' ids (oldest first), Σ cost and time span */

@@ -20,6 +20,7 @@ import { Migration20261125000017AnalyticsChanges } from './Migration202611250000
 import { Migration20261127000018AnalyticsMoves } from './Migration20261127000018AnalyticsMoves.ts';
 import { Migration20261127000019TraceListIndexes } from './Migration20261127000019TraceListIndexes.ts';
 import { Migration20261127000020RepriceJobs } from './Migration20261127000020RepriceJobs.ts';
+import { Migration20261127000021TraceCounts } from './Migration20261127000021TraceCounts.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -42,4 +43,5 @@ export const migrationsList = [
   { name: 'Migration20261127000018AnalyticsMoves', class: Migration20261127000018AnalyticsMoves },
   { name: 'Migration20261127000019TraceListIndexes', class: Migration20261127000019TraceListIndexes },
   { name: 'Migration20261127000020RepriceJobs', class: Migration20261127000020RepriceJobs },
+  { name: 'Migration20261127000021TraceCounts', class: Migration20261127000021TraceCounts },
 ];

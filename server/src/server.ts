@@ -14,6 +14,7 @@ import type { Logger } from './logger.ts';
 import type { KeyPair } from './store/projects.ts';
 import type { Services } from './app-context.ts';
 import { startEventIdPruning } from './background/event-id-pruning.ts';
+import { startTraceCountFolding } from './background/trace-count-folding.ts';
 import { analyzeAsTablesGrow, analyzeIngestionTables } from './store/planner-stats.ts';
 import { kysely } from './store/sql.ts';
 import { createModelCatalog } from './caches/model-catalog.ts';
@@ -235,6 +236,7 @@ export async function startServer(
   }
   const { port, address } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
+  const stopFolding = startTraceCountFolding(db, log);
   worker?.start();
   exporter?.start();
   repricer?.start();
@@ -250,6 +252,7 @@ export async function startServer(
     exporter,
     async close() {
       await stopPruning();
+      await stopFolding();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
       await repricer?.stop();

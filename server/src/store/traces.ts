@@ -183,7 +183,9 @@ async function countTraces(db: Db, projectId: string, f: TraceListFilter): Promi
     if (f.environment?.length) where.push(sql`environment = any(${f.environment})`);
     if (plan.hours.from) where.push(sql`hour >= ${plan.hours.from}`);
     if (plan.hours.to) where.push(sql`hour < ${plan.hours.to}`);
-    parts.push(sql`(select coalesce(sum(n), 0) from trace_counts where ${sql.join(where, sql` and `)})`);
+    // the folded counts and the changes not folded yet (store/trace-counts.ts)
+    for (const table of ['trace_counts', 'trace_count_deltas'])
+      parts.push(sql`(select coalesce(sum(n), 0) from ${sql.table(table)} where ${sql.join(where, sql` and `)})`);
   }
   if (!parts.length) return 0;
   const { rows } = await sql<{ n: string }>`select (${sql.join(parts, sql` + `)})::text as n`.execute(db);

@@ -5,10 +5,12 @@ import { Migration } from '@mikro-orm/migrations';
 // trace_counts keeps the count per project, hour, environment and name (tag NULL), and per tag
 // (a trace counted once under each of its distinct tags), so a count by name, environment or one
 // tag reads one row per hour and group, the partial hours at a window's edges from the traces.
-// Statement-level triggers keep it in step in the transaction that writes the traces (ingestion,
-// retention's deletes, anything else), and write only the groups whose count changed: an update
-// that moves no trace to another hour, environment, name or tag takes no lock here. Keys are
-// written in one order, so concurrent batches on the same hour queue rather than deadlock.
+// Statement-level triggers record each change of a group's count in trace_count_deltas, in the
+// transaction that writes the traces (ingestion, retention's deletes, anything else): appended,
+// never updated, so concurrent batches never wait on each other's counts (an upsert of the counts
+// there held the current hour's row for the rest of each batch's transaction and cost ingestion
+// 12% of its rate). A count reads both tables; every few seconds each instance folds the deltas
+// into trace_counts (store/trace-counts.ts).
 export class Migration20261127000021TraceCounts extends Migration {
   override up(): void {
     this.addSql(`create table trace_counts (
@@ -30,11 +32,18 @@ export class Migration20261127000021TraceCounts extends Migration {
       select r.project_id, date_trunc('hour', r.timestamp, 'UTC'), r.environment, r.name, t.tag, ${sign}
       from ${rows} r cross join lateral (select distinct unnest(r.tags) as tag) t`;
     const apply = (source: string) => `
-      insert into trace_counts as c (project_id, hour, environment, name, tag, n)
+      insert into trace_count_deltas (project_id, hour, environment, name, tag, n)
       select project_id, hour, environment, name, tag, sum(s) from (${source}) d
-      group by project_id, hour, environment, name, tag having sum(s) <> 0
-      order by project_id, hour, md5(environment), md5(name), md5(tag)
-      on conflict (project_id, hour, md5(environment), md5(name), md5(tag)) do update set n = c.n + excluded.n;`;
+      group by project_id, hour, environment, name, tag having sum(s) <> 0;`;
+    this.addSql(`create table trace_count_deltas (
+      project_id text not null,
+      hour timestamptz not null,
+      environment text not null,
+      name text,
+      tag text,
+      n bigint not null
+    )`);
+    this.addSql(`create index trace_count_deltas_time on trace_count_deltas (project_id, hour)`);
     this.addSql(`create function trace_counts_apply() returns trigger language plpgsql as $$
       begin
         if tg_op = 'INSERT' then

@@ -23,6 +23,8 @@ export interface Config {
   evalConcurrency: number;
   /** TALLY_REPRICE_JOBS: whether this process runs reprice jobs (`off`: other instances do) */
   repriceJobs: boolean;
+  /** TALLY_REPRICE_IN_FLIGHT: a reprice job's batches in flight (2 reads the next while one writes) */
+  repriceInFlight: 1 | 2;
   /** TALLY_EVAL_RETRY_BASE_MS: the first retry's delay after a retryable provider failure */
   evalRetryBaseMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -120,6 +122,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const repriceRaw = (env.TALLY_REPRICE_JOBS ?? 'on').trim().toLowerCase();
   if (!['on', 'off'].includes(repriceRaw)) problems.push(`TALLY_REPRICE_JOBS must be on or off, got "${env.TALLY_REPRICE_JOBS}"`);
+  const inFlightRaw = (env.TALLY_REPRICE_IN_FLIGHT ?? '2').trim();
+  if (!['1', '2'].includes(inFlightRaw)) problems.push(`TALLY_REPRICE_IN_FLIGHT must be 1 or 2, got "${env.TALLY_REPRICE_IN_FLIGHT}"`);
   const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 8);
   if (!Number.isInteger(evalConcurrency) || evalConcurrency < 0 || evalConcurrency > 64)
     problems.push(`TALLY_EVAL_CONCURRENCY must be a whole number 0..64, got "${env.TALLY_EVAL_CONCURRENCY}"`);
@@ -183,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llmTimeoutMs,
     evalConcurrency,
     repriceJobs: repriceRaw !== 'off',
+    repriceInFlight: inFlightRaw === '1' ? 1 : 2,
     evalRetryBaseMs,
     heapGrowthPercent,
     clickhouse,

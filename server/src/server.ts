@@ -221,7 +221,7 @@ export async function startServer(
       ingestionBusy: () => performance.now() - lastBatchAt < INGESTION_QUIET_MS,
     });
   }
-  if (config.repriceJobs) repricer = new RepriceWorker(db, services, log);
+  if (config.repriceJobs) repricer = new RepriceWorker(db, services, log, { batchesInFlight: config.repriceInFlight });
   const { app } = await createApp({ db, log, services, handlers, validateResponses: opts.validateResponses });
   let server: Server;
   try {

@@ -111,24 +111,28 @@ describe('reprice jobs across a crash and beside ingestion', () => {
     expect(await costs(ids)).toEqual([3, 3, 3, 3, 3, 3, 3]);
   });
 
-  it('a batch rolled back by a conflict with ingestion (a deadlock, a concurrent write) runs again; the job succeeds', async () => {
-    const { ids, jobId } = await priceCorrected('conflict-model', 4, '2026-03-03', 0.002);
-    let conflicts = 2;
-    const worker = new RepriceWorker(t.server.db, t.server.services, createLogger('silent'), {
-      batchSize: 3,
-      beforeWrite: () => {
-        if (conflicts-- > 0) throw new ConcurrentWriteError('1 observations changed concurrently (test)');
-      },
-    });
-    expect(await worker.runOnce()).toBe(true);
-    expect((await api(`/api/public/models/reprice/${jobId}`)).body).toMatchObject({
-      status: 'succeeded',
-      generationsScanned: 4,
-      generationsChanged: 4,
-      costAfter: 8,
-    });
-    expect(await costs(ids)).toEqual([2, 2, 2, 2]);
-  });
+  it.each([2, 1] as const)(
+    'a batch rolled back by a conflict with ingestion (a deadlock, a concurrent write) runs again; the job succeeds (%i in flight)',
+    async (inFlight) => {
+      const { ids, jobId } = await priceCorrected(`conflict-model-${inFlight}`, 4, `2026-03-0${inFlight + 2}`, 0.002);
+      let conflicts = 2;
+      const worker = new RepriceWorker(t.server.db, t.server.services, createLogger('silent'), {
+        batchesInFlight: inFlight,
+        batchSize: 3,
+        beforeWrite: () => {
+          if (conflicts-- > 0) throw new ConcurrentWriteError('1 observations changed concurrently (test)');
+        },
+      });
+      expect(await worker.runOnce()).toBe(true);
+      expect((await api(`/api/public/models/reprice/${jobId}`)).body).toMatchObject({
+        status: 'succeeded',
+        generationsScanned: 4,
+        generationsChanged: 4,
+        costAfter: 8,
+      });
+      expect(await costs(ids)).toEqual([2, 2, 2, 2]);
+    },
+  );
 
   it('ingestion updating the same generations during a job loses nothing, and the job leaves none unpriced at the new price', async () => {
     const { ids, jobId } = await priceCorrected('busy-model', 60, '2026-03-05', 0.002);

@@ -15,7 +15,9 @@ describe('configuration', () => {
       requestTimeoutSeconds: 60,
       pgliteSharedBuffersMb: 32,
       heapGrowthPercent: 100,
+      repriceInFlight: 2,
     });
+    expect(loadConfig({ TALLY_REPRICE_IN_FLIGHT: '1' }).repriceInFlight).toBe(1);
     expect(c.dataDir.endsWith('/.data')).toBe(true);
   });
 
@@ -34,6 +36,7 @@ describe('configuration', () => {
         TALLY_REQUEST_TIMEOUT_SECONDS: '0',
         TALLY_PGLITE_SHARED_BUFFERS_MB: '1.5',
         TALLY_HEAP_GROWTH_PERCENT: '-5',
+        TALLY_REPRICE_IN_FLIGHT: '3',
       });
     } catch (e) {
       error = e;
@@ -52,6 +55,7 @@ describe('configuration', () => {
       'TALLY_REQUEST_TIMEOUT_SECONDS',
       'TALLY_PGLITE_SHARED_BUFFERS_MB',
       'TALLY_HEAP_GROWTH_PERCENT',
+      'TALLY_REPRICE_IN_FLIGHT',
     ])
       expect(msg).toContain(name);
   });

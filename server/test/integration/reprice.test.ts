@@ -97,8 +97,8 @@ describe('reprice jobs', () => {
     expect(await cost(ids.outside)).toEqual([1, 'inferred']);
     expect((await raw(`/api/public/observations/${ids.a}`)).body.modelId).toBe(right);
 
-    // metrics follow: the whole day from the roll-ups, and hour by hour from the table
-    const metric = async (granularity: string) => {
+    // metrics follow (v2 and v1): the whole day from the roll-ups, and hour by hour from the table
+    const metric = async (granularity: string, path = '/api/public/v2/metrics') => {
       const q = {
         view: 'observations',
         metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
@@ -107,12 +107,14 @@ describe('reprice jobs', () => {
         ...window,
         toTimestamp: '2026-04-10T23:59:59.999Z',
       };
-      const r = await raw(`/api/public/v2/metrics?query=${encodeURIComponent(JSON.stringify(q))}`);
+      const r = await raw(`${path}?query=${encodeURIComponent(JSON.stringify(q))}`);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       return (r.body.data as { sum_totalCost: number | null }[]).reduce((s, x) => s + (x.sum_totalCost ?? 0), 0);
     };
     expect(await metric('day')).toBeCloseTo(6 + 5 + 0.5, 10);
     expect(await metric('hour')).toBeCloseTo(11.5, 10);
+    expect(await metric('day', '/api/public/metrics')).toBeCloseTo(11.5, 10);
+    expect(await metric('hour', '/api/public/metrics')).toBeCloseTo(11.5, 10);
 
     // run again: nothing left to change
     const again = await reprice(window);

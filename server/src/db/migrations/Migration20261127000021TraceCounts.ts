@@ -13,14 +13,16 @@ import { Migration } from '@mikro-orm/migrations';
 // into trace_counts (store/trace-counts.ts).
 export class Migration20261127000021TraceCounts extends Migration {
   override up(): void {
-    this.addSql(`create table trace_counts (
+    // the folded counts, and the changes the triggers append (the same columns)
+    const columns = `(
       project_id text not null,
       hour timestamptz not null,
       environment text not null,
       name text,
       tag text,
       n bigint not null
-    )`);
+    )`;
+    this.addSql(`create table trace_counts ${columns}`);
     // free text of any length: the key holds md5s (an index entry must fit 2,704 bytes)
     this.addSql(
       `create unique index trace_counts_key on trace_counts (project_id, hour, md5(environment), md5(name), md5(tag)) nulls not distinct`,
@@ -35,14 +37,7 @@ export class Migration20261127000021TraceCounts extends Migration {
       insert into trace_count_deltas (project_id, hour, environment, name, tag, n)
       select project_id, hour, environment, name, tag, sum(s) from (${source}) d
       group by project_id, hour, environment, name, tag having sum(s) <> 0;`;
-    this.addSql(`create table trace_count_deltas (
-      project_id text not null,
-      hour timestamptz not null,
-      environment text not null,
-      name text,
-      tag text,
-      n bigint not null
-    )`);
+    this.addSql(`create table trace_count_deltas ${columns}`);
     this.addSql(`create index trace_count_deltas_time on trace_count_deltas (project_id, hour)`);
     this.addSql(`create function trace_counts_apply() returns trigger language plpgsql as $$
       begin

@@ -25,6 +25,8 @@ export interface Config {
   repriceJobs: boolean;
   /** TALLY_REPRICE_IN_FLIGHT: a reprice job's batches in flight (2 reads the next while one writes) */
   repriceInFlight: 1 | 2;
+  /** TALLY_ALERTS: whether this process evaluates spend alerts and sends their webhooks (`off`: other instances do) */
+  alerts: boolean;
   /** TALLY_EVAL_RETRY_BASE_MS: the first retry's delay after a retryable provider failure */
   evalRetryBaseMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -122,6 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const repriceRaw = (env.TALLY_REPRICE_JOBS ?? 'on').trim().toLowerCase();
   if (!['on', 'off'].includes(repriceRaw)) problems.push(`TALLY_REPRICE_JOBS must be on or off, got "${env.TALLY_REPRICE_JOBS}"`);
+  const alertsRaw = (env.TALLY_ALERTS ?? 'on').trim().toLowerCase();
+  if (!['on', 'off'].includes(alertsRaw)) problems.push(`TALLY_ALERTS must be on or off, got "${env.TALLY_ALERTS}"`);
   const inFlightRaw = (env.TALLY_REPRICE_IN_FLIGHT ?? '2').trim();
   if (!['1', '2'].includes(inFlightRaw)) problems.push(`TALLY_REPRICE_IN_FLIGHT must be 1 or 2, got "${env.TALLY_REPRICE_IN_FLIGHT}"`);
   const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 8);
@@ -188,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evalConcurrency,
     repriceJobs: repriceRaw !== 'off',
     repriceInFlight: inFlightRaw === '1' ? 1 : 2,
+    alerts: alertsRaw !== 'off',
     evalRetryBaseMs,
     heapGrowthPercent,
     clickhouse,

@@ -15,6 +15,7 @@ import type { KeyPair } from './store/projects.ts';
 import type { Services } from './app-context.ts';
 import { startEventIdPruning } from './background/event-id-pruning.ts';
 import { startTraceCountFolding } from './background/trace-count-folding.ts';
+import { AlertWorker } from './background/alert-worker.ts';
 import { analyzeAsTablesGrow, analyzeIngestionTables } from './store/planner-stats.ts';
 import { kysely } from './store/sql.ts';
 import { createModelCatalog } from './caches/model-catalog.ts';
@@ -237,6 +238,8 @@ export async function startServer(
   const { port, address } = server.address() as AddressInfo;
   const stopPruning = config.eventIdRetentionDays > 0 ? startEventIdPruning(db, config.eventIdRetentionDays, log) : async () => {};
   const stopFolding = startTraceCountFolding(db, log);
+  const alerts = config.alerts ? new AlertWorker(db, services, log) : null;
+  alerts?.start();
   worker?.start();
   exporter?.start();
   repricer?.start();
@@ -253,6 +256,7 @@ export async function startServer(
     async close() {
       await stopPruning();
       await stopFolding();
+      await alerts?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
       await repricer?.stop();

@@ -16,6 +16,7 @@ describe('configuration', () => {
       pgliteSharedBuffersMb: 32,
       heapGrowthPercent: 100,
       repriceInFlight: 2,
+      alerts: true,
     });
     expect(loadConfig({ TALLY_REPRICE_IN_FLIGHT: '1' }).repriceInFlight).toBe(1);
     expect(c.dataDir.endsWith('/.data')).toBe(true);
@@ -37,6 +38,7 @@ describe('configuration', () => {
         TALLY_PGLITE_SHARED_BUFFERS_MB: '1.5',
         TALLY_HEAP_GROWTH_PERCENT: '-5',
         TALLY_REPRICE_IN_FLIGHT: '3',
+        TALLY_ALERTS: 'maybe',
       });
     } catch (e) {
       error = e;
@@ -56,6 +58,7 @@ describe('configuration', () => {
       'TALLY_PGLITE_SHARED_BUFFERS_MB',
       'TALLY_HEAP_GROWTH_PERCENT',
       'TALLY_REPRICE_IN_FLIGHT',
+      'TALLY_ALERTS',
     ])
       expect(msg).toContain(name);
   });

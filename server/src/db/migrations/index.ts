@@ -21,6 +21,7 @@ import { Migration20261127000018AnalyticsMoves } from './Migration20261127000018
 import { Migration20261127000019TraceListIndexes } from './Migration20261127000019TraceListIndexes.ts';
 import { Migration20261127000020RepriceJobs } from './Migration20261127000020RepriceJobs.ts';
 import { Migration20261127000021TraceCounts } from './Migration20261127000021TraceCounts.ts';
+import { Migration20261127000022Alerts } from './Migration20261127000022Alerts.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -44,4 +45,5 @@ export const migrationsList = [
   { name: 'Migration20261127000019TraceListIndexes', class: Migration20261127000019TraceListIndexes },
   { name: 'Migration20261127000020RepriceJobs', class: Migration20261127000020RepriceJobs },
   { name: 'Migration20261127000021TraceCounts', class: Migration20261127000021TraceCounts },
+  { name: 'Migration20261127000022Alerts', class: Migration20261127000022Alerts },
 ];

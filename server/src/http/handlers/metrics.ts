@@ -4,19 +4,14 @@ import {
   dailyMetrics,
   dailyQueries,
   MetricsQueryError,
-  POSTGRES,
   prepareInternal,
   prepareMetrics,
-  shape,
-  type Dialect,
   type EngineOptions,
   type MetricsQueryInput,
-  type Prepared,
   type Row,
 } from '../../domain/metrics/index.ts';
+import { answerMetrics, type Prepare } from '../../analytics/answer.ts';
 import { metricsSchema } from '../../domain/metrics/schema.ts';
-import { executeMetrics } from '../../store/metrics.ts';
-import { kysely } from '../../store/sql.ts';
 import { componentValidators } from '../openapi.ts';
 import { readJsonParam } from '../json-param.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
@@ -30,32 +25,17 @@ function readQuery(raw: unknown, version: EngineOptions['version']): MetricsQuer
   return readJsonParam(raw, 'query', validators[version]) as MetricsQueryInput;
 }
 
-/** a query prepared in the dialect of the store that answers */
-type Prepare = <C>(dialect: Dialect<C>) => Prepared<C>;
-
 /**
  * The shaped rows of one query, from ClickHouse when it is configured (TALLY_CLICKHOUSE_URL: the
  * same plan in its dialect, run by analytics/metrics.ts), else from PostgreSQL
  */
-async function answer(ctx: Pick<HandlerContext, 'em' | 'services' | 'log'>, prepare: Prepare): Promise<Row[]> {
-  const analytics = ctx.services.analytics;
-  const store = analytics?.metrics;
-  if (store) {
-    const { plan, compiled } = prepare(store.dialect);
-    try {
-      const { rows, histograms } = await store.execute(compiled);
-      return shape(plan, rows, histograms);
-    } catch (e) {
-      // past PostgreSQL's retention only ClickHouse holds every row: no silent partial answer
-      if (analytics.archive)
-        throw new ApiError(503, 'The analytics store (ClickHouse) did not answer; retry shortly', 'ServiceUnavailable');
-      // PostgreSQL holds every row: answer from it rather than fail
-      ctx.log.warn({ err: e }, 'metrics: ClickHouse did not answer; answered from PostgreSQL');
-    }
-  }
-  const { plan, compiled } = prepare(POSTGRES);
-  const { rows, histograms } = await executeMetrics(kysely(ctx.em), compiled);
-  return shape(plan, rows, histograms);
+function answer(ctx: Pick<HandlerContext, 'em' | 'services' | 'log'>, prepare: Prepare): Promise<Row[]> {
+  return answerMetrics(ctx.em, ctx.services, prepare, (e, archive) => {
+    // past PostgreSQL's retention only ClickHouse holds every row: no silent partial answer
+    if (archive) throw new ApiError(503, 'The analytics store (ClickHouse) did not answer; retry shortly', 'ServiceUnavailable');
+    // PostgreSQL holds every row: answer from it rather than fail
+    ctx.log.warn({ err: e }, 'metrics: ClickHouse did not answer; answered from PostgreSQL');
+  });
 }
 
 async function run(

@@ -1,0 +1,164 @@
+// Spend alerts evaluated and delivered (issue 26), against a fake webhook receiver on loopback: a
+// per-user fan-out names only the users over a threshold, each transition is told once, a 500 is
+// retried with the same body, every body's signature verifies, the groups resolve when the spend
+// leaves the window, a disabled alert stays quiet, and the delivery log has every attempt.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertWorker } from '../../src/background/alert-worker.ts';
+import type { AlertDefinition } from '../../src/domain/alerts/types.ts';
+import { verifySignature } from '../../src/domain/alerts/webhook.ts';
+import { encryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
+import { createLogger } from '../../src/logger.ts';
+import { alertGroups, deliveryLog, insertAlert } from '../../src/store/alerts.ts';
+import { kysely } from '../../src/store/sql.ts';
+import { unique } from '../support/client.ts';
+import { basic, startTestServer, type TestServer } from '../support/start.ts';
+
+const SECRET = 'whsec-test-0123456789';
+const T = Date.parse('2026-07-01T10:30:00Z');
+const env = unique('alerts-env');
+
+let t: TestServer;
+let receiver: Server;
+let url: string;
+const received: { body: string; signature: string; status: number }[] = [];
+let failNext = 0;
+
+async function ingest(batch: Record<string, unknown>[]) {
+  const res = await fetch(`${t.server.url}/api/public/ingestion`, {
+    method: 'POST',
+    headers: { authorization: basic(t.projectA), 'content-type': 'application/json' },
+    body: JSON.stringify({ batch: batch.map((body) => ({ id: unique('e'), timestamp: new Date(T).toISOString(), ...body })) }),
+  });
+  expect(((await res.json()) as { errors: unknown[] }).errors).toEqual([]);
+}
+
+const spend = (user: string, costs: number[]) => {
+  const trace = unique('tr');
+  return [
+    { type: 'trace-create', body: { id: trace, userId: user, environment: env, timestamp: new Date(T - 25 * 60_000).toISOString() } },
+    ...costs.map((c, i) => ({
+      type: 'generation-create',
+      body: {
+        id: unique('g'),
+        traceId: trace,
+        environment: env,
+        startTime: new Date(T - (25 - i) * 60_000).toISOString(),
+        costDetails: { total: c },
+      },
+    })),
+  ];
+};
+
+const definition = (over: Partial<AlertDefinition>): AlertDefinition => ({
+  id: unique('al'),
+  name: 'spend per user, last hour',
+  query: {
+    view: 'observations',
+    metric: { measure: 'totalCost', aggregation: 'sum' },
+    filters: [{ column: 'environment', operator: '=', value: env, type: 'string' }],
+  },
+  groupBy: { field: 'userId', topN: 100 },
+  window: { kind: 'rolling', minutes: 60 },
+  condition: { operator: 'gt', warning: 5, alert: 10 },
+  baseline: false,
+  noData: 'ok',
+  intervalSeconds: 60,
+  webhook: { url: '', secret: SECRET, format: 'json' },
+  enabled: true,
+  ...over,
+});
+
+describe('spend alerts: evaluation and webhooks', () => {
+  let clock = T;
+  let worker: AlertWorker;
+  const alert = definition({});
+  const quiet = definition({ enabled: false, condition: { operator: 'gt', warning: null, alert: 0 } });
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const status = failNext-- > 0 ? 500 : 200;
+        received.push({ body: Buffer.concat(chunks).toString('utf8'), signature: String(req.headers['x-tally-signature']), status });
+        res.statusCode = status;
+        res.end(status === 200 ? 'ok' : 'no');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    // its own worker runs on this test's clock: the server's stays off
+    t = await startTestServer({ TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1', TALLY_ALERTS: 'off' });
+    await ingest([...spend('u-big', [4, 4, 4]), ...spend('u-mid', [3, 3]), ...spend('u-small', [1, 1])]);
+    const db = kysely(t.server.db.em());
+    for (const a of [alert, quiet]) {
+      a.webhook.url = url;
+      await insertAlert(db, t.projectA.projectId, a, encryptSecret(t.server.services.keyring, SECRET), new Date(T));
+    }
+    worker = new AlertWorker(t.server.db, t.server.services, createLogger('silent'), { now: () => new Date(clock), retryBaseMs: 60_000 });
+  });
+  afterAll(async () => {
+    await t?.server.close();
+    receiver?.close();
+  });
+
+  it('fans out per user: only the users over a threshold are told, each signed; a 500 is retried with the same body', async () => {
+    failNext = 1;
+    expect(await worker.evaluateDue()).toBe(1); // the disabled one is never taken
+    expect(await worker.deliverDue()).toBe(2);
+    const bodies = received.map((r) => JSON.parse(r.body));
+    expect(bodies.map((b) => [b.group.value, b.event, b.value, b.threshold]).sort()).toEqual([
+      ['u-big', 'alerting', 12, 10],
+      ['u-mid', 'warning', 6, 5],
+    ]);
+    expect(bodies[0]).toMatchObject({
+      alert: { id: alert.id, name: alert.name },
+      group: { field: 'userId' },
+      window: { to: new Date(T).toISOString() },
+    });
+    for (const r of received) expect(verifySignature(SECRET, r.signature, r.body, T / 1000)).toBe(true);
+    expect(received.filter((r) => r.status === 500)).toHaveLength(1);
+    // nothing is due again before its backoff
+    expect(await worker.deliverDue()).toBe(0);
+    clock = T + 10 * 60_000;
+    expect(await worker.deliverDue()).toBe(1);
+    expect(received).toHaveLength(3);
+    expect(received[2]!.body).toBe(received.find((r) => r.status === 500)!.body);
+    expect(received[2]!.status).toBe(200);
+    expect(verifySignature(SECRET, received[2]!.signature, received[2]!.body, clock / 1000)).toBe(true);
+  });
+
+  it('tells a state once: the next evaluation, still over, sends nothing; the groups show state and value', async () => {
+    clock = T + 11 * 60_000;
+    expect(await worker.evaluateDue()).toBe(1);
+    expect(await worker.deliverDue()).toBe(0);
+    expect(received).toHaveLength(3);
+    const groups = await alertGroups(kysely(t.server.db.em()), t.projectA.projectId, alert.id);
+    expect(groups.map((g) => [g.group, g.state, g.value])).toEqual([
+      ['u-big', 'alerting', 12],
+      ['u-mid', 'warning', 6],
+      ['u-small', 'ok', 2],
+    ]);
+    // not due again within its interval
+    clock += 30_000;
+    expect(await worker.evaluateDue()).toBe(0);
+  });
+
+  it('resolves the groups once their spend has left the window, and logs every attempt', async () => {
+    clock = T + 3 * 3_600_000;
+    expect(await worker.evaluateDue()).toBe(1);
+    expect(await worker.deliverDue()).toBe(2);
+    const resolved = received.slice(3).map((r) => JSON.parse(r.body));
+    expect(resolved.map((b) => [b.group.value, b.event, b.state, b.previousState]).sort()).toEqual([
+      ['u-big', 'resolved', 'ok', 'alerting'],
+      ['u-mid', 'resolved', 'ok', 'warning'],
+    ]);
+    expect(received.some((r) => JSON.parse(r.body).alert.id === quiet.id)).toBe(false);
+    const log = await deliveryLog(kysely(t.server.db.em()), t.projectA.projectId, alert.id);
+    expect(log).toHaveLength(5);
+    expect(log.filter((l) => l.statusCode === 500)).toEqual([expect.objectContaining({ attempt: 1, error: 'HTTP 500' })]);
+    expect(log.filter((l) => l.statusCode === 200)).toHaveLength(4);
+  });
+});

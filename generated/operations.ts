@@ -3,6 +3,12 @@
 import type * as T from './client/types.gen.ts';
 
 export interface Operations {
+  alerts_create: { data: T.AlertsCreateData; responses: T.AlertsCreateResponses; errors: T.AlertsCreateErrors };
+  alerts_delete: { data: T.AlertsDeleteData; responses: T.AlertsDeleteResponses; errors: T.AlertsDeleteErrors };
+  alerts_deliveries: { data: T.AlertsDeliveriesData; responses: T.AlertsDeliveriesResponses; errors: T.AlertsDeliveriesErrors };
+  alerts_get: { data: T.AlertsGetData; responses: T.AlertsGetResponses; errors: T.AlertsGetErrors };
+  alerts_list: { data: T.AlertsListData; responses: T.AlertsListResponses; errors: T.AlertsListErrors };
+  alerts_update: { data: T.AlertsUpdateData; responses: T.AlertsUpdateResponses; errors: T.AlertsUpdateErrors };
   evaluationRules_create: { data: T.EvaluationRulesCreateData; responses: T.EvaluationRulesCreateResponses; errors: T.EvaluationRulesCreateErrors };
   evaluationRules_delete: { data: T.EvaluationRulesDeleteData; responses: T.EvaluationRulesDeleteResponses; errors: T.EvaluationRulesDeleteErrors };
   evaluationRules_executions: { data: T.EvaluationRulesExecutionsData; responses: T.EvaluationRulesExecutionsResponses; errors: T.EvaluationRulesExecutionsErrors };

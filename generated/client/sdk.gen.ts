@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesExecutionsData, EvaluationRulesExecutionsErrors, EvaluationRulesExecutionsResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluationsLlmAsAJudgeData, EvaluationsLlmAsAJudgeErrors, EvaluationsLlmAsAJudgeResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ModelsRepriceData, ModelsRepriceErrors, ModelsRepriceGetData, ModelsRepriceGetErrors, ModelsRepriceGetResponses, ModelsRepriceListData, ModelsRepriceListErrors, ModelsRepriceListResponses, ModelsRepriceResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses, TraceListData, TraceListErrors, TraceListResponses } from './types.gen.ts';
+import type { AlertsCreateData, AlertsCreateErrors, AlertsCreateResponses, AlertsDeleteData, AlertsDeleteErrors, AlertsDeleteResponses, AlertsDeliveriesData, AlertsDeliveriesErrors, AlertsDeliveriesResponses, AlertsGetData, AlertsGetErrors, AlertsGetResponses, AlertsListData, AlertsListErrors, AlertsListResponses, AlertsUpdateData, AlertsUpdateErrors, AlertsUpdateResponses, EvaluationRulesCreateData, EvaluationRulesCreateErrors, EvaluationRulesCreateResponses, EvaluationRulesDeleteData, EvaluationRulesDeleteErrors, EvaluationRulesDeleteResponses, EvaluationRulesExecutionsData, EvaluationRulesExecutionsErrors, EvaluationRulesExecutionsResponses, EvaluationRulesGetData, EvaluationRulesGetErrors, EvaluationRulesGetResponses, EvaluationRulesListData, EvaluationRulesListErrors, EvaluationRulesListResponses, EvaluationRulesUpdateData, EvaluationRulesUpdateErrors, EvaluationRulesUpdateResponses, EvaluationsLlmAsAJudgeData, EvaluationsLlmAsAJudgeErrors, EvaluationsLlmAsAJudgeResponses, EvaluatorsCreateData, EvaluatorsCreateErrors, EvaluatorsCreateResponses, EvaluatorsDeleteData, EvaluatorsDeleteErrors, EvaluatorsDeleteResponses, EvaluatorsGetData, EvaluatorsGetErrors, EvaluatorsGetResponses, EvaluatorsListData, EvaluatorsListErrors, EvaluatorsListResponses, HealthHealthData, HealthHealthErrors, HealthHealthResponses, IngestionBatchData, IngestionBatchErrors, IngestionBatchResponses, LlmConnectionsDeleteData, LlmConnectionsDeleteErrors, LlmConnectionsDeleteResponses, LlmConnectionsListData, LlmConnectionsListErrors, LlmConnectionsListResponses, LlmConnectionsModelsData, LlmConnectionsModelsErrors, LlmConnectionsModelsResponses, LlmConnectionsTestData, LlmConnectionsTestErrors, LlmConnectionsTestResponses, LlmConnectionsUpsertData, LlmConnectionsUpsertErrors, LlmConnectionsUpsertResponses, MetricsDailyData, MetricsDailyErrors, MetricsDailyResponses, MetricsV1Data, MetricsV1Errors, MetricsV1Responses, MetricsV2Data, MetricsV2Errors, MetricsV2Responses, MetricsV2SchemaData, MetricsV2SchemaErrors, MetricsV2SchemaResponses, ModelsCreateData, ModelsCreateErrors, ModelsCreateResponses, ModelsDeleteData, ModelsDeleteErrors, ModelsDeleteResponses, ModelsExplainData, ModelsExplainErrors, ModelsExplainResponses, ModelsGetData, ModelsGetErrors, ModelsGetResponses, ModelsListData, ModelsListErrors, ModelsListResponses, ModelsRepriceData, ModelsRepriceErrors, ModelsRepriceGetData, ModelsRepriceGetErrors, ModelsRepriceGetResponses, ModelsRepriceListData, ModelsRepriceListErrors, ModelsRepriceListResponses, ModelsRepriceResponses, ObservationsGetData, ObservationsGetErrors, ObservationsGetManyData, ObservationsGetManyErrors, ObservationsGetManyResponses, ObservationsGetResponses, OpentelemetryExportTracesData, OpentelemetryExportTracesErrors, OpentelemetryExportTracesResponses, PlaygroundCompletionsData, PlaygroundCompletionsErrors, PlaygroundCompletionsResponses, ScoresCreateData, ScoresCreateErrors, ScoresCreateResponses, ScoresDeleteData, ScoresDeleteErrors, ScoresDeleteResponses, ScoresGetData, ScoresGetErrors, ScoresGetResponses, ScoresListData, ScoresListErrors, ScoresListResponses, ScoresV2GetData, ScoresV2GetErrors, ScoresV2GetResponses, ScoresV2ListData, ScoresV2ListErrors, ScoresV2ListResponses, TraceGetData, TraceGetErrors, TraceGetResponses, TraceListData, TraceListErrors, TraceListResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -193,6 +193,108 @@ export class Models extends HeyApiClient {
         return (options.client ?? this.client).get<ModelsGetResponses, ModelsGetErrors, ThrowOnError>({
             security: [{ scheme: 'basic', type: 'http' }],
             url: '/api/public/models/{id}',
+            ...options
+        });
+    }
+}
+
+export class Alerts extends HeyApiClient {
+    /**
+     * List the project's spend alerts, newest first.
+     *
+     * Every alert of the project with each group's current state and value.
+     */
+    public list<ThrowOnError extends boolean = true>(options?: Options<AlertsListData, ThrowOnError>): RequestResult<AlertsListResponses, AlertsListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AlertsListResponses, AlertsListErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/alerts',
+            ...options
+        });
+    }
+    
+    /**
+     * Create a spend alert (a Tally extension).
+     *
+     * An alert measures one metric of the metrics v2 engine (`query`: view, metric, filters) over
+     * a rolling window (`windowMinutes`) or the calendar month so far (`calendarMonth`, UTC), every
+     * `intervalSeconds`, optionally per value of `groupBy` (`userId` or `sessionId`, the `topN`
+     * values with the largest metric), and compares it with `condition` (or, with `baseline`, its
+     * ratio to its own average over the 7 days before the window). Each group moves between `ok`,
+     * `warning` and `alerting`; each change is posted once to `webhook.url`, signed with
+     * `webhook.secret` (`X-Tally-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw
+     * body>">`), retried with backoff and the same body on failure. The secret is stored
+     * encrypted and never returned. `noData` says what a group with no value becomes.
+     *
+     */
+    public create<ThrowOnError extends boolean = true>(options: Options<AlertsCreateData, ThrowOnError>): RequestResult<AlertsCreateResponses, AlertsCreateErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<AlertsCreateResponses, AlertsCreateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/alerts',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Delete a spend alert, its groups and its delivery log.
+     *
+     * Nothing more is evaluated or sent for it; deliveries still pending are dropped.
+     */
+    public delete<ThrowOnError extends boolean = true>(options: Options<AlertsDeleteData, ThrowOnError>): RequestResult<AlertsDeleteResponses, AlertsDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<AlertsDeleteResponses, AlertsDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/alerts/{id}',
+            ...options
+        });
+    }
+    
+    /**
+     * A spend alert with each group's state and value.
+     *
+     * `groups` holds, per group (the `groupBy` value, or `''` for an alert that is not fanned
+     * out), its `state` (`ok`, `warning`, `alerting`), the `value` last measured (a ratio in
+     * baseline mode; null: no data), when it entered the state and when it was last evaluated.
+     *
+     */
+    public get<ThrowOnError extends boolean = true>(options: Options<AlertsGetData, ThrowOnError>): RequestResult<AlertsGetResponses, AlertsGetErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<AlertsGetResponses, AlertsGetErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/alerts/{id}',
+            ...options
+        });
+    }
+    
+    /**
+     * Replace a spend alert's definition.
+     *
+     * The whole definition, as on create; without `webhook.secret` the stored secret is kept. The
+     * groups' states are kept (a new condition applies from the next evaluation, which is due at once).
+     *
+     */
+    public update<ThrowOnError extends boolean = true>(options: Options<AlertsUpdateData, ThrowOnError>): RequestResult<AlertsUpdateResponses, AlertsUpdateErrors, ThrowOnError> {
+        return (options.client ?? this.client).put<AlertsUpdateResponses, AlertsUpdateErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/alerts/{id}',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * An alert's delivery log, newest first.
+     *
+     * Every attempt to post a transition to the webhook, with its time, HTTP status (null when none came) and error.
+     */
+    public deliveries<ThrowOnError extends boolean = true>(options: Options<AlertsDeliveriesData, ThrowOnError>): RequestResult<AlertsDeliveriesResponses, AlertsDeliveriesErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<AlertsDeliveriesResponses, AlertsDeliveriesErrors, ThrowOnError>({
+            security: [{ scheme: 'basic', type: 'http' }],
+            url: '/api/public/alerts/{id}/deliveries',
             ...options
         });
     }
@@ -960,6 +1062,11 @@ export class TallySdk extends HeyApiClient {
     private _models?: Models;
     get models(): Models {
         return this._models ??= new Models({ client: this.client });
+    }
+    
+    private _alerts?: Alerts;
+    get alerts(): Alerts {
+        return this._alerts ??= new Alerts({ client: this.client });
     }
     
     private _ingestion?: Ingestion;

@@ -1242,6 +1242,140 @@ export type TraceWithObservations = {
 };
 
 /**
+ * A spend alert: what to measure, over which window, against which thresholds, and where to post its changes.
+ */
+export type AlertRequest = {
+    name: string;
+    query: AlertQuery;
+    groupBy?: AlertGroupBy;
+    /**
+     * A rolling window of this many minutes (give this or calendarMonth).
+     */
+    windowMinutes?: number;
+    /**
+     * The calendar month so far, in UTC (instead of windowMinutes).
+     */
+    calendarMonth?: boolean;
+    condition: AlertCondition;
+    /**
+     * Compare the value's ratio to its own average over the 7 days before the window (sum and count only).
+     */
+    baseline?: boolean;
+    /**
+     * What a group with no value becomes: ok (resolved), as it was, or alerting.
+     */
+    noData?: 'ok' | 'keep' | 'alerting';
+    /**
+     * How often the alert is evaluated (at least 60, unless TALLY_ALERTS_MIN_INTERVAL_SECONDS says less).
+     */
+    intervalSeconds?: number;
+    webhook: AlertWebhookInput;
+    enabled?: boolean;
+};
+
+/**
+ * A metrics v2 query without its time range: one view, one metric, filters.
+ */
+export type AlertQuery = {
+    view: string;
+    /**
+     * The measure and its aggregation, as in metrics v2.
+     */
+    metric: {
+        measure: string;
+        aggregation: string;
+    };
+    filters?: FilterList;
+};
+
+/**
+ * Fans the alert out per value of a dimension: the topN values with the largest metric.
+ */
+export type AlertGroupBy = {
+    field: 'userId' | 'sessionId';
+    topN?: number;
+} | null;
+
+/**
+ * The thresholds: a value over `warning` (and not over `alert`) is a warning, over `alert` alerting; gt strictly, gte at the threshold too.
+ */
+export type AlertCondition = {
+    operator: 'gt' | 'gte';
+    warning?: number | null;
+    alert: number;
+};
+
+/**
+ * Where changes are posted. `secret` signs each body (required on create; on update, absent keeps the stored one). `format` slack sends a Slack incoming-webhook message carrying the same facts.
+ */
+export type AlertWebhookInput = {
+    url: string;
+    secret?: string;
+    format?: 'json' | 'slack';
+};
+
+/**
+ * One group's state: the groupBy value ('' when the alert is not fanned out), its state, the value last measured (null: no data), since when, and the last evaluation.
+ */
+export type AlertGroup = {
+    group: string;
+    state: 'ok' | 'warning' | 'alerting';
+    value: number | null;
+    since: string;
+    evaluatedAt: string;
+};
+
+/**
+ * A spend alert as stored (its webhook secret never returned), with its groups.
+ */
+export type Alert = {
+    id: string;
+    name: string;
+    query: AlertQuery;
+    groupBy: AlertGroupBy;
+    windowMinutes: number | null;
+    calendarMonth: boolean;
+    condition: AlertCondition;
+    baseline: boolean;
+    noData: 'ok' | 'keep' | 'alerting';
+    intervalSeconds: number;
+    /**
+     * The webhook without its secret.
+     */
+    webhook: {
+        url: string;
+        format: 'json' | 'slack';
+    };
+    enabled: boolean;
+    groups: Array<AlertGroup>;
+    createdAt: string;
+    updatedAt: string;
+};
+
+/**
+ * One page of alerts, newest first, with pagination metadata.
+ */
+export type PaginatedAlerts = {
+    data: Array<Alert>;
+    meta: UtilsMetaResponse;
+};
+
+/**
+ * An alert's delivery attempts, newest first.
+ */
+export type AlertDeliveries = {
+    data: Array<{
+        deliveryId: string;
+        group: string;
+        event: 'warning' | 'alerting' | 'resolved';
+        attempt: number;
+        at: string;
+        statusCode: number | null;
+        error: string | null;
+    }>;
+};
+
+/**
  * The generations to price again: those that started in [fromTimestamp, toTimestamp), optionally only those the named definitions price (now or before).
  */
 export type RepriceRequest = {
@@ -2647,6 +2781,234 @@ export type ModelsRepriceGetResponses = {
 };
 
 export type ModelsRepriceGetResponse = ModelsRepriceGetResponses[keyof ModelsRepriceGetResponses];
+
+export type AlertsListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * 1-based page number.
+         */
+        page?: number;
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/alerts';
+};
+
+export type AlertsListErrors = {
+    /**
+     * Invalid pagination parameters.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+};
+
+export type AlertsListError = AlertsListErrors[keyof AlertsListErrors];
+
+export type AlertsListResponses = {
+    /**
+     * One page of alerts.
+     */
+    200: PaginatedAlerts;
+};
+
+export type AlertsListResponse = AlertsListResponses[keyof AlertsListResponses];
+
+export type AlertsCreateData = {
+    body: AlertRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/alerts';
+};
+
+export type AlertsCreateErrors = {
+    /**
+     * A definition the engine cannot measure, thresholds out of order, an interval too short, or a webhook URL the egress policy refuses.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No ENCRYPTION_KEY is configured, so the webhook secret cannot be stored.
+     */
+    503: Error;
+};
+
+export type AlertsCreateError = AlertsCreateErrors[keyof AlertsCreateErrors];
+
+export type AlertsCreateResponses = {
+    /**
+     * The alert, first evaluated within a few seconds.
+     */
+    201: Alert;
+};
+
+export type AlertsCreateResponse = AlertsCreateResponses[keyof AlertsCreateResponses];
+
+export type AlertsDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * The alert's id.
+         */
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/alerts/{id}';
+};
+
+export type AlertsDeleteErrors = {
+    /**
+     * The id is longer than 600 characters.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such alert in the project.
+     */
+    404: Error;
+};
+
+export type AlertsDeleteError = AlertsDeleteErrors[keyof AlertsDeleteErrors];
+
+export type AlertsDeleteResponses = {
+    /**
+     * Deleted.
+     */
+    200: MessageResponse;
+};
+
+export type AlertsDeleteResponse = AlertsDeleteResponses[keyof AlertsDeleteResponses];
+
+export type AlertsGetData = {
+    body?: never;
+    path: {
+        /**
+         * The alert's id.
+         */
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/alerts/{id}';
+};
+
+export type AlertsGetErrors = {
+    /**
+     * The id is longer than 600 characters, is not valid percent-encoded UTF-8, or holds NUL.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such alert in the project.
+     */
+    404: Error;
+};
+
+export type AlertsGetError = AlertsGetErrors[keyof AlertsGetErrors];
+
+export type AlertsGetResponses = {
+    /**
+     * The alert.
+     */
+    200: Alert;
+};
+
+export type AlertsGetResponse = AlertsGetResponses[keyof AlertsGetResponses];
+
+export type AlertsUpdateData = {
+    body: AlertRequest;
+    path: {
+        /**
+         * The alert's id.
+         */
+        id: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/alerts/{id}';
+};
+
+export type AlertsUpdateErrors = {
+    /**
+     * As on create.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such alert in the project.
+     */
+    404: Error;
+};
+
+export type AlertsUpdateError = AlertsUpdateErrors[keyof AlertsUpdateErrors];
+
+export type AlertsUpdateResponses = {
+    /**
+     * The alert as stored now.
+     */
+    200: Alert;
+};
+
+export type AlertsUpdateResponse = AlertsUpdateResponses[keyof AlertsUpdateResponses];
+
+export type AlertsDeliveriesData = {
+    body?: never;
+    path: {
+        /**
+         * The alert's id.
+         */
+        id: IndexedString;
+    };
+    query?: {
+        /**
+         * Items per page.
+         */
+        limit?: number;
+    };
+    url: '/api/public/alerts/{id}/deliveries';
+};
+
+export type AlertsDeliveriesErrors = {
+    /**
+     * The id is longer than 600 characters, or a bad limit.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No such alert in the project.
+     */
+    404: Error;
+};
+
+export type AlertsDeliveriesError = AlertsDeliveriesErrors[keyof AlertsDeliveriesErrors];
+
+export type AlertsDeliveriesResponses = {
+    /**
+     * The attempts.
+     */
+    200: AlertDeliveries;
+};
+
+export type AlertsDeliveriesResponse = AlertsDeliveriesResponses[keyof AlertsDeliveriesResponses];
 
 export type ModelsDeleteData = {
     body?: never;

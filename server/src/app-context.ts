@@ -58,6 +58,8 @@ export interface Services {
   evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
   /** reprice jobs: the worker's wake-up when one is created */
   reprice?: { jobCreated: () => void };
+  /** spend alerts: the shortest interval one may ask for (TALLY_ALERTS_MIN_INTERVAL_SECONDS) */
+  alerts: { minIntervalSeconds: number };
   /** with ClickHouse configured: how far its copy is behind, and the exporter's wake-up after a batch */
   analytics?: {
     lag: () => Promise<{ lagRows: number; lagSeconds: number }>;

@@ -27,6 +27,8 @@ export interface Config {
   repriceInFlight: 1 | 2;
   /** TALLY_ALERTS: whether this process evaluates spend alerts and sends their webhooks (`off`: other instances do) */
   alerts: boolean;
+  /** TALLY_ALERTS_MIN_INTERVAL_SECONDS: the shortest interval an alert may ask for (tests lower it) */
+  alertsMinIntervalSeconds: number;
   /** TALLY_EVAL_RETRY_BASE_MS: the first retry's delay after a retryable provider failure */
   evalRetryBaseMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -126,6 +128,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['on', 'off'].includes(repriceRaw)) problems.push(`TALLY_REPRICE_JOBS must be on or off, got "${env.TALLY_REPRICE_JOBS}"`);
   const alertsRaw = (env.TALLY_ALERTS ?? 'on').trim().toLowerCase();
   if (!['on', 'off'].includes(alertsRaw)) problems.push(`TALLY_ALERTS must be on or off, got "${env.TALLY_ALERTS}"`);
+  const minIntervalRaw = (env.TALLY_ALERTS_MIN_INTERVAL_SECONDS ?? '60').trim();
+  if (!/^[1-9][0-9]{0,5}$/.test(minIntervalRaw))
+    problems.push(
+      `TALLY_ALERTS_MIN_INTERVAL_SECONDS must be a whole number of seconds from 1, got "${env.TALLY_ALERTS_MIN_INTERVAL_SECONDS}"`,
+    );
   const inFlightRaw = (env.TALLY_REPRICE_IN_FLIGHT ?? '2').trim();
   if (!['1', '2'].includes(inFlightRaw)) problems.push(`TALLY_REPRICE_IN_FLIGHT must be 1 or 2, got "${env.TALLY_REPRICE_IN_FLIGHT}"`);
   const evalConcurrency = Number(env.TALLY_EVAL_CONCURRENCY ?? 8);
@@ -193,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     repriceJobs: repriceRaw !== 'off',
     repriceInFlight: inFlightRaw === '1' ? 1 : 2,
     alerts: alertsRaw !== 'off',
+    alertsMinIntervalSeconds: Number(minIntervalRaw) || 60,
     evalRetryBaseMs,
     heapGrowthPercent,
     clickhouse,

@@ -172,6 +172,7 @@ export async function startServer(
     tokenizers,
     keyring,
     egress: config.llmAllowedHosts,
+    alerts: { minIntervalSeconds: config.alertsMinIntervalSeconds },
     llmTimeoutMs: config.llmTimeoutMs,
     // only where the ingestion statements are prepared (cached plans); PGlite plans every statement anew
     tableGrowth:

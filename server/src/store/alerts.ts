@@ -10,6 +10,8 @@ export interface StoredAlert {
   projectId: string;
   definition: AlertDefinition;
   secretEncrypted: string;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 interface AlertRow {
@@ -19,13 +21,24 @@ interface AlertRow {
   definition: Omit<AlertDefinition, 'id' | 'name' | 'enabled' | 'webhook'> & { webhook: Omit<AlertDefinition['webhook'], 'secret'> };
   webhook_secret: string;
   enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
 }
+
+const ALERT_COLUMNS = sql.raw('a.project_id, a.id, a.name, a.definition, a.webhook_secret, a.enabled, a.created_at, a.updated_at');
 
 const fromRow = (r: AlertRow): StoredAlert => ({
   projectId: r.project_id,
   definition: { ...r.definition, id: r.id, name: r.name, enabled: r.enabled, webhook: { ...r.definition.webhook, secret: '' } },
   secretEncrypted: r.webhook_secret,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
 });
+
+const stored = (a: AlertDefinition) => {
+  const { id: _id, name: _name, enabled: _enabled, webhook, ...rest } = a;
+  return JSON.stringify({ ...rest, webhook: { url: webhook.url, format: webhook.format } });
+};
 
 /** a new alert, first due at `dueAt` (now: at the next tick) */
 export async function insertAlert(
@@ -35,10 +48,45 @@ export async function insertAlert(
   secretEncrypted: string,
   dueAt = new Date(),
 ): Promise<void> {
-  const { id, name, enabled, webhook, ...rest } = a;
-  const definition = { ...rest, webhook: { url: webhook.url, format: webhook.format } };
   await sql`insert into alerts (project_id, id, name, definition, webhook_secret, enabled, next_eval_at)
-    values (${projectId}, ${id}, ${name}, ${JSON.stringify(definition)}::jsonb, ${secretEncrypted}, ${enabled}, ${dueAt})`.execute(db);
+    values (${projectId}, ${a.id}, ${a.name}, ${stored(a)}::jsonb, ${secretEncrypted}, ${a.enabled}, ${dueAt})`.execute(db);
+}
+
+/** replaces a definition (null secret: the stored one stays); due at once; false when there is no such alert */
+export async function updateAlert(db: Db, projectId: string, a: AlertDefinition, secretEncrypted: string | null): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`update alerts set name = ${a.name}, definition = ${stored(a)}::jsonb, enabled = ${a.enabled},
+      webhook_secret = coalesce(${secretEncrypted}, webhook_secret), next_eval_at = now(), updated_at = now()
+    where project_id = ${projectId} and id = ${a.id} returning id`.execute(db);
+  return rows.length > 0;
+}
+
+export async function getAlert(db: Db, projectId: string, id: string): Promise<StoredAlert | null> {
+  const { rows } = await sql<AlertRow>`select ${ALERT_COLUMNS} from alerts a where a.project_id = ${projectId} and a.id = ${id}`.execute(
+    db,
+  );
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
+export async function listAlerts(
+  db: Db,
+  projectId: string,
+  page: number,
+  limit: number,
+): Promise<{ alerts: StoredAlert[]; total: number }> {
+  const { rows } = await sql<AlertRow & { total: string }>`select ${ALERT_COLUMNS}, count(*) over () as total from alerts a
+    where a.project_id = ${projectId} order by a.created_at desc, a.id desc limit ${limit} offset ${(page - 1) * limit}`.execute(db);
+  return { alerts: rows.map(fromRow), total: rows[0] ? Number(rows[0].total) : 0 };
+}
+
+/** an alert, its groups, deliveries and their log; false when there is no such alert */
+export async function deleteAlert(db: Db, projectId: string, id: string): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`delete from alerts where project_id = ${projectId} and id = ${id} returning id`.execute(db);
+  if (!rows.length) return false;
+  await sql`delete from alert_groups where project_id = ${projectId} and alert_id = ${id}`.execute(db);
+  await sql`delete from alert_delivery_attempts x using alert_deliveries d
+    where x.project_id = ${projectId} and d.project_id = ${projectId} and d.alert_id = ${id} and x.delivery_id = d.id`.execute(db);
+  await sql`delete from alert_deliveries where project_id = ${projectId} and alert_id = ${id}`.execute(db);
+  return true;
 }
 
 /** up to `limit` enabled alerts due now, leased for `leaseMs` */
@@ -49,14 +97,23 @@ export async function takeDueAlerts(db: Db, now: Date, limit: number, leaseMs: n
           where enabled and next_eval_at <= ${now} and (lease_until is null or lease_until < ${now})
           order by next_eval_at limit ${limit} for update skip locked) t
     where a.project_id = t.pid and a.id = t.aid
-    returning a.project_id, a.id, a.name, a.definition, a.webhook_secret, a.enabled`.execute(db);
+    returning ${ALERT_COLUMNS}`.execute(db);
   return rows.map(fromRow);
 }
 
-export async function alertGroups(db: Db, projectId: string, alertId: string): Promise<GroupState[]> {
-  const { rows } = await sql<{ grp: string; state: AlertState; value: number | null; since: Date }>`
-    select grp, state, value, since from alert_groups where project_id = ${projectId} and alert_id = ${alertId} order by grp`.execute(db);
-  return rows.map((r) => ({ group: r.grp, state: r.state, value: r.value === null ? null : Number(r.value), since: new Date(r.since) }));
+/** an alert's groups, by group, with when each was last evaluated */
+export async function alertGroups(db: Db, projectId: string, alertId: string): Promise<(GroupState & { evaluatedAt: Date })[]> {
+  const { rows } = await sql<{ grp: string; state: AlertState; value: number | null; since: Date; evaluated_at: Date }>`
+    select grp, state, value, since, evaluated_at from alert_groups where project_id = ${projectId} and alert_id = ${alertId} order by grp`.execute(
+    db,
+  );
+  return rows.map((r) => ({
+    group: r.grp,
+    state: r.state,
+    value: r.value === null ? null : Number(r.value),
+    since: new Date(r.since),
+    evaluatedAt: new Date(r.evaluated_at),
+  }));
 }
 
 export interface NewDelivery {

@@ -1,5 +1,5 @@
-// Spend alerts evaluated and delivered (issue 26), against a fake webhook receiver on loopback: a
-// per-user fan-out names only the users over a threshold, each transition is told once, a 500 is
+// Spend alerts defined through the API, evaluated and delivered (issue 26), against a fake webhook
+// receiver on loopback (the worker on the test's clock): a per-user fan-out names only the users over a threshold, each transition is told once, a 500 is
 // retried with the same body, every body's signature verifies, the groups resolve when the spend
 // leaves the window, a disabled alert stays quiet, and the delivery log has every attempt.
 import { createServer, type Server } from 'node:http';
@@ -8,15 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertWorker } from '../../src/background/alert-worker.ts';
 import type { AlertDefinition } from '../../src/domain/alerts/types.ts';
 import { verifySignature } from '../../src/domain/alerts/webhook.ts';
-import { encryptSecret } from '../../src/domain/llm-connections/secret-box.ts';
 import { createLogger } from '../../src/logger.ts';
-import { alertGroups, deliveryLog, insertAlert } from '../../src/store/alerts.ts';
+import { alertGroups, deliveryLog } from '../../src/store/alerts.ts';
 import { kysely } from '../../src/store/sql.ts';
 import { unique } from '../support/client.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
 
 const SECRET = 'whsec-test-0123456789';
-const T = Date.parse('2026-07-01T10:30:00Z');
+// a minute ahead of the alerts' creation (due at once), the spend 20-25 minutes before it
+const T = Math.floor(Date.now() / 1000) * 1000 + 60_000;
 const env = unique('alerts-env');
 
 let t: TestServer;
@@ -92,10 +92,25 @@ describe('spend alerts: evaluation and webhooks', () => {
     // its own worker runs on this test's clock: the server's stays off
     t = await startTestServer({ TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1', TALLY_ALERTS: 'off' });
     await ingest([...spend('u-big', [4, 4, 4]), ...spend('u-mid', [3, 3]), ...spend('u-small', [1, 1])]);
-    const db = kysely(t.server.db.em());
     for (const a of [alert, quiet]) {
-      a.webhook.url = url;
-      await insertAlert(db, t.projectA.projectId, a, encryptSecret(t.server.services.keyring, SECRET), new Date(T));
+      const res = await fetch(`${t.server.url}/api/public/alerts`, {
+        method: 'POST',
+        headers: { authorization: basic(t.projectA), 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: a.name,
+          query: a.query,
+          groupBy: a.groupBy,
+          windowMinutes: 60,
+          condition: a.condition,
+          intervalSeconds: a.intervalSeconds,
+          webhook: { url, secret: SECRET },
+          enabled: a.enabled,
+        }),
+      });
+      const body = (await res.json()) as { id: string; webhook: Record<string, unknown> };
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      expect(body.webhook).toEqual({ url, format: 'json' }); // the secret never comes back
+      a.id = body.id;
     }
     worker = new AlertWorker(t.server.db, t.server.services, createLogger('silent'), { now: () => new Date(clock), retryBaseMs: 60_000 });
   });
@@ -147,6 +162,21 @@ describe('spend alerts: evaluation and webhooks', () => {
   });
 
   it('resolves the groups once their spend has left the window, and logs every attempt', async () => {
+    // replaced without a secret: the stored one still signs
+    const put = await fetch(`${t.server.url}/api/public/alerts/${alert.id}`, {
+      method: 'PUT',
+      headers: { authorization: basic(t.projectA), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: alert.name,
+        query: alert.query,
+        groupBy: alert.groupBy,
+        windowMinutes: 60,
+        condition: alert.condition,
+        intervalSeconds: 60,
+        webhook: { url },
+      }),
+    });
+    expect(put.status).toBe(200);
     clock = T + 3 * 3_600_000;
     expect(await worker.evaluateDue()).toBe(1);
     expect(await worker.deliverDue()).toBe(2);
@@ -155,6 +185,7 @@ describe('spend alerts: evaluation and webhooks', () => {
       ['u-big', 'resolved', 'ok', 'alerting'],
       ['u-mid', 'resolved', 'ok', 'warning'],
     ]);
+    for (const r of received.slice(3)) expect(verifySignature(SECRET, r.signature, r.body, clock / 1000)).toBe(true);
     expect(received.some((r) => JSON.parse(r.body).alert.id === quiet.id)).toBe(false);
     const log = await deliveryLog(kysely(t.server.db.em()), t.projectA.projectId, alert.id);
     expect(log).toHaveLength(5);

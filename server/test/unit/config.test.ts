@@ -17,6 +17,7 @@ describe('configuration', () => {
       heapGrowthPercent: 100,
       repriceInFlight: 2,
       alerts: true,
+      alertsMinIntervalSeconds: 60,
     });
     expect(loadConfig({ TALLY_REPRICE_IN_FLIGHT: '1' }).repriceInFlight).toBe(1);
     expect(c.dataDir.endsWith('/.data')).toBe(true);
@@ -39,6 +40,7 @@ describe('configuration', () => {
         TALLY_HEAP_GROWTH_PERCENT: '-5',
         TALLY_REPRICE_IN_FLIGHT: '3',
         TALLY_ALERTS: 'maybe',
+        TALLY_ALERTS_MIN_INTERVAL_SECONDS: '0',
       });
     } catch (e) {
       error = e;
@@ -59,6 +61,7 @@ describe('configuration', () => {
       'TALLY_HEAP_GROWTH_PERCENT',
       'TALLY_REPRICE_IN_FLIGHT',
       'TALLY_ALERTS',
+      'TALLY_ALERTS_MIN_INTERVAL_SECONDS',
     ])
       expect(msg).toContain(name);
   });

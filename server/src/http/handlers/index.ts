@@ -26,6 +26,7 @@ import {
   evaluationRulesList,
   evaluationRulesUpdate,
 } from './evaluation-rules.ts';
+import { alertsCreate, alertsDelete, alertsDeliveries, alertsGet, alertsList, alertsUpdate } from './alerts.ts';
 import { scoresCreate, scoresDelete, scoresGet, scoresList, scoresV2Get, scoresV2List } from './scores.ts';
 
 export const handlers: HandlerRegistry = {
@@ -71,4 +72,10 @@ export const handlers: HandlerRegistry = {
   scores_delete: scoresDelete,
   scoresV2_list: scoresV2List,
   scoresV2_get: scoresV2Get,
+  alerts_create: alertsCreate,
+  alerts_list: alertsList,
+  alerts_get: alertsGet,
+  alerts_update: alertsUpdate,
+  alerts_delete: alertsDelete,
+  alerts_deliveries: alertsDeliveries,
 };

@@ -161,6 +161,14 @@ describe('spend alerts: evaluation and webhooks', () => {
     expect(await worker.evaluateDue()).toBe(0);
   });
 
+  it('is evaluated once when two instances look at the same moment', async () => {
+    clock = T + 13 * 60_000; // due again (its last evaluation: T + 11 minutes, every 60 s)
+    const other = new AlertWorker(t.server.db, t.server.services, createLogger('silent'), { now: () => new Date(clock) });
+    const [a, b] = await Promise.all([worker.evaluateDue(), other.evaluateDue()]);
+    expect(a + b).toBe(1);
+    expect(await Promise.all([worker.deliverDue(), other.deliverDue()])).toEqual([0, 0]);
+  });
+
   it('resolves the groups once their spend has left the window, and logs every attempt', async () => {
     // replaced without a secret: the stored one still signs
     const put = await fetch(`${t.server.url}/api/public/alerts/${alert.id}`, {

@@ -257,6 +257,7 @@ export class Alerts extends HeyApiClient {
      * `groups` holds, per group (the `groupBy` value, or `''` for an alert that is not fanned
      * out), its `state` (`ok`, `warning`, `alerting`), the `value` last measured (a ratio in
      * baseline mode; null: no data), when it entered the state and when it was last evaluated.
+     * A fanned-out alert lists the groups that are not `ok` (every other value of the dimension is).
      *
      */
     public get<ThrowOnError extends boolean = true>(options: Options<AlertsGetData, ThrowOnError>): RequestResult<AlertsGetResponses, AlertsGetErrors, ThrowOnError> {

@@ -137,7 +137,10 @@ export class AlertWorker {
         const body = webhookBody(def, webhookPayload(def, t, window, now));
         return { id: newId(), group: t.group, event: t.event, url: def.webhook.url, body };
       });
-      await saveEvaluation(db, a.projectId, def.id, groups, deliveries, now, new Date(now.getTime() + def.intervalSeconds * 1000));
+      // a fan-out keeps the groups that are not ok (a group not kept is ok): rewriting every user's
+      // row each minute would make an alert over thousands of users a steady stream of writes
+      const kept = def.groupBy ? groups.filter((g) => g.state !== 'ok') : groups;
+      await saveEvaluation(db, a.projectId, def.id, kept, deliveries, now, new Date(now.getTime() + def.intervalSeconds * 1000));
     });
   }
 

@@ -9,6 +9,7 @@ import { run as evaluation } from './evaluation.ts';
 import { run as analyticsExport } from './analytics-export.ts';
 import { run as traceList } from './trace-list.ts';
 import { run as reprice } from './reprice.ts';
+import { run as alerts } from './alerts.ts';
 
 console.log('== start-up and Models API ==');
 for (const line of await startupAndModels()) console.log(line);
@@ -33,6 +34,11 @@ for (const line of await traceList()) console.log(line);
 
 console.log('== reprice job over a month of generations, ingestion running (BENCH_REPRICE_ROWS, default 1000000) ==');
 for (const line of await reprice()) console.log(line);
+
+console.log(
+  '== spend alerts against ingestion (BENCH_ALERTS, BENCH_ALERT_ROWS, BENCH_ALERT_USERS, BENCH_ALERT_ROUND_S, BENCH_ALERT_ROUNDS) ==',
+);
+for (const line of await alerts()) console.log(line);
 
 console.log(
   '== LLM-as-a-judge: time to score, and what one rule costs ingestion (BENCH_EVAL_GENERATIONS, BENCH_EVAL_INGEST_EVENTS, BENCH_EVAL_ROUNDS) ==',

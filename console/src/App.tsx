@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { createTally, loadSession, saveSession, TallyContext, type Session, type Tally } from './api.ts';
 import { ROUTES, useHashRoute, type Route } from './hooks.ts';
+import { Alerts } from './pages/Alerts.tsx';
 import { Connections } from './pages/Connections.tsx';
 import { Dashboard } from './pages/Dashboard.tsx';
 import { Evaluators } from './pages/Evaluators.tsx';
@@ -18,6 +19,7 @@ const TITLES: Record<Route, string> = {
   connections: 'LLM connections',
   playground: 'Playground',
   evaluators: 'Evaluators',
+  alerts: 'Alerts',
 };
 const PAGES: Record<Route, () => React.JSX.Element> = {
   dashboard: Dashboard,
@@ -27,8 +29,9 @@ const PAGES: Record<Route, () => React.JSX.Element> = {
   connections: Connections,
   playground: Playground,
   evaluators: Evaluators,
+  alerts: Alerts,
 };
-const ORDER: Route[] = ['dashboard', 'traces', 'generations', 'models', 'connections', 'playground', 'evaluators'];
+const ORDER: Route[] = ['dashboard', 'traces', 'generations', 'models', 'connections', 'playground', 'evaluators', 'alerts'];
 
 export function App({ baseUrl }: { baseUrl?: string }) {
   const [session, setSession] = useState<Session | null>(() => loadSession());

@@ -37,7 +37,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-export const ROUTES = ['models', 'connections', 'playground', 'dashboard', 'evaluators', 'traces', 'generations'] as const;
+export const ROUTES = ['models', 'connections', 'playground', 'dashboard', 'evaluators', 'traces', 'generations', 'alerts'] as const;
 export type Route = (typeof ROUTES)[number];
 
 function routeOf(hash: string): Route {

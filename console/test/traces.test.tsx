@@ -199,7 +199,7 @@ describe('Traces list', () => {
       within(nav)
         .getAllByRole('link')
         .map((a) => a.textContent),
-    ).toEqual(['Dashboard', 'Traces', 'Generations', 'Models', 'LLM connections', 'Playground', 'Evaluators']);
+    ).toEqual(['Dashboard', 'Traces', 'Generations', 'Models', 'LLM connections', 'Playground', 'Evaluators', 'Alerts']);
     expect(within(nav).getByRole('link', { name: 'Traces' })).toHaveAttribute('aria-current', 'page');
     await screen.findByRole('table', { name: 'Traces' });
     act(() => at('#/traces/conformance-trace-chat'));

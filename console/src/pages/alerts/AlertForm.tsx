@@ -1,0 +1,176 @@
+// A new spend alert: what to measure (cost or calls), per user or session or in total, over which
+// window, the thresholds, and the webhook. "Preview" runs the same metrics query now and shows the
+// current value of the top groups, so the thresholds can be set against real numbers.
+import { useState } from 'react';
+import type { Alert, AlertRequest } from '../../../../sdk/index.ts';
+import { describeError, useTally, type ProblemText } from '../../api.ts';
+import { ErrorBanner } from '../../components/ErrorBanner.tsx';
+import { Field } from '../../components/Field.tsx';
+
+const METRICS = {
+  cost: { measure: 'totalCost', aggregation: 'sum', label: 'Cost (USD)' },
+  calls: { measure: 'count', aggregation: 'count', label: 'Observations' },
+} as const;
+type MetricKey = keyof typeof METRICS;
+
+interface Draft {
+  name: string;
+  metric: MetricKey;
+  groupBy: '' | 'userId' | 'sessionId';
+  window: string;
+  warning: string;
+  alert: string;
+  url: string;
+  secret: string;
+}
+
+const EMPTY: Draft = { name: '', metric: 'cost', groupBy: 'userId', window: '1440', warning: '', alert: '', url: '', secret: '' };
+
+/** the request body of a draft; `calendar` for the month so far */
+export function requestOf(d: Draft): AlertRequest {
+  const m = METRICS[d.metric];
+  return {
+    name: d.name.trim(),
+    query: { view: 'observations', metric: { measure: m.measure, aggregation: m.aggregation } },
+    groupBy: d.groupBy ? { field: d.groupBy, topN: 100 } : null,
+    ...(d.window === 'month' ? { calendarMonth: true } : { windowMinutes: Number(d.window) }),
+    condition: { operator: 'gt', warning: d.warning.trim() === '' ? null : Number(d.warning), alert: Number(d.alert) },
+    webhook: { url: d.url.trim(), secret: d.secret },
+  };
+}
+
+export function AlertForm({ onCreated }: { onCreated: (a: Alert) => void }) {
+  const tally = useTally();
+  const [d, setD] = useState<Draft>(EMPTY);
+  const [problem, setProblem] = useState<ProblemText>();
+  const [busy, setBusy] = useState(false);
+  const [preview, setPreview] = useState<{ group: string; value: number | null }[]>();
+  const set = (k: keyof Draft) => (e: { target: { value: string } }) => setD((x) => ({ ...x, [k]: e.target.value }));
+
+  const runPreview = async () => {
+    setProblem(undefined);
+    const body = requestOf(d);
+    const to = new Date();
+    const from =
+      d.window === 'month'
+        ? new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1))
+        : new Date(to.getTime() - Number(d.window) * 60_000);
+    const alias = `${body.query.metric.aggregation}_${body.query.metric.measure}`;
+    const query = {
+      view: 'observations',
+      metrics: [body.query.metric],
+      dimensions: d.groupBy ? [{ field: d.groupBy }] : [],
+      ...(d.groupBy ? { orderBy: [{ field: alias, direction: 'desc' }], config: { row_limit: 10 } } : {}),
+      fromTimestamp: from.toISOString(),
+      toTimestamp: to.toISOString(),
+    };
+    try {
+      const { data } = await tally.metrics.query({ query: { query: JSON.stringify(query) } });
+      setPreview(
+        (data.data as Record<string, unknown>[]).map((r) => ({
+          group: d.groupBy ? String(r[d.groupBy] ?? '') : 'all',
+          value: r[alias] === null || r[alias] === undefined ? null : Number(r[alias]),
+        })),
+      );
+    } catch (e) {
+      setProblem(describeError(e));
+    }
+  };
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const { data } = await tally.alerts.create({ body: requestOf(d) });
+      setD(EMPTY);
+      setPreview(undefined);
+      onCreated(data);
+    } catch (err) {
+      setProblem(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="alert-form" onSubmit={submit} aria-label="New alert">
+      <h2>New alert</h2>
+      <Field label="Name">{(ids) => <input {...ids} value={d.name} onChange={set('name')} required />}</Field>
+      <Field label="Measure">
+        {(ids) => (
+          <select {...ids} value={d.metric} onChange={set('metric')}>
+            {Object.entries(METRICS).map(([k, m]) => (
+              <option key={k} value={k}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Per" hint="Each user (or session) is its own alert: only those over a threshold are told">
+        {(ids) => (
+          <select {...ids} value={d.groupBy} onChange={set('groupBy')}>
+            <option value="userId">user</option>
+            <option value="sessionId">session</option>
+            <option value="">the whole project</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Window">
+        {(ids) => (
+          <select {...ids} value={d.window} onChange={set('window')}>
+            <option value="60">last hour</option>
+            <option value="1440">last 24 hours</option>
+            <option value="10080">last 7 days</option>
+            <option value="month">calendar month so far</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Warning above" hint="Optional">
+        {(ids) => <input {...ids} type="number" step="any" value={d.warning} onChange={set('warning')} />}
+      </Field>
+      <Field label="Alert above">
+        {(ids) => <input {...ids} type="number" step="any" value={d.alert} onChange={set('alert')} required />}
+      </Field>
+      <Field label="Webhook URL">{(ids) => <input {...ids} type="url" value={d.url} onChange={set('url')} required />}</Field>
+      <Field label="Webhook secret" hint="At least 16 characters; signs every delivery (X-Tally-Signature); never shown again">
+        {(ids) => <input {...ids} type="password" value={d.secret} onChange={set('secret')} required minLength={16} />}
+      </Field>
+      <div className="actions">
+        <button type="button" onClick={runPreview}>
+          Preview
+        </button>
+        <button type="submit" disabled={busy}>
+          Create alert
+        </button>
+      </div>
+      {preview ? (
+        <table className="preview" aria-label="Current values">
+          <thead>
+            <tr>
+              <th>{d.groupBy ? (d.groupBy === 'userId' ? 'User' : 'Session') : 'Scope'}</th>
+              <th>Now</th>
+            </tr>
+          </thead>
+          <tbody>
+            {preview.length ? (
+              preview.map((p) => (
+                <tr key={p.group}>
+                  <td>{p.group || '(none)'}</td>
+                  <td>{p.value ?? 'no data'}</td>
+                </tr>
+              ))
+            ) : (
+              <tr>
+                <td colSpan={2}>No data in this window</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      ) : null}
+      <ErrorBanner problem={problem} />
+    </form>
+  );
+}

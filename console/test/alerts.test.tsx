@@ -72,6 +72,39 @@ describe('Alerts page', () => {
     expect(within(screen.getByRole('region', { name: 'Alerts' })).getByText('disabled')).toBeInTheDocument();
   });
 
+  it('edits an alert in the form, prefilled, the secret left blank to keep the stored one', async () => {
+    let put: AlertRequest | undefined;
+    mockServer.use(
+      http.get(`${API}/alerts`, () => HttpResponse.json({ data: [alert()], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } })),
+      http.put(`${API}/alerts/:id`, async ({ request }) => {
+        put = (await request.json()) as AlertRequest;
+        return HttpResponse.json(alert({ condition: put.condition }));
+      }),
+    );
+    renderSignedIn(<Alerts />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit' }, WAIT));
+    const form = screen.getByRole('form', { name: 'Edit Users over $50' });
+    expect(within(form).getByLabelText('Name')).toHaveValue('Users over $50');
+    expect(within(form).getByLabelText('Warning above')).toHaveValue(40);
+    const alertAbove = within(form).getByLabelText('Alert above');
+    await userEvent.clear(alertAbove);
+    await userEvent.type(alertAbove, '60');
+    await userEvent.click(within(form).getByRole('button', { name: 'Save' }));
+    await screen.findByText(/> 60 \(warning 40\)/, {}, WAIT);
+    expect(screen.queryByRole('form', { name: 'Edit Users over $50' })).toBeNull();
+    expect(put).toEqual({
+      name: 'Users over $50',
+      query: { view: 'observations', metric: { measure: 'totalCost', aggregation: 'sum' } },
+      groupBy: { field: 'userId', topN: 100 },
+      windowMinutes: 1440,
+      condition: { operator: 'gt', warning: 40, alert: 60 },
+      webhook: { url: 'https://hooks.example.com/tally' },
+      intervalSeconds: 300,
+      noData: 'ok',
+      enabled: true,
+    });
+  });
+
   it('previews the current value per user, then creates the alert', async () => {
     let metricsQuery: Record<string, unknown> | undefined;
     let created: AlertRequest | undefined;

@@ -7,7 +7,7 @@ import { describeError, useTally, type ProblemText } from '../api.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorBanner } from '../components/ErrorBanner.tsx';
 import { useLoad } from '../hooks.ts';
-import { AlertForm } from './alerts/AlertForm.tsx';
+import { AlertForm, editable } from './alerts/AlertForm.tsx';
 import './alerts/alerts.css';
 
 const windowText = (a: Alert) =>
@@ -24,6 +24,7 @@ function Detail({ alert, onChanged }: { alert: Alert; onChanged: (a: Alert) => v
   const tally = useTally();
   const log = useLoad(async () => (await tally.alerts.deliveries({ path: { id: alert.id } })).data.data, [alert.id]);
   const [problem, setProblem] = useState<ProblemText>();
+  const [editing, setEditing] = useState(false);
   const toggle = async () => {
     setProblem(undefined);
     try {
@@ -57,9 +58,27 @@ function Detail({ alert, onChanged }: { alert: Alert; onChanged: (a: Alert) => v
         {alert.intervalSeconds} s, to {alert.webhook.url}{' '}
         <button type="button" onClick={toggle}>
           {alert.enabled ? 'Disable' : 'Enable'}
-        </button>
+        </button>{' '}
+        {editable(alert) ? (
+          <button type="button" onClick={() => setEditing(true)} disabled={editing}>
+            Edit
+          </button>
+        ) : (
+          <span className="muted">(defined through the API: edit it there)</span>
+        )}
       </p>
       <ErrorBanner problem={problem} />
+      {editing ? (
+        <AlertForm
+          key={alert.id}
+          initial={alert}
+          onSaved={(a) => {
+            setEditing(false);
+            onChanged(a);
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      ) : null}
       <table aria-label="Groups">
         <thead>
           <tr>
@@ -150,7 +169,7 @@ export function Alerts() {
         </ul>
       </section>
       {selected ? <Detail alert={selected} onChanged={(a) => setPatched((p) => ({ ...p, [a.id]: a }))} /> : null}
-      <AlertForm onCreated={(a) => setAdded((x) => [a, ...x])} />
+      <AlertForm onSaved={(a) => setAdded((x) => [a, ...x])} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
-// A new spend alert: what to measure (cost or calls), per user or session or in total, over which
-// window, the thresholds, and the webhook. "Preview" runs the same metrics query now and shows the
-// current value of the top groups, so the thresholds can be set against real numbers.
+// A spend alert, new or edited: what to measure (cost or calls), per user or session or in total,
+// over which window, the thresholds, and the webhook. "Preview" runs the same metrics query now and
+// shows the current value of the top groups, so the thresholds can be set against real numbers. An
+// edit leaves the secret blank to keep the stored one (the server never gives it back).
 import { useState } from 'react';
 import type { Alert, AlertRequest } from '../../../../sdk/index.ts';
 import { describeError, useTally, type ProblemText } from '../../api.ts';
@@ -26,6 +27,27 @@ interface Draft {
 
 const EMPTY: Draft = { name: '', metric: 'cost', groupBy: 'userId', window: '1440', warning: '', alert: '', url: '', secret: '' };
 
+/** the form's metric for an alert's, or null for one this form does not offer (defined through the API) */
+const metricKey = (a: Alert): MetricKey | null =>
+  (Object.entries(METRICS).find(([, m]) => m.measure === a.query.metric.measure && m.aggregation === a.query.metric.aggregation)?.[0] as
+    | MetricKey
+    | undefined) ?? null;
+
+/** whether the form can edit an alert without losing part of its definition */
+export const editable = (a: Alert) =>
+  metricKey(a) !== null && !a.baseline && !a.query.filters?.length && a.condition.operator === 'gt' && a.webhook.format === 'json';
+
+const draftOf = (a: Alert): Draft => ({
+  name: a.name,
+  metric: metricKey(a) ?? 'cost',
+  groupBy: a.groupBy?.field ?? '',
+  window: a.calendarMonth ? 'month' : String(a.windowMinutes),
+  warning: a.condition.warning === null || a.condition.warning === undefined ? '' : String(a.condition.warning),
+  alert: String(a.condition.alert),
+  url: a.webhook.url,
+  secret: '',
+});
+
 /** the request body of a draft; `calendar` for the month so far */
 export function requestOf(d: Draft): AlertRequest {
   const m = METRICS[d.metric];
@@ -35,13 +57,20 @@ export function requestOf(d: Draft): AlertRequest {
     groupBy: d.groupBy ? { field: d.groupBy, topN: 100 } : null,
     ...(d.window === 'month' ? { calendarMonth: true } : { windowMinutes: Number(d.window) }),
     condition: { operator: 'gt', warning: d.warning.trim() === '' ? null : Number(d.warning), alert: Number(d.alert) },
-    webhook: { url: d.url.trim(), secret: d.secret },
+    webhook: d.secret ? { url: d.url.trim(), secret: d.secret } : { url: d.url.trim() },
   };
 }
 
-export function AlertForm({ onCreated }: { onCreated: (a: Alert) => void }) {
+const WINDOWS: [string, string][] = [
+  ['60', 'last hour'],
+  ['1440', 'last 24 hours'],
+  ['10080', 'last 7 days'],
+  ['month', 'calendar month so far'],
+];
+
+export function AlertForm({ initial, onSaved, onCancel }: { initial?: Alert; onSaved: (a: Alert) => void; onCancel?: () => void }) {
   const tally = useTally();
-  const [d, setD] = useState<Draft>(EMPTY);
+  const [d, setD] = useState<Draft>(() => (initial ? draftOf(initial) : EMPTY));
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState<{ group: string; value: number | null }[]>();
@@ -83,10 +112,22 @@ export function AlertForm({ onCreated }: { onCreated: (a: Alert) => void }) {
     setBusy(true);
     setProblem(undefined);
     try {
-      const { data } = await tally.alerts.create({ body: requestOf(d) });
-      setD(EMPTY);
+      const body = requestOf(d);
+      const { data } = initial
+        ? await tally.alerts.update({
+            path: { id: initial.id },
+            body: {
+              ...body,
+              intervalSeconds: initial.intervalSeconds,
+              noData: initial.noData,
+              enabled: initial.enabled,
+              groupBy: body.groupBy ? { ...body.groupBy, topN: initial.groupBy?.topN ?? 100 } : null,
+            },
+          })
+        : await tally.alerts.create({ body });
+      if (!initial) setD(EMPTY);
       setPreview(undefined);
-      onCreated(data);
+      onSaved(data);
     } catch (err) {
       setProblem(describeError(err));
     } finally {
@@ -95,8 +136,8 @@ export function AlertForm({ onCreated }: { onCreated: (a: Alert) => void }) {
   };
 
   return (
-    <form className="alert-form" onSubmit={submit} aria-label="New alert">
-      <h2>New alert</h2>
+    <form className="alert-form" onSubmit={submit} aria-label={initial ? `Edit ${initial.name}` : 'New alert'}>
+      <h2>{initial ? `Edit ${initial.name}` : 'New alert'}</h2>
       <Field label="Name">{(ids) => <input {...ids} value={d.name} onChange={set('name')} required />}</Field>
       <Field label="Measure">
         {(ids) => (
@@ -121,10 +162,12 @@ export function AlertForm({ onCreated }: { onCreated: (a: Alert) => void }) {
       <Field label="Window">
         {(ids) => (
           <select {...ids} value={d.window} onChange={set('window')}>
-            <option value="60">last hour</option>
-            <option value="1440">last 24 hours</option>
-            <option value="10080">last 7 days</option>
-            <option value="month">calendar month so far</option>
+            {WINDOWS.map(([v, label]) => (
+              <option key={v} value={v}>
+                {label}
+              </option>
+            ))}
+            {WINDOWS.some(([v]) => v === d.window) ? null : <option value={d.window}>last {d.window} minutes</option>}
           </select>
         )}
       </Field>
@@ -135,16 +178,28 @@ export function AlertForm({ onCreated }: { onCreated: (a: Alert) => void }) {
         {(ids) => <input {...ids} type="number" step="any" value={d.alert} onChange={set('alert')} required />}
       </Field>
       <Field label="Webhook URL">{(ids) => <input {...ids} type="url" value={d.url} onChange={set('url')} required />}</Field>
-      <Field label="Webhook secret" hint="At least 16 characters; signs every delivery (X-Tally-Signature); never shown again">
-        {(ids) => <input {...ids} type="password" value={d.secret} onChange={set('secret')} required minLength={16} />}
+      <Field
+        label="Webhook secret"
+        hint={
+          initial
+            ? 'Leave blank to keep the stored secret'
+            : 'At least 16 characters; signs every delivery (X-Tally-Signature); never shown again'
+        }
+      >
+        {(ids) => <input {...ids} type="password" value={d.secret} onChange={set('secret')} required={!initial} minLength={16} />}
       </Field>
       <div className="actions">
         <button type="button" onClick={runPreview}>
           Preview
         </button>
         <button type="submit" disabled={busy}>
-          Create alert
+          {initial ? 'Save' : 'Create alert'}
         </button>
+        {onCancel ? (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        ) : null}
       </div>
       {preview ? (
         <table className="preview" aria-label="Current values">

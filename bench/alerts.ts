@@ -46,7 +46,7 @@ async function ingestFor(base: string, seconds: number, users: number, inFlight 
             id: `ing-e-${n}-${k}`,
             timestamp: now,
             type: 'generation-create',
-            body: { id: `ing-g-${n}-${k}`, traceId, name: 'call', model: 'gpt-4o-mini', startTime: now, costDetails: { total: 0.001 } },
+            body: { id: `ing-g-${n}-${k}`, traceId, name: 'call', model: 'gpt-4o-mini', startTime: now, costDetails: { total: 0.000001 } },
           });
         const r = await fetch(`${base}/ingestion`, {
           method: 'POST',
@@ -114,8 +114,8 @@ export async function run(): Promise<string[]> {
           query: { view: 'observations', metric: { measure: 'totalCost', aggregation: 'sum' } },
           groupBy: { field: 'userId', topN: Math.min(users, 1_000) },
           windowMinutes: 1440,
-          // thresholds spread so that some users cross some alerts
-          condition: { operator: 'gt', warning: 0.5 + i / 20, alert: 1 + i / 10 },
+          // thresholds spread so that the busiest users cross some alerts (a few percent of the groups)
+          condition: { operator: 'gt', warning: 2 + i / 10, alert: 3 + i / 5 },
           intervalSeconds: 60,
           webhook: { url: hook, secret: 'whsec-bench-0123456789' },
           enabled: false,

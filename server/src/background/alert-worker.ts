@@ -97,9 +97,12 @@ export class AlertWorker {
   async evaluateDue(): Promise<number> {
     const now = this.opts.now();
     const due = await takeDueAlerts(kysely(this.db.em()), now, BATCH, this.opts.leaseMs);
+    // alerts that differ only in their thresholds (or name, webhook…) ask the same question: one
+    // query answers them all at this moment
+    const measured = new Map<string, Promise<Row[]>>();
     for (const a of due) {
       try {
-        await this.evaluate(a, now);
+        await this.evaluate(a, now, measured);
       } catch (e) {
         // the lease runs out and the next tick tries again
         this.log.warn({ err: e, alertId: a.definition.id }, 'alerts: an evaluation failed');
@@ -108,24 +111,30 @@ export class AlertWorker {
     return due.length;
   }
 
-  private async measure(a: StoredAlert, w: TimeWindow): Promise<Row[]> {
+  private measure(a: StoredAlert, w: TimeWindow, measured: Map<string, Promise<Row[]>>): Promise<Row[]> {
     const input = alertQuery(a.definition, w);
-    return answerMetrics(
-      this.db.em(),
-      this.services,
-      (dialect) => prepareMetrics(input, a.projectId, { version: 'v2' }, dialect),
-      (e) => this.log.warn({ err: e }, 'alerts: ClickHouse did not answer; measured from PostgreSQL'),
-    );
+    const key = JSON.stringify([a.projectId, input]);
+    let rows = measured.get(key);
+    if (!rows) {
+      rows = answerMetrics(
+        this.db.em(),
+        this.services,
+        (dialect) => prepareMetrics(input, a.projectId, { version: 'v2' }, dialect),
+        (e) => this.log.warn({ err: e }, 'alerts: ClickHouse did not answer; measured from PostgreSQL'),
+      );
+      measured.set(key, rows);
+    }
+    return rows;
   }
 
-  private async evaluate(a: StoredAlert, now: Date): Promise<void> {
+  private async evaluate(a: StoredAlert, now: Date, measured: Map<string, Promise<Row[]>>): Promise<void> {
     const def: AlertDefinition = a.definition;
     const window = alertWindow(def.window, now);
-    const rows = await this.measure(a, window);
+    const rows = await this.measure(a, window, measured);
     let values: Map<string, number | null>;
     if (def.baseline) {
       const before = baselineWindow(window);
-      values = groupValues(def, rows, { rows: await this.measure(a, before), spans: before.spans });
+      values = groupValues(def, rows, { rows: await this.measure(a, before, measured), spans: before.spans });
     } else values = groupValues(def, rows);
     // an alert that is not fanned out always has its one group, with or without a value
     if (!def.groupBy && !values.size) values.set('', null);

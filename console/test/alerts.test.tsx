@@ -35,11 +35,15 @@ const alert = (over: Partial<Alert> = {}): Alert => ({
   ...over,
 });
 
+/** GET /alerts answering these alerts */
+const listing = (alerts: Alert[]) =>
+  http.get(`${API}/alerts`, () =>
+    HttpResponse.json({ data: alerts, meta: { page: 1, limit: 100, totalItems: alerts.length, totalPages: alerts.length ? 1 : 0 } }),
+  );
+
 describe('Alerts page', () => {
   it("lists alerts with their worst state, and shows one alert's groups and deliveries", async () => {
-    mockServer.use(
-      http.get(`${API}/alerts`, () => HttpResponse.json({ data: [alert()], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } })),
-    );
+    mockServer.use(listing([alert()]));
     renderSignedIn(<Alerts />);
     const list = await screen.findByRole('region', { name: 'Alerts' }, WAIT);
     await within(list).findByText('Users over $50');
@@ -58,7 +62,7 @@ describe('Alerts page', () => {
   it('disables an alert, sending its definition back without a secret', async () => {
     let put: AlertRequest | undefined;
     mockServer.use(
-      http.get(`${API}/alerts`, () => HttpResponse.json({ data: [alert()], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } })),
+      listing([alert()]),
       http.put(`${API}/alerts/:id`, async ({ request }) => {
         put = (await request.json()) as AlertRequest;
         return HttpResponse.json(alert({ enabled: false }));
@@ -75,7 +79,7 @@ describe('Alerts page', () => {
   it('edits an alert in the form, prefilled, the secret left blank to keep the stored one', async () => {
     let put: AlertRequest | undefined;
     mockServer.use(
-      http.get(`${API}/alerts`, () => HttpResponse.json({ data: [alert()], meta: { page: 1, limit: 100, totalItems: 1, totalPages: 1 } })),
+      listing([alert()]),
       http.put(`${API}/alerts/:id`, async ({ request }) => {
         put = (await request.json()) as AlertRequest;
         return HttpResponse.json(alert({ condition: put.condition }));
@@ -109,7 +113,7 @@ describe('Alerts page', () => {
     let metricsQuery: Record<string, unknown> | undefined;
     let created: AlertRequest | undefined;
     mockServer.use(
-      http.get(`${API}/alerts`, () => HttpResponse.json({ data: [], meta: { page: 1, limit: 100, totalItems: 0, totalPages: 0 } })),
+      listing([]),
       http.get(`${API}/v2/metrics`, ({ request }) => {
         metricsQuery = JSON.parse(new URL(request.url).searchParams.get('query')!);
         return HttpResponse.json({ data: [{ userId: 'user-42', sum_totalCost: 61.5 }] });

@@ -2954,6 +2954,10 @@ export type AlertsUpdateErrors = {
      * No such alert in the project.
      */
     404: Error;
+    /**
+     * A new webhook secret was given but no ENCRYPTION_KEY is configured to store it.
+     */
+    503: Error;
 };
 
 export type AlertsUpdateError = AlertsUpdateErrors[keyof AlertsUpdateErrors];

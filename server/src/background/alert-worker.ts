@@ -7,7 +7,7 @@
 import type { Services } from '../app-context.ts';
 import type { Database } from '../db/orm.ts';
 import { newId } from '../db/ids.ts';
-import { answerMetrics } from '../analytics/answer.ts';
+import { answerMetrics } from '../store/metrics-answer.ts';
 import { backoffMs } from '../domain/backoff.ts';
 import { alertQuery, groupValues } from '../domain/alerts/query.ts';
 import { evaluateGroups } from '../domain/alerts/state.ts';

@@ -40,8 +40,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   // calls through stored connections, and the judge (which records its own call through ingestion)
   llm: ['domain', 'store', 'adapters', 'ingestion', 'app-context'],
   // work beside requests: the evaluation worker, event-id pruning, the exporter, reprice jobs (which
-  // price through ingestion's pricing, the one home of how a generation is priced)
-  background: ['domain', 'db', 'store', 'llm', 'ingestion', 'logger', 'app-context', 'analytics'],
+  // price through ingestion's pricing, the one home of how a generation is priced), alerts (whose
+  // webhooks go out through the egress policy, as LLM calls do)
+  background: ['domain', 'db', 'store', 'llm', 'ingestion', 'logger', 'app-context', 'analytics', 'egress'],
   // the top of the server: anything below it
   http: [
     'domain',

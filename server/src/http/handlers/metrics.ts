@@ -10,7 +10,7 @@ import {
   type MetricsQueryInput,
   type Row,
 } from '../../domain/metrics/index.ts';
-import { answerMetrics, type Prepare } from '../../analytics/answer.ts';
+import { answerMetrics, type Prepare } from '../../store/metrics-answer.ts';
 import { metricsSchema } from '../../domain/metrics/schema.ts';
 import { componentValidators } from '../openapi.ts';
 import { readJsonParam } from '../json-param.ts';

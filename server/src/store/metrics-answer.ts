@@ -2,10 +2,17 @@
 // plan in its dialect), else from PostgreSQL; shaped. Metrics v2, v1 and daily (http/handlers/
 // metrics.ts) and the alert evaluator (background/alert-worker.ts) answer through it.
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../app-context.ts';
-import { POSTGRES, shape, type Dialect, type Prepared, type Row } from '../domain/metrics/index.ts';
-import { executeMetrics } from '../store/metrics.ts';
-import { kysely } from '../store/sql.ts';
+import {
+  type ClickHouseMetrics,
+  type Dialect,
+  type MetricsStore,
+  POSTGRES,
+  type Prepared,
+  type Row,
+  shape,
+} from '../domain/metrics/index.ts';
+import { executeMetrics } from './metrics.ts';
+import { kysely } from './sql.ts';
 
 /** a query prepared in the dialect of the store that answers */
 export type Prepare = <C>(dialect: Dialect<C>) => Prepared<C>;
@@ -16,7 +23,7 @@ export type Prepare = <C>(dialect: Dialect<C>) => Prepared<C>;
  */
 export async function answerMetrics(
   em: SqlEntityManager,
-  services: Pick<Services, 'analytics'>,
+  services: { analytics?: { metrics?: MetricsStore<ClickHouseMetrics>; archive?: unknown } },
   prepare: Prepare,
   onClickHouseError: (e: unknown, archive: boolean) => void,
 ): Promise<Row[]> {

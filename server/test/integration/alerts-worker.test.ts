@@ -12,9 +12,13 @@ import { createLogger } from '../../src/logger.ts';
 import { alertGroups, deliveryLog } from '../../src/store/alerts.ts';
 import { kysely } from '../../src/store/sql.ts';
 import { unique } from '../support/client.ts';
+import { pgAdmin } from '../support/pg-admin.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
 
 const SECRET = 'whsec-test-0123456789';
+// a worker takes every due alert of the database: on PostgreSQL this test has a database of its own
+const pgUrl = process.env.DATABASE_URL;
+const dbName = `tally_alerts_${process.pid}`;
 // a minute ahead of the alerts' creation (due at once), the spend 20-25 minutes before it
 const T = Math.floor(Date.now() / 1000) * 1000 + 60_000;
 const env = unique('alerts-env');
@@ -90,7 +94,13 @@ describe('spend alerts: evaluation and webhooks', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     // its own worker runs on this test's clock: the server's stays off
-    t = await startTestServer({ TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1', TALLY_ALERTS: 'off' });
+    const env: Record<string, string> = { TALLY_LLM_ALLOWED_HOSTS: '127.0.0.1', TALLY_ALERTS: 'off' };
+    if (pgUrl) {
+      await pgAdmin(`drop database if exists ${dbName}`);
+      await pgAdmin(`create database ${dbName}`);
+      env.DATABASE_URL = pgUrl.replace(/\/[^/]*$/, `/${dbName}`);
+    }
+    t = await startTestServer(env);
     await ingest([...spend('u-big', [4, 4, 4]), ...spend('u-mid', [3, 3]), ...spend('u-small', [1, 1])]);
     for (const a of [alert, quiet]) {
       const res = await fetch(`${t.server.url}/api/public/alerts`, {
@@ -117,6 +127,7 @@ describe('spend alerts: evaluation and webhooks', () => {
   afterAll(async () => {
     await t?.server.close();
     receiver?.close();
+    if (pgUrl) await pgAdmin(`drop database if exists ${dbName}`);
   });
 
   it('fans out per user: only the users over a threshold are told, each signed; a 500 is retried with the same body', async () => {

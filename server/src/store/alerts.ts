@@ -18,7 +18,7 @@ interface AlertRow {
   project_id: string;
   id: string;
   name: string;
-  definition: Omit<AlertDefinition, 'id' | 'name' | 'enabled' | 'webhook'> & { webhook: Omit<AlertDefinition['webhook'], 'secret'> };
+  definition: Omit<AlertDefinition, 'id' | 'name' | 'enabled'>;
   webhook_secret: string;
   enabled: boolean;
   created_at: Date;
@@ -29,15 +29,15 @@ const ALERT_COLUMNS = sql.raw('a.project_id, a.id, a.name, a.definition, a.webho
 
 const fromRow = (r: AlertRow): StoredAlert => ({
   projectId: r.project_id,
-  definition: { ...r.definition, id: r.id, name: r.name, enabled: r.enabled, webhook: { ...r.definition.webhook, secret: '' } },
+  definition: { ...r.definition, id: r.id, name: r.name, enabled: r.enabled },
   secretEncrypted: r.webhook_secret,
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
 });
 
 const stored = (a: AlertDefinition) => {
-  const { id: _id, name: _name, enabled: _enabled, webhook, ...rest } = a;
-  return JSON.stringify({ ...rest, webhook: { url: webhook.url, format: webhook.format } });
+  const { id: _id, name: _name, enabled: _enabled, ...rest } = a;
+  return JSON.stringify(rest);
 };
 
 /** a new alert, first due at `dueAt` (now: at the next tick) */

@@ -86,8 +86,16 @@ describe('alerts API', () => {
       expect(res.status, JSON.stringify(over)).toBe(400);
       expect(String(res.body.message), JSON.stringify(over)).toMatch(message);
     }
-    // the wire shape: a short secret, an unknown groupBy field
-    for (const over of [{ webhook: { url: 'http://127.0.0.2:9/h', secret: 'short' } }, { groupBy: { field: 'model' } }]) {
+    expect((await post(body({ webhook: { url: 'ftp://127.0.0.2/h', secret: 'whsec-0123456789abcdef' } }))).body.message).toBe(
+      'Invalid webhook.url: the scheme must be http or https, not ftp',
+    );
+    // the wire shape: a short secret, an unknown groupBy field, a window or a topN out of range
+    for (const over of [
+      { webhook: { url: 'http://127.0.0.2:9/h', secret: 'short' } },
+      { groupBy: { field: 'model' } },
+      { windowMinutes: 0 },
+      { groupBy: { field: 'userId', topN: 5000 } },
+    ]) {
       const res = await post(body(over));
       expect(res.status, JSON.stringify(over)).toBe(400);
       expect(res.body.message).toBe('Invalid request data');

@@ -69,7 +69,7 @@ const definition = (over: Partial<AlertDefinition>): AlertDefinition => ({
   baseline: false,
   noData: 'ok',
   intervalSeconds: 60,
-  webhook: { url: '', secret: SECRET, format: 'json' },
+  webhook: { url: '', format: 'json' },
   enabled: true,
   ...over,
 });

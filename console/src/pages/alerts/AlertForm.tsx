@@ -3,7 +3,7 @@
 // shows the current value of the top groups, so the thresholds can be set against real numbers. An
 // edit leaves the secret blank to keep the stored one (the server never gives it back).
 import { useState } from 'react';
-import type { Alert, AlertRequest } from '../../../../sdk/index.ts';
+import type { Alert, AlertGroupBy, AlertRequest } from '../../../../sdk/index.ts';
 import { describeError, useTally, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -17,7 +17,8 @@ type MetricKey = keyof typeof METRICS;
 interface Draft {
   name: string;
   metric: MetricKey;
-  groupBy: '' | 'userId' | 'sessionId';
+  /** '' for the whole project */
+  groupBy: '' | NonNullable<AlertGroupBy>['field'];
   window: string;
   warning: string;
   alert: string;

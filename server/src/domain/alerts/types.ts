@@ -1,7 +1,17 @@
 // Spend alerts (issue 26): what an alert is, once validated. The HTTP shape lives in the spec; this
-// is the domain's own form, which the evaluator (state.ts, query.ts) and the webhook (webhook.ts) read.
+// is the domain's own form, which the evaluator (state.ts, query.ts) and the webhook (webhook.ts)
+// read, its enums the spec's. The webhook secret is not part of it: it stays encrypted in the store
+// and only signing (webhook.ts signature) is handed it.
+import type {
+  AlertCondition as WireCondition,
+  AlertDeliveries,
+  AlertGroup,
+  AlertGroupBy,
+  AlertRequest,
+  AlertWebhookInput,
+} from '../../../../generated/client/types.gen.ts';
 
-export type AlertOperator = 'gt' | 'gte';
+export type AlertOperator = WireCondition['operator'];
 
 export interface AlertCondition {
   operator: AlertOperator;
@@ -14,7 +24,7 @@ export interface AlertCondition {
 export type AlertWindow = { kind: 'rolling'; minutes: number } | { kind: 'calendarMonth' };
 
 /** what a group with no value in a window becomes: ok, as it was, or alerting */
-export type NoDataPolicy = 'ok' | 'keep' | 'alerting';
+export type NoDataPolicy = NonNullable<AlertRequest['noData']>;
 
 export interface AlertDefinition {
   id: string;
@@ -26,18 +36,18 @@ export interface AlertDefinition {
     filters: Record<string, unknown>[];
   };
   /** fans the alert out per value of this dimension, the top `topN` values by the metric */
-  groupBy: { field: 'userId' | 'sessionId'; topN: number } | null;
+  groupBy: { field: NonNullable<AlertGroupBy>['field']; topN: number } | null;
   window: AlertWindow;
   condition: AlertCondition;
   /** compare the value with its own average over the 7 days before the window, as a ratio */
   baseline: boolean;
   noData: NoDataPolicy;
   intervalSeconds: number;
-  webhook: { url: string; secret: string; format: 'json' | 'slack' };
+  webhook: { url: string; format: NonNullable<AlertWebhookInput['format']> };
   enabled: boolean;
 }
 
-export type AlertState = 'ok' | 'warning' | 'alerting';
+export type AlertState = AlertGroup['state'];
 
 /** a group's state and what it was measured at; the group is '' when the alert is not fanned out */
 export interface GroupState {
@@ -50,7 +60,7 @@ export interface GroupState {
 }
 
 /** a change of state, told once: `resolved` is a return to ok */
-export type AlertEvent = 'warning' | 'alerting' | 'resolved';
+export type AlertEvent = AlertDeliveries['data'][number]['event'];
 
 export interface Transition {
   group: string;

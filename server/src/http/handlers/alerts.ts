@@ -43,7 +43,7 @@ async function definitionOf(
     baseline: body.baseline ?? false,
     noData: body.noData ?? 'ok',
     intervalSeconds: body.intervalSeconds ?? 300,
-    webhook: { url: body.webhook.url, secret: body.webhook.secret ?? 'kept-secret-placeholder', format: body.webhook.format ?? 'json' },
+    webhook: { url: body.webhook.url, format: body.webhook.format ?? 'json' },
     enabled: body.enabled ?? true,
   };
   const problems = alertProblems(def, ctx.services.alerts.minIntervalSeconds);
@@ -137,8 +137,7 @@ export const alertsDeliveries: OperationHandler<'alerts_deliveries'> = async (ct
   const projectId = projectOf(ctx);
   const db = kysely(ctx.em);
   if (!(await getAlert(db, projectId, ctx.params.id))) throw notFound(NOT_FOUND);
-  const limit = ctx.query.limit === undefined ? 100 : Number(ctx.query.limit);
-  const log = await deliveryLog(db, projectId, ctx.params.id, limit);
+  const log = await deliveryLog(db, projectId, ctx.params.id, pagination(ctx.query).limit);
   return {
     status: 200,
     body: { data: log.map((l) => ({ ...l, at: l.at.toISOString() })) },

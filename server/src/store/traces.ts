@@ -121,9 +121,10 @@ const NOT_NULL_ORDER = new Set(['id', 'timestamp', 'public']);
 
 function traceConditions(projectId: string, f: TraceListFilter) {
   const where = [sql`project_id = ${projectId}`];
-  if (f.userId) where.push(sql`user_id = ${f.userId}`);
+  // md5 first: the index's key (migration 23); the value itself: what matches
+  if (f.userId) where.push(sql`md5(user_id) = md5(${f.userId}) and user_id = ${f.userId}`);
   if (f.name) where.push(sql`name = ${f.name}`);
-  if (f.sessionId) where.push(sql`session_id = ${f.sessionId}`);
+  if (f.sessionId) where.push(sql`md5(session_id) = md5(${f.sessionId}) and session_id = ${f.sessionId}`);
   if (f.version) where.push(sql`version = ${f.version}`);
   if (f.release) where.push(sql`release = ${f.release}`);
   if (f.environment?.length) where.push(sql`environment = any(${f.environment})`);

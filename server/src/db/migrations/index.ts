@@ -22,6 +22,7 @@ import { Migration20261127000019TraceListIndexes } from './Migration202611270000
 import { Migration20261127000020RepriceJobs } from './Migration20261127000020RepriceJobs.ts';
 import { Migration20261127000021TraceCounts } from './Migration20261127000021TraceCounts.ts';
 import { Migration20261127000022Alerts } from './Migration20261127000022Alerts.ts';
+import { Migration20261127000023TraceListIndexesHashed } from './Migration20261127000023TraceListIndexesHashed.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -46,4 +47,5 @@ export const migrationsList = [
   { name: 'Migration20261127000020RepriceJobs', class: Migration20261127000020RepriceJobs },
   { name: 'Migration20261127000021TraceCounts', class: Migration20261127000021TraceCounts },
   { name: 'Migration20261127000022Alerts', class: Migration20261127000022Alerts },
+  { name: 'Migration20261127000023TraceListIndexesHashed', class: Migration20261127000023TraceListIndexesHashed },
 ];

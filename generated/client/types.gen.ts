@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:3000' | (string & {});
 };
 
-export type Webhooks = WebhookLlmJudgeRequestWebhookRequest;
+export type Webhooks = WebhookLlmJudgeRequestWebhookRequest | WebhookAlertChangeWebhookRequest;
 
 /**
  * A confirmation with a human-readable message, answered by the delete operations (scores, models, LLM connections, evaluation rules).
@@ -1350,6 +1350,74 @@ export type Alert = {
     groups: Array<AlertGroup>;
     createdAt: string;
     updatedAt: string;
+};
+
+/**
+ * What an alert's webhook receives for one group's transition.
+ */
+export type AlertWebhookPayload = {
+    /**
+     * The alert that changed.
+     */
+    alert: {
+        id: string;
+        name: string;
+    };
+    /**
+     * The transition: into warning, into alerting, or back to ok.
+     */
+    event: 'warning' | 'alerting' | 'resolved';
+    /**
+     * The group's state now.
+     */
+    state: 'ok' | 'warning' | 'alerting';
+    /**
+     * The group's state before.
+     */
+    previousState: 'ok' | 'warning' | 'alerting';
+    /**
+     * The groupBy field and this group's value (e.g. the user id); null when the alert is not fanned out.
+     */
+    group: {
+        field: 'userId' | 'sessionId';
+        value: string;
+    } | null;
+    /**
+     * What the condition was applied to (in baseline mode, the ratio to the 7-day average); null: no data.
+     */
+    value: number | null;
+    /**
+     * The threshold this state is about: the alert's, the warning's, or (resolved) the lowest one.
+     */
+    threshold: number;
+    operator: 'gt' | 'gte';
+    baseline: boolean;
+    /**
+     * The measure and aggregation of the alert's query.
+     */
+    metric: {
+        measure: string;
+        aggregation: string;
+    };
+    /**
+     * The window measured, [from, to).
+     */
+    window: {
+        from: string;
+        to: string;
+    };
+    /**
+     * When the transition was evaluated.
+     */
+    at: string;
+};
+
+/**
+ * A Slack incoming-webhook message: one line of text, and the same payload under `tally`.
+ */
+export type AlertSlackMessage = {
+    text: string;
+    tally: AlertWebhookPayload;
 };
 
 /**
@@ -4665,6 +4733,15 @@ export type WebhookLlmJudgeRequestWebhookPayload = JudgeGatewayRequest;
 export type WebhookLlmJudgeRequestWebhookRequest = {
     body: WebhookLlmJudgeRequestWebhookPayload;
     key: 'llmJudgeRequest';
+    path?: never;
+    query?: never;
+};
+
+export type WebhookAlertChangeWebhookPayload = AlertWebhookPayload | AlertSlackMessage;
+
+export type WebhookAlertChangeWebhookRequest = {
+    body: WebhookAlertChangeWebhookPayload;
+    key: 'alertChange';
     path?: never;
     query?: never;
 };

@@ -89,17 +89,20 @@ export class AlertWorker {
   }
 
   async tick(): Promise<void> {
-    while ((await this.evaluateDue()) === BATCH);
+    // one moment and one set of answers for the whole tick: a hundred alerts asking the same
+    // question are answered by one query, not one per batch of them
+    const now = this.opts.now();
+    const measured = new Map<string, Promise<Row[]>>();
+    while ((await this.evaluateDue(now, measured)) === BATCH);
     while ((await this.deliverDue()) === BATCH);
   }
 
-  /** evaluates the alerts due now; returns how many */
-  async evaluateDue(): Promise<number> {
-    const now = this.opts.now();
+  /**
+   * evaluates the alerts due at `now`; returns how many. Alerts that differ only in their
+   * thresholds (or name, webhook…) ask the same question: `measured` keeps each answer for the others
+   */
+  async evaluateDue(now = this.opts.now(), measured = new Map<string, Promise<Row[]>>()): Promise<number> {
     const due = await takeDueAlerts(kysely(this.db.em()), now, BATCH, this.opts.leaseMs);
-    // alerts that differ only in their thresholds (or name, webhook…) ask the same question: one
-    // query answers them all at this moment
-    const measured = new Map<string, Promise<Row[]>>();
     for (const a of due) {
       try {
         await this.evaluate(a, now, measured);

@@ -2,8 +2,11 @@
 // receiver on loopback (the worker on the test's clock): a per-user fan-out names only the users over a threshold, each transition is told once, a 500 is
 // retried with the same body, every body's signature verifies, the groups resolve when the spend
 // leaves the window, a disabled alert stays quiet, and the delivery log has every attempt.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertWorker } from '../../src/background/alert-worker.ts';
 import type { AlertDefinition } from '../../src/domain/alerts/types.ts';
@@ -16,6 +19,12 @@ import { pgAdmin } from '../support/pg-admin.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
 
 const SECRET = 'whsec-test-0123456789';
+// every body received must be what the spec's alertChange webhook says a receiver gets
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+ajv.addSchema({ ...JSON.parse(readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8')), $id: 'spec' });
+const specBody = ajv.compile({ $ref: 'spec#/webhooks/alertChange/post/requestBody/content/application~1json/schema' });
+const bodyProblems = (raw: string) => (specBody(JSON.parse(raw)) ? null : ajv.errorsText(specBody.errors));
 // a worker takes every due alert of the database: on PostgreSQL this test has a database of its own
 const pgUrl = process.env.DATABASE_URL;
 const dbName = `tally_alerts_${process.pid}`;
@@ -145,6 +154,7 @@ describe('spend alerts: evaluation and webhooks', () => {
       window: { to: new Date(T).toISOString() },
     });
     for (const r of received) expect(verifySignature(SECRET, r.signature, r.body, T / 1000)).toBe(true);
+    for (const r of received) expect(bodyProblems(r.body)).toBeNull();
     expect(received.filter((r) => r.status === 500)).toHaveLength(1);
     // nothing is due again before its backoff
     expect(await worker.deliverDue()).toBe(0);
@@ -205,6 +215,7 @@ describe('spend alerts: evaluation and webhooks', () => {
       ['u-mid', 'resolved', 'ok', 'warning'],
     ]);
     for (const r of received.slice(3)) expect(verifySignature(SECRET, r.signature, r.body, clock / 1000)).toBe(true);
+    for (const r of received.slice(3)) expect(bodyProblems(r.body)).toBeNull();
     expect(received.some((r) => JSON.parse(r.body).alert.id === quiet.id)).toBe(false);
     const log = await deliveryLog(kysely(t.server.db.em()), t.projectA.projectId, alert.id);
     expect(log).toHaveLength(5);

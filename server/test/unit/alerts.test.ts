@@ -1,11 +1,19 @@
 // Spend alerts' domain (issue 26): states and the transitions told once, fan-out groups and the
 // no-data policy, windows, baseline ratios, the queries, the webhook body and its signature.
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { alertProblems, alertQuery, groupValues } from '../../src/domain/alerts/query.ts';
 import { evaluateGroups, stateOf } from '../../src/domain/alerts/state.ts';
 import type { AlertDefinition, GroupState } from '../../src/domain/alerts/types.ts';
 import { signature, verifySignature, webhookBody, webhookPayload } from '../../src/domain/alerts/webhook.ts';
 import { alertWindow, baselineWindow } from '../../src/domain/alerts/window.ts';
+
+// the spec's alertChange webhook body: what a receiver is promised
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema({ ...JSON.parse(readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8')), $id: 'spec' });
+const specBody = ajv.compile({ $ref: 'spec#/webhooks/alertChange/post/requestBody/content/application~1json/schema' });
+const fitsSpec = (raw: string) => (specBody(JSON.parse(raw)) ? null : ajv.errorsText(specBody.errors));
 
 const alert = (over: Partial<AlertDefinition> = {}): AlertDefinition => ({
   id: 'al1',
@@ -180,7 +188,11 @@ describe('alert webhooks', () => {
       at: t1.toISOString(),
     });
     expect(JSON.parse(webhookBody(alert(), p))).toEqual(p);
-    const slack = JSON.parse(webhookBody(alert({ webhook: { url: alert().webhook.url, format: 'slack' } }), p));
+    const slackRaw = webhookBody(alert({ webhook: { url: alert().webhook.url, format: 'slack' } }), p);
+    expect(fitsSpec(webhookBody(alert(), p))).toBeNull();
+    expect(fitsSpec(slackRaw)).toBeNull();
+    expect(fitsSpec(JSON.stringify({ ...p, extra: 1 }))).not.toBeNull();
+    const slack = JSON.parse(slackRaw);
     expect(slack.text).toBe(
       `Alert: "user spend" for userId u1: sum of totalCost is 12.5 > 10 (${t0.toISOString()} to ${t1.toISOString()})`,
     );

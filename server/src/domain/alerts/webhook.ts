@@ -2,30 +2,16 @@
 // value, the threshold crossed and the window, or a Slack-compatible body; and the signature a
 // receiver checks, X-Tally-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">
 // (the timestamp inside the signed text, so a captured delivery cannot be replayed later under a
-// new time). A retry sends the same body.
+// new time). A retry sends the same body. The body's shape is the spec's `alertChange` webhook.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AlertWebhookPayload } from '../../../../generated/client/types.gen.ts';
 import type { AlertDefinition, Transition } from './types.ts';
 import type { TimeWindow } from './window.ts';
 
 export const SIGNATURE_HEADER = 'X-Tally-Signature';
 
-export interface WebhookPayload {
-  alert: { id: string; name: string };
-  event: Transition['event'];
-  state: Transition['to'];
-  previousState: Transition['from'];
-  /** the groupBy field and the group's value (null when the alert is not fanned out) */
-  group: { field: string; value: string } | null;
-  /** what the condition was applied to (a ratio to the 7-day average in baseline mode) */
-  value: number | null;
-  /** the threshold this state is about: the alert's, the warning's, or (resolved) the lowest one */
-  threshold: number;
-  operator: AlertDefinition['condition']['operator'];
-  baseline: boolean;
-  metric: AlertDefinition['query']['metric'];
-  window: { from: string; to: string };
-  at: string;
-}
+/** the `alertChange` webhook's body (openapi/openapi.yaml), defined there */
+export type WebhookPayload = AlertWebhookPayload;
 
 export function webhookPayload(a: AlertDefinition, t: Transition, window: TimeWindow, now: Date): WebhookPayload {
   const { condition } = a;

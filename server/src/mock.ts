@@ -10,11 +10,14 @@ import { createBackend } from './http/openapi.ts';
 import { issuesFromAjv } from './spec/issues.ts';
 import { BODY_LIMIT_BYTES } from './http/app.ts';
 import { docsRouter } from './http/docs.ts';
+import { publicApiCors } from './http/cors.ts';
 import { parsePrefer, pickExample } from '../../sdk/mocks/examples.ts';
 
 export async function createMockApp() {
   const api = await createBackend();
   const app = express();
+  // as the server: a frontend on another origin (a Vite dev server, say) calls the mock directly
+  app.use('/api/public', publicApiCors());
   app.use(docsRouter());
   app.use(express.json({ limit: BODY_LIMIT_BYTES }));
   api.register('notFound', (c: Context, _q: Request, res: Response) =>

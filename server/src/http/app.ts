@@ -11,6 +11,7 @@ import { type ExpressError, ApiError, invalidData, isUnstablePath, toUnstableBod
 import type { AnyHandler, HandlerContext, HandlerRegistry } from './handler.ts';
 import { createBackend, ingestionStylePaths, lenientQueryNames } from './openapi.ts';
 import { consoleRouter } from './console.ts';
+import { publicApiCors } from './cors.ts';
 import { docsRouter } from './docs.ts';
 import { findTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { jsonBody } from './body.ts';
@@ -235,6 +236,8 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     });
     next();
   });
+  // before everything else of the API: a preflight is answered here, before method dispatch
+  app.use('/api/public', publicApiCors());
   app.use(docsRouter()); // GET /api/public/openapi.json and /docs: outside the spec, before its router
   app.use(consoleRouter()); // GET / and /assets/*: the web console's static files
   app.use(OTEL_TRACES_PATH, ...otelBodyParser); // raw bytes, before the JSON parser

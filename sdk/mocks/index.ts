@@ -46,7 +46,13 @@ function handlerFor(entry: SpecOperationEntry, opts: MockHandlerOptions, theSpec
   const secured = isSecured(entry.operation, theSpec);
   return http[method](mswPath(entry.path, opts.baseUrl), ({ request }) => {
     if (opts.requireAuth && secured && !request.headers.get('authorization')) {
-      return HttpResponse.json({ message: 'No authorization header' }, { status: 401 });
+      return HttpResponse.json(
+        {
+          message:
+            "No authorization header: send HTTP Basic auth with the project's public key (pk-…) as the user name and its secret key (sk-…) as the password.",
+        },
+        { status: 401 },
+      );
     }
     const answer = pickExample(entry.operation, parsePrefer(request.headers.get('prefer'), fallback));
     const headers: Record<string, string> = { 'x-tally-mock-operation': entry.operationId };

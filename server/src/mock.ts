@@ -11,6 +11,7 @@ import { issuesFromAjv } from './spec/issues.ts';
 import { BODY_LIMIT_BYTES } from './http/app.ts';
 import { docsRouter } from './http/docs.ts';
 import { publicApiCors } from './http/cors.ts';
+import { AUTH_MESSAGES } from './http/auth.ts';
 import { parsePrefer, pickExample } from '../../sdk/mocks/examples.ts';
 
 export async function createMockApp() {
@@ -29,7 +30,7 @@ export async function createMockApp() {
   for (const operation of api.getOperations()) {
     api.register(operation.operationId!, (c: Context, req: Request, res: Response) => {
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
-      if (secured && !req.headers.authorization) return res.status(401).json({ message: 'No authorization header' });
+      if (secured && !req.headers.authorization) return res.status(401).json({ message: AUTH_MESSAGES.missing });
       const v = api.validator.validateRequest(c.request, c.operation);
       if (!v.valid) return res.status(400).json({ message: 'Invalid request data', error: issuesFromAjv(v.errors ?? []) });
       const { status, body, example, contentType } = pickExample(

@@ -144,10 +144,15 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         ? { valid: true, errors: [] }
         : validateOrRefuse(() => api.validator.validateRequest(envelopeOnly ? withoutItems(c.request) : c.request, c.operation));
       if (!v.valid) {
-        const issues = issuesFromAjv(v.errors ?? []);
+        const issues = issuesFromAjv(v.errors ?? []).map((i) =>
+          // the body as a whole is missing: say why (the JSON parser reads only a JSON content type)
+          i.code === 'invalid_type' && i.path.join('.') === 'requestBody' ? { ...i, path: [], message: missingBodyMessage(req) } : i,
+        );
         // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does
         if (ingestionStyle)
-          throw new ApiError(400, 'Invalid request data', undefined, { errors: issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+          throw new ApiError(400, 'Invalid request data', undefined, {
+            errors: issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)),
+          });
         // the unstable endpoints tell query (path parameters included) from body problems
         if (unstableStyle) {
           const inBody = (v.errors ?? []).every((e) => e.instancePath.startsWith('/requestBody'));
@@ -308,4 +313,14 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     send(res, 500, shaped(req.path, 500, { message: 'Internal Server Error', error: 'An unknown error occurred' }));
   });
   return { app, api };
+}
+
+/** why an operation that needs a body got none: no body at all, or one not sent as JSON */
+function missingBodyMessage(req: Request): string {
+  const type = req.headers['content-type'];
+  const sent = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!sent) return 'A JSON request body is required (Content-Type: application/json).';
+  return type
+    ? `The request body was not read: its Content-Type is ${JSON.stringify(type.slice(0, 100))}; send it as application/json.`
+    : 'The request body was not read: it has no Content-Type header; send it with Content-Type: application/json.';
 }

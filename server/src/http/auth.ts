@@ -11,6 +11,21 @@ const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
 const cache = new Map<string, { projectId: string; publicKey: string; until: number }>();
 
+// Tally's words (Langfuse says "Confirm that you've configured the correct host." for all of them):
+// each names what was wrong and what a right request looks like, never echoing a key
+export const AUTH_MESSAGES = {
+  missing:
+    "No authorization header: send HTTP Basic auth with the project's public key (pk-…) as the user name and its secret key (sk-…) as the password.",
+  scheme: 'Invalid authorization header: expected `Basic <base64 of publicKey:secretKey>`.',
+  undecodable: 'Invalid authorization header: the Basic value is not the base64 of `publicKey:secretKey`.',
+  unknown:
+    'Invalid credentials: no project has this secret key. Check that both keys are copied whole and that they were created on this Tally server.',
+  swapped:
+    'Invalid credentials: the password is a public key, not a secret key. Send the public key (pk-…) as the user name and the secret key (sk-…) as the password: are the two swapped?',
+  unknownPublic:
+    'Invalid public key: no project has this public key. Check that it is copied whole and that it was created on this Tally server.',
+} as const;
+
 export const MISMATCHED_PUBLIC_KEY =
   'Invalid credentials: the public key does not belong to the secret key. Confirm that both keys come from the same project.';
 
@@ -38,26 +53,26 @@ export async function authenticate(
   log: Logger,
   opts: { bearerPublicKey?: boolean } = {},
 ): Promise<string> {
-  if (!header) throw unauthorized('No authorization header');
+  if (!header) throw unauthorized(AUTH_MESSAGES.missing);
   const scheme = authScheme(header);
   if (scheme !== 'basic') {
     if (scheme === 'bearer') {
       if (!opts.bearerPublicKey) throw new AuthzError();
       const projectId = await projectForPublicKey(em, header.slice(header.indexOf(' ') + 1).trim());
-      if (!projectId) throw unauthorized("Invalid public key. Confirm that you've configured the correct host.");
+      if (!projectId) throw unauthorized(AUTH_MESSAGES.unknownPublic);
       return projectId;
     }
-    throw unauthorized('Invalid authorization header');
+    throw unauthorized(AUTH_MESSAGES.scheme);
   }
   const creds = parseBasic(header);
-  if (!creds) throw unauthorized("Invalid authorization header. Confirm that you've configured the correct host.");
+  if (!creds) throw unauthorized(AUTH_MESSAGES.undecodable);
 
   const now = Date.now();
   const cacheKey = hashSecret(creds.secretKey); // the plaintext secret is never kept
   let hit = cache.get(cacheKey);
   if (!hit || hit.until < now) {
     const found = await projectForSecret(em, creds.secretKey);
-    if (!found) throw unauthorized("Invalid credentials. Confirm that you've configured the correct host.");
+    if (!found) throw unauthorized((await looksSwapped(em, creds)) ? AUTH_MESSAGES.swapped : AUTH_MESSAGES.unknown);
     hit = { ...found, until: now + CACHE_TTL_MS };
     // a flood of distinct valid secrets is unlikely, but the cache must not grow without bound
     if (cache.size >= CACHE_MAX) cache.clear();
@@ -68,6 +83,16 @@ export async function authenticate(
     throw unauthorized(MISMATCHED_PUBLIC_KEY);
   }
   return hit.projectId;
+}
+
+/**
+ * a pair whose secret is unknown: swapped if the password is shaped as a public key and the user
+ * name as a secret, or the password is some project's public key (keys of any shape can be
+ * configured, so the lookup decides when the prefixes do not)
+ */
+async function looksSwapped(em: SqlEntityManager, creds: { publicKey: string; secretKey: string }): Promise<boolean> {
+  if (creds.secretKey.startsWith('pk-') && creds.publicKey.startsWith('sk-')) return true;
+  return (await projectForPublicKey(em, creds.secretKey)) !== null;
 }
 
 /** the public key of an Authorization header that authenticated: Basic's user, or a Bearer key */

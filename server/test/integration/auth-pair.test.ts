@@ -2,10 +2,10 @@
 // it must be that key's own (a deliberate difference from Langfuse, which accepts any).
 import { describe, expect, inject, it } from 'vitest';
 import { raw } from '../support/client.ts';
-import { MISMATCHED_PUBLIC_KEY } from '../../src/http/auth.ts';
+import { AUTH_MESSAGES, MISMATCHED_PUBLIC_KEY } from '../../src/http/auth.ts';
 
 const header = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-const UNKNOWN = "Invalid credentials. Confirm that you've configured the correct host.";
+const { unknown: UNKNOWN, swapped: SWAPPED } = AUTH_MESSAGES;
 
 describe('Basic credentials are checked as a pair', () => {
   const a = inject('projectA');
@@ -20,9 +20,11 @@ describe('Basic credentials are checked as a pair', () => {
       () => header(a.publicKey, `${a.secretKey}:junk`),
       UNKNOWN,
     ],
-    ['the public key twice', () => header(a.publicKey, a.publicKey), UNKNOWN],
+    ['the public key twice', () => header(a.publicKey, a.publicKey), SWAPPED],
+    ['an unknown secret', () => header(a.publicKey, 'sk-lf-not-a-key-of-this-server'), UNKNOWN],
+    ['swapped keys of an unknown pair (by their prefixes)', () => header('sk-lf-unknown', 'pk-lf-unknown'), SWAPPED],
     ["a valid public key with another project's secret", () => header(a.publicKey, b.secretKey), MISMATCHED_PUBLIC_KEY],
-    ['the keys swapped', () => header(a.secretKey, a.publicKey), UNKNOWN],
+    ['the keys swapped', () => header(a.secretKey, a.publicKey), SWAPPED],
   ];
 
   for (const [name, auth, message] of cases) {
@@ -69,7 +71,7 @@ describe('Basic credentials are checked as a pair', () => {
       const res = await raw('/api/public/models', { project: null, headers: { authorization: auth } });
       expect(res).toMatchObject({
         status: 401,
-        body: { message: "Invalid authorization header. Confirm that you've configured the correct host." },
+        body: { message: AUTH_MESSAGES.undecodable },
       });
     }
   });

@@ -1,5 +1,6 @@
 // Unstable evaluators API (issue 11) on the suite's server: PGlite,
 // and PostgreSQL when DATABASE_URL is set.
+import { AUTH_MESSAGES } from '../../src/http/auth.ts';
 import { describe, expect, it } from 'vitest';
 import { raw, unique } from '../support/client.ts';
 
@@ -348,7 +349,7 @@ describe('evaluators: list, get, delete, errors', () => {
       details: { issues: [{ path: ['limit'] }] },
     });
     const noAuth = await raw('/api/public/unstable/evaluators', { project: null });
-    expect(noAuth.body).toEqual({ message: 'No authorization header', code: 'authentication_failed' });
+    expect(noAuth.body).toEqual({ message: AUTH_MESSAGES.missing, code: 'authentication_failed' });
     for (const method of ['PATCH', 'PUT']) {
       const res = await raw('/api/public/unstable/evaluators/some-id', { method, headers: json, body: '{}' });
       expect(res.status).toBe(405);

@@ -1,3 +1,4 @@
+import { AUTH_MESSAGES } from '../../src/http/auth.ts';
 import { describe, expect, it } from 'vitest';
 import { raw } from '../support/client.ts';
 
@@ -10,18 +11,18 @@ describe('HTTP error contract', () => {
   });
 
   it('rejects a missing, non-Basic, undecodable or unknown credential with 401 bodies', async () => {
-    expect(await raw('/api/public/models', { project: null })).toMatchObject({ status: 401, body: { message: 'No authorization header' } });
+    expect(await raw('/api/public/models', { project: null })).toMatchObject({ status: 401, body: { message: AUTH_MESSAGES.missing } });
     expect(await raw('/api/public/models', { project: null, headers: { authorization: 'Token abc' } })).toMatchObject({
       status: 401,
-      body: { message: 'Invalid authorization header' },
+      body: { message: AUTH_MESSAGES.scheme },
     });
     expect(await raw('/api/public/models', { project: null, headers: { authorization: 'Basic bm9jb2xvbg==' } })).toMatchObject({
       status: 401,
-      body: { message: "Invalid authorization header. Confirm that you've configured the correct host." },
+      body: { message: AUTH_MESSAGES.undecodable },
     });
     const wrong = `Basic ${Buffer.from('pk-lf-x:sk-lf-wrong').toString('base64')}`;
     const res = await raw('/api/public/models', { project: null, headers: { authorization: wrong } });
-    expect(res).toMatchObject({ status: 401, body: { message: "Invalid credentials. Confirm that you've configured the correct host." } });
+    expect(res).toMatchObject({ status: 401, body: { message: AUTH_MESSAGES.unknown } });
     expect(Object.keys(res.body)).toEqual(['message']);
   });
 
@@ -72,5 +73,22 @@ describe('HTTP error contract', () => {
       expect(res.status, q).toBe(400);
       expect(res.body.error[0].path, q).toEqual([q.split('=')[0]]);
     }
+  });
+
+  it('says why a body was not read: no Content-Type, another one, or no body at all', async () => {
+    const body = JSON.stringify({ batch: [] });
+    const noType = await raw('/api/public/ingestion', { method: 'POST', body: new Blob([body]) });
+    expect(noType.status).toBe(400);
+    expect(noType.body.errors).toEqual([
+      'The request body was not read: it has no Content-Type header; send it with Content-Type: application/json.',
+    ]);
+    const text = await raw('/api/public/models', { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    expect(text.status).toBe(400);
+    expect(text.body.error[0].message).toBe(
+      'The request body was not read: its Content-Type is "text/plain"; send it as application/json.',
+    );
+    const none = await raw('/api/public/models', { method: 'POST' });
+    expect(none.status).toBe(400);
+    expect(none.body.error[0].message).toBe('A JSON request body is required (Content-Type: application/json).');
   });
 });

@@ -1,3 +1,4 @@
+import { AUTH_MESSAGES } from '../../src/http/auth.ts';
 import { describe, expect, it } from 'vitest';
 import { raw, unique } from '../support/client.ts';
 
@@ -138,7 +139,7 @@ describe('ingestion: durability and per-event outcomes', () => {
       headers: { 'content-type': 'application/json' },
       body: '{"batch":[]}',
     });
-    expect(res).toMatchObject({ status: 401, body: { error: 'UnauthorizedError', message: 'No authorization header' } });
+    expect(res).toMatchObject({ status: 401, body: { error: 'UnauthorizedError', message: AUTH_MESSAGES.missing } });
   });
 });
 

@@ -1,3 +1,4 @@
+import { AUTH_MESSAGES } from '../../src/http/auth.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { raw, unique } from '../support/client.ts';
@@ -148,7 +149,7 @@ describe('POST /api/public/scores', () => {
   it('needs credentials; a Bearer public key may create a score (in its own project) and do nothing else', async () => {
     expect(await post({ name, value: 1, traceId: trace }, { project: null })).toMatchObject({
       status: 401,
-      body: { message: 'No authorization header' },
+      body: { message: AUTH_MESSAGES.missing },
     });
     const bearerHeaders = { authorization: `Bearer ${inject('projectB').publicKey}` };
     const bearer = await post({ name, value: 1, traceId: trace }, { project: null, headers: bearerHeaders });
@@ -158,7 +159,7 @@ describe('POST /api/public/scores', () => {
     expect((await raw(`/api/public/scores/${bearer.body.id}`)).status).toBe(404);
     expect(
       await post({ name, value: 1, traceId: trace }, { project: null, headers: { authorization: 'Bearer pk-lf-nobody' } }),
-    ).toMatchObject({ status: 401, body: { message: "Invalid public key. Confirm that you've configured the correct host." } });
+    ).toMatchObject({ status: 401, body: { message: AUTH_MESSAGES.unknownPublic } });
     // everywhere else a public key alone is not enough
     expect((await raw('/api/public/scores', { project: null, headers: bearerHeaders })).status).toBe(403);
     expect((await raw('/api/public/models', { project: null, headers: bearerHeaders })).status).toBe(403);

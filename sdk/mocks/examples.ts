@@ -7,7 +7,8 @@
 //      status holds it;
 //   2. else, with `Prefer: code=<status>` (or the `status` option), the first example of that status;
 //   3. else the first example of the lowest 2xx status.
-// An example name or status the operation does not have falls through to the next rule.
+// An example name or status the operation does not have is a mistake in the caller's test (a typo
+// would otherwise pass silently with the default answer): it answers 400 naming the known ones.
 
 /** the parts of an OpenAPI operation this module reads */
 export interface SpecOperation {
@@ -78,6 +79,29 @@ function answerFrom(operation: SpecOperation, status: string, name?: string): Mo
   return { status: Number(status), body: content.example ?? null, contentType: 'application/json' };
 }
 
+/** the error a mock answers when the choice names an example or status the operation does not have */
+export const UNKNOWN_EXAMPLE_ERROR = 'MockExampleNotFound';
+
+/** `name (status)` of every named example of the operation */
+export function knownExamples(operation: SpecOperation): string[] {
+  return Object.entries(operation.responses ?? {}).flatMap(([status, r]) =>
+    Object.keys(r?.content?.['application/json']?.examples ?? {}).map((name) => `${name} (${status})`),
+  );
+}
+
+function unknownChoice(operation: SpecOperation, what: string, statuses: string[]): MockAnswer {
+  const examples = knownExamples(operation);
+  const id = operation.operationId ?? 'this operation';
+  return {
+    status: 400,
+    body: {
+      message: `${what} names nothing ${id} has: its examples are ${examples.length ? examples.join(', ') : 'none'}; its statuses ${statuses.join(', ')}`,
+      error: UNKNOWN_EXAMPLE_ERROR,
+    },
+    contentType: 'application/json',
+  };
+}
+
 /** the answer an operation gives under `choice` (see the rules at the top of this file) */
 export function pickExample(operation: SpecOperation, choice: ExampleChoice = {}): MockAnswer {
   const statuses = Object.keys(operation.responses ?? {})
@@ -87,8 +111,12 @@ export function pickExample(operation: SpecOperation, choice: ExampleChoice = {}
     for (const status of statuses) {
       if (jsonContent(operation, status)?.examples?.[choice.example]) return answerFrom(operation, status, choice.example);
     }
+    return unknownChoice(operation, `example=${choice.example}`, statuses);
   }
-  if (choice.status !== undefined && statuses.includes(String(choice.status))) return answerFrom(operation, String(choice.status));
+  if (choice.status !== undefined) {
+    if (statuses.includes(String(choice.status))) return answerFrom(operation, String(choice.status));
+    return unknownChoice(operation, `code=${choice.status}`, statuses);
+  }
   const ok = statuses.find((s) => s.startsWith('2')) ?? statuses[0];
   if (!ok) return { status: 204, body: undefined, contentType: null };
   return answerFrom(operation, ok);

@@ -30,6 +30,16 @@ export interface MockHandlerOptions {
 
 const spec = bundledSpec as unknown as Spec;
 
+// msw 3 needs Node >= 22.12 (or a browser of 2024 or later): on Node 20 every mocked call would fail
+// later with "Promise.withResolvers is not a function", far from the cause. Say it at import.
+if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
+  const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+  const runtime = node ? `Node ${node}` : 'this runtime';
+  throw new Error(
+    `@tally/sdk/mocks needs msw 3, which needs Node >= 22.12 or a current browser (it uses Promise.withResolvers); ${runtime} is too old. The SDK itself (@tally/sdk) works on Node >= 20; run the tests that use the mocks on Node 22.12 or later.`,
+  );
+}
+
 /** the msw path of a spec path template: `{id}` → `:id`, under `baseUrl` (any origin when omitted) */
 export function mswPath(path: string, baseUrl?: string): string {
   const prefix = baseUrl ? baseUrl.replace(/\/+$/, '') : '*';

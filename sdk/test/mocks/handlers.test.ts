@@ -115,7 +115,27 @@ describe('msw handlers (@tally/sdk/mocks)', () => {
     expect(pickExample(op, parsePrefer('code=404')).status).toBe(404);
     expect(pickExample(op, parsePrefer(null, { example: 'unknownId' })).status).toBe(404);
     expect(pickExample(op, parsePrefer('example=projectModel', { example: 'unknownId' })).status).toBe(200);
-    expect(pickExample(op, { example: 'noSuchExample' }).status).toBe(200);
     expect(pickExample(op, { status: 401 })).toMatchObject({ status: 401, contentType: null });
+  });
+
+  it('answers 400 naming the known examples when Prefer names one the operation does not have', async () => {
+    const op = operations.find((o) => o.operationId === 'models_get')!.operation;
+    for (const choice of [{ example: 'doesNotExist' }, { status: 418 }]) {
+      const answer = pickExample(op, choice);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ error: 'MockExampleNotFound' });
+      const message = (answer.body as { message: string }).message;
+      expect(message).toContain('models_get');
+      expect(message).toContain('unknownId (404)');
+      expect(message).toContain(choice.example ? 'example=doesNotExist' : 'code=418');
+    }
+    // through msw, as a frontend test meets it, and from make mock
+    for (const origin of [baseUrl, mockUrl]) {
+      const res = await fetch(`${origin}/api/public/models/m1`, {
+        headers: { prefer: 'example=doesNotExist', authorization: 'Basic eDp5' },
+      });
+      expect(res.status, origin).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^example=doesNotExist names nothing models_get has/);
+    }
   });
 });

@@ -161,6 +161,16 @@ describe('the packed SDK in an empty project', () => {
     });
   }
 
+  it.skipIf(node20Major !== '20')('@tally/sdk/mocks says at import that Node 20 is too old for msw 3', () => {
+    let stderr = '';
+    try {
+      execFileSync(NODE20, ['mocks.mjs'], { cwd: project, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      stderr = String((e as { stderr?: string }).stderr);
+    }
+    expect(stderr).toMatch(/@tally\/sdk\/mocks needs msw 3, which needs Node >= 22\.12 .* Node 20\.\d+\.\d+ is too old/);
+  });
+
   // msw 3's engines: node >= 22.12 (on Node 20 it fails: no Promise.withResolvers)
   for (const [label, node, available, major] of NODES) {
     it.skipIf(!available || Number(major) < 22)(`@tally/sdk/mocks answers the spec's default example through msw on ${label}`, () => {

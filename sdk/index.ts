@@ -9,4 +9,5 @@ export { TallySdk } from '../generated/client/sdk.gen.ts';
 export type * from '../generated/client/types.gen.ts';
 export type { Client, Options } from '../generated/client/client/index.ts';
 export * from './src/usage.ts';
+export type { MetricsCallOptions, MetricsDimensionValue, MetricsQueryInput, MetricsRow } from './src/readable.ts';
 export { IngestionBatcher, type IngestionBatcherOptions, type IngestionFailure } from './src/ingestion-batcher.ts';

@@ -127,3 +127,17 @@ export function isSecured(operation: SpecOperation, spec?: { security?: Array<Re
   const security = (operation.security as Array<Record<string, unknown>> | undefined) ?? spec?.security ?? [];
   return security.some((s) => Object.keys(s).length > 0);
 }
+
+/**
+ * The answer to a request: the chosen example (pickExample), except that ingestion without a
+ * `Prefer` choice acknowledges the events it was sent, each `201` under its own id, as the server
+ * does: a batching client waits for its own ids, and the example's would never come.
+ */
+export function answerFor(operation: SpecOperation, choice: ExampleChoice, requestBody: unknown): MockAnswer {
+  const batch = (requestBody as { batch?: unknown } | null)?.batch;
+  if (operation.operationId === 'ingestion_batch' && !choice.example && choice.status === undefined && Array.isArray(batch)) {
+    const ids = batch.flatMap((e) => (typeof (e as { id?: unknown })?.id === 'string' ? [(e as { id: string }).id] : []));
+    return { status: 207, body: { successes: ids.map((id) => ({ id, status: 201 })), errors: [] }, contentType: 'application/json' };
+  }
+  return pickExample(operation, choice);
+}

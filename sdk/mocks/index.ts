@@ -11,9 +11,9 @@
 // for one test.
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import bundledSpec from '../../generated/openapi.json' with { type: 'json' };
-import { isSecured, listOperations, parsePrefer, pickExample, type ExampleChoice, type SpecOperationEntry } from './examples.ts';
+import { answerFor, isSecured, listOperations, parsePrefer, type ExampleChoice, type SpecOperationEntry } from './examples.ts';
 
-export { listOperations, parsePrefer, pickExample, type ExampleChoice, type MockAnswer } from './examples.ts';
+export { answerFor, listOperations, parsePrefer, pickExample, type ExampleChoice, type MockAnswer } from './examples.ts';
 
 type Spec = Parameters<typeof listOperations>[0] & { security?: Array<Record<string, unknown>> };
 
@@ -54,7 +54,8 @@ function handlerFor(entry: SpecOperationEntry, opts: MockHandlerOptions, theSpec
   const method = entry.method as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
   const fallback = toChoice(opts.examples?.[entry.operationId]);
   const secured = isSecured(entry.operation, theSpec);
-  return http[method](mswPath(entry.path, opts.baseUrl), ({ request }) => {
+  const readsBody = entry.operationId === 'ingestion_batch';
+  return http[method](mswPath(entry.path, opts.baseUrl), async ({ request }) => {
     if (opts.requireAuth && secured && !request.headers.get('authorization')) {
       return HttpResponse.json(
         {
@@ -64,7 +65,8 @@ function handlerFor(entry: SpecOperationEntry, opts: MockHandlerOptions, theSpec
         { status: 401 },
       );
     }
-    const answer = pickExample(entry.operation, parsePrefer(request.headers.get('prefer'), fallback));
+    const body = readsBody ? await request.json().catch(() => null) : null;
+    const answer = answerFor(entry.operation, parsePrefer(request.headers.get('prefer'), fallback), body);
     const headers: Record<string, string> = { 'x-tally-mock-operation': entry.operationId };
     if (answer.example) headers['x-tally-mock-example'] = answer.example;
     if (answer.contentType === null) return new HttpResponse(null, { status: answer.status, headers });

@@ -2,12 +2,16 @@
 // (generated/client, one group per operationId prefix: tally.models.list(), tally.metrics.query(),
 // tally.llmConnections.upsert(), tally.ingestion.batch(), tally.scores.create(), …) on a fetch
 // client that adds Basic auth, retries (src/retry.ts), typed errors (src/errors.ts) and
-// `iterate()` on every paginated list group (src/paginate.ts). Nothing here is per operation.
+// `iterate()` on every paginated list group (src/paginate.ts), with readable names beside the
+// generated ones (src/readable.ts: tally.health.check(), tally.observations.list(), tally.traces,
+// metrics.query(q) with typed rows) and `tally.ingestion.batcher()` sending through this client.
 import { TallySdk } from '../../generated/client/sdk.gen.ts';
 import { createClient, type Client } from '../../generated/client/client/index.ts';
 import { TallyApiError, TallyNetworkError } from './errors.ts';
 import { retryingFetch, type RetryOptions } from './retry.ts';
 import { paginate, type ListFn, type PageItem, type PaginateParams } from './paginate.ts';
+import { IngestionBatcher, type IngestionBatcherOptions } from './ingestion-batcher.ts';
+import { ALIASES, GROUP_ALIASES, metricsQuery, type MetricsQueryFn } from './readable.ts';
 
 export interface TallyOptions extends RetryOptions {
   /** The server's origin, e.g. `https://tally.example.com` (no `/api/public`). */
@@ -29,8 +33,32 @@ type WithIterate<G> = G extends { list: infer F extends ListFn }
     : G
   : G;
 
-/** The generated groups, with `iterate()` on those whose `list` takes `page`/`limit`. */
-export type TallyGroups = { readonly [K in keyof TallySdk]: WithIterate<TallySdk[K]> };
+type Generated = { readonly [K in keyof TallySdk]: WithIterate<TallySdk[K]> };
+type Sdk = TallySdk;
+
+/**
+ * The generated groups, with `iterate()` on those whose `list` takes `page`/`limit`, and the
+ * readable names beside the generated ones (each alias is the generated method itself).
+ */
+export type TallyGroups = Omit<Generated, 'health' | 'observations' | 'evaluations' | 'metrics' | 'opentelemetry' | 'ingestion'> & {
+  readonly health: Generated['health'] & { check: Sdk['health']['health'] };
+  readonly observations: WithIterate<Sdk['observations'] & { list: Sdk['observations']['getMany'] }>;
+  /** the same group as `trace` */
+  readonly traces: Generated['trace'];
+  readonly evaluations: Generated['evaluations'] & { judge: Sdk['evaluations']['llmAsAJudge'] };
+  readonly metrics: Omit<Generated['metrics'], 'query'> & {
+    /** `query(q)`: the metrics v2 query object in, rows typed from its dimensions and metrics out */
+    query: MetricsQueryFn<Sdk['metrics']['query']>;
+    /** the generated v2 call: `{ query: { query: '<json>' } }` in, the whole result out */
+    v2: Sdk['metrics']['query'];
+    schema: Sdk['metrics']['querySchema'];
+  };
+  readonly opentelemetry: Generated['opentelemetry'] & { export: Sdk['opentelemetry']['exportTraces'] };
+  readonly ingestion: Generated['ingestion'] & {
+    /** an IngestionBatcher that sends through this client (its retries, auth and errors) */
+    batcher(options?: Omit<IngestionBatcherOptions, 'send'>): IngestionBatcher;
+  };
+};
 
 function basicAuth(publicKey: string, secretKey: string): string {
   const bytes = new TextEncoder().encode(`${publicKey}:${secretKey}`);
@@ -94,12 +122,21 @@ export class Tally extends TallyGroupsBase {
         const method = group[name];
         if (name !== 'constructor' && typeof method === 'function') group[name] = method.bind(group);
       }
+      for (const [alias, generated] of Object.entries(ALIASES[key] ?? {})) group[alias] = group[generated];
+      if (key === 'metrics') group.query = metricsQuery(group.v2 as never);
+      if (key === 'ingestion') {
+        const batch = group.batch as (o: object) => Promise<{ data: unknown }>;
+        group.batcher = (options?: Omit<IngestionBatcherOptions, 'send'>) =>
+          new IngestionBatcher({ ...options, send: async (events) => (await batch({ body: { batch: events } })).data as never });
+      }
       if (typeof group.list === 'function') {
         const list = group.list as ListFn;
         group.iterate = (params?: PaginateParams<ListFn>) => paginate(list, params);
       }
       Object.defineProperty(this, key, { value: group, enumerable: true });
     }
+    for (const [alias, generated] of Object.entries(GROUP_ALIASES))
+      Object.defineProperty(this, alias, { value: (this as unknown as Record<string, unknown>)[generated], enumerable: false });
   }
 
   /** Walks every page of any list method: `tally.paginate(tally.scores.list, { query: { name: 'q' } })`. */

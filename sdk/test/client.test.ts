@@ -3,7 +3,7 @@
 // pagination.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { Tally, TallyApiError, TallyNetworkError, paginate } from '../index.ts';
 import { backoffDelay, isRetryable, parseRetryAfter } from '../src/retry.ts';
 
@@ -216,5 +216,115 @@ describe('pagination', () => {
     };
     await expect(run()).rejects.toBeInstanceOf(TallyApiError);
     expect(ids).toEqual(['m1']);
+  });
+});
+
+describe('readable names over the generated groups', () => {
+  const from = '2026-11-01T00:00:00Z';
+  const to = '2026-11-08T00:00:00Z';
+
+  it('metrics.query(q) sends the query object as the v2 query parameter and answers its rows, typed from the query', async () => {
+    const rows = [{ providedModelName: 'gpt-4o', time_dimension: '2026-11-01', sum_totalCost: 1.25, p95_latency: 830 }];
+    script = [{ status: 200, body: { data: rows } }];
+    const q = {
+      view: 'observations',
+      dimensions: [{ field: 'providedModelName' }],
+      metrics: [
+        { measure: 'totalCost', aggregation: 'sum' },
+        { measure: 'latency', aggregation: 'p95' },
+      ],
+      timeDimension: { granularity: 'day' },
+      fromTimestamp: from,
+      toTimestamp: to,
+    } as const;
+    const answer = await tally().metrics.query(q);
+    expect(answer).toEqual(rows);
+    const url = new URL(seen[0]!.url, 'http://x');
+    expect(url.pathname).toBe('/api/public/v2/metrics');
+    expect(JSON.parse(url.searchParams.get('query')!)).toEqual(q);
+    // the row type names exactly the query's keys
+    expectTypeOf(answer[0]!.sum_totalCost).toEqualTypeOf<number | null>();
+    expectTypeOf(answer[0]!.p95_latency).toEqualTypeOf<number | null>();
+    expectTypeOf(answer[0]!.time_dimension).toEqualTypeOf<string>();
+    expectTypeOf(answer[0]!).toHaveProperty('providedModelName');
+    // @ts-expect-error: not a metric of this query
+    answer[0]!.avg_totalCost;
+  });
+
+  it('metrics.query types a histogram as triples and a query without metrics as its count; a bad aggregation does not compile', async () => {
+    script = [
+      { status: 200, body: { data: [{ histogram_totalCost: [[0, 1, 3]] }] } },
+      { status: 200, body: { data: [{ count: 7 }] } },
+    ];
+    const [h] = await tally().metrics.query({
+      view: 'observations',
+      metrics: [{ measure: 'totalCost', aggregation: 'histogram' }],
+      fromTimestamp: from,
+      toTimestamp: to,
+    });
+    expectTypeOf(h!.histogram_totalCost).toEqualTypeOf<Array<[lower: number, upper: number, count: number]>>();
+    const [c] = await tally().metrics.query({ view: 'observations', metrics: [], fromTimestamp: from, toTimestamp: to });
+    expect(c!.count).toBe(7);
+    expectTypeOf(c!.count).toEqualTypeOf<number>();
+    const wrong = () =>
+      // @ts-expect-error: 'median' is not an aggregation
+      tally().metrics.query({
+        view: 'observations',
+        metrics: [{ measure: 'latency', aggregation: 'median' }],
+        fromTimestamp: from,
+        toTimestamp: to,
+      });
+    expect(typeof wrong).toBe('function');
+  });
+
+  it('the generated form of metrics.query still works, and is metrics.v2', async () => {
+    script = [
+      { status: 200, body: { data: [] } },
+      { status: 200, body: { data: [] } },
+    ];
+    const query = JSON.stringify({ view: 'observations', metrics: [], fromTimestamp: from, toTimestamp: to });
+    const t = tally();
+    expect((await t.metrics.query({ query: { query } })).data).toEqual({ data: [] });
+    expect((await t.metrics.v2({ query: { query } })).data).toEqual({ data: [] });
+    expect(seen.map((s) => new URL(s.url, 'http://x').searchParams.get('query'))).toEqual([query, query]);
+  });
+
+  it('aliases are the generated methods: health.check, observations.list/iterate, traces, evaluations.judge, opentelemetry.export', async () => {
+    const t = tally();
+    expect(t.health.check).toBe(t.health.health);
+    expect(t.observations.list).toBe(t.observations.getMany);
+    expect(t.traces).toBe(t.trace);
+    expect(t.evaluations.judge).toBe(t.evaluations.llmAsAJudge);
+    expect(t.opentelemetry.export).toBe(t.opentelemetry.exportTraces);
+    expect(t.metrics.schema).toBe(t.metrics.querySchema);
+    script = [page([{ id: 'o1' }, { id: 'o2' }], 1, 2), page([{ id: 'o3' }], 2, 2)];
+    const ids: string[] = [];
+    for await (const o of t.observations.iterate({ query: { limit: 2, type: 'GENERATION' } })) ids.push(o.id);
+    expect(ids).toEqual(['o1', 'o2', 'o3']);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/api/public/observations?limit=2&type=GENERATION&page=1',
+      '/api/public/observations?limit=2&type=GENERATION&page=2',
+    ]);
+    script = [page([{ id: 't1' }], 1, 1)];
+    const traces = [];
+    for await (const tr of t.traces.iterate()) traces.push(tr.id);
+    expect(traces).toEqual(['t1']);
+  });
+
+  it('ingestion.batcher() sends through the client: its auth, the ingestion path and the events as given', async () => {
+    const t = tally();
+    const ok = (ids: string[]) => ({ status: 207, body: { successes: ids.map((id) => ({ id, status: 201 })), errors: [] } });
+    fallback = (_req, url) => (url.pathname === '/api/public/ingestion' ? ok(['e1', 'e2']) : { status: 404, body: { message: 'no' } });
+    const batcher = t.ingestion.batcher({ flushIntervalMs: 10_000 });
+    const now = new Date().toISOString();
+    batcher.add({ id: 'e1', timestamp: now, type: 'trace-create', body: { id: 'tr-1', name: 'checkout' } });
+    batcher.add({ id: 'e2', timestamp: now, type: 'trace-create', body: { id: 'tr-2', name: 'checkout' } });
+    await batcher.shutdown();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.method).toBe('POST');
+    expect(seen[0]!.url).toBe('/api/public/ingestion');
+    expect(seen[0]!.authorization).toBe(`Basic ${Buffer.from('pk-lf-test:sk-lf-test').toString('base64')}`);
+    expect(JSON.parse(seen[0]!.body).batch.map((e: { id: string }) => e.id)).toEqual(['e1', 'e2']);
+    expect(batcher.stats).toEqual({ acknowledged: 2, dropped: 0, pending: 0 });
   });
 });

@@ -12,7 +12,7 @@ import { BODY_LIMIT_BYTES } from './http/app.ts';
 import { docsRouter } from './http/docs.ts';
 import { publicApiCors } from './http/cors.ts';
 import { AUTH_MESSAGES } from './http/auth.ts';
-import { parsePrefer, pickExample } from '../../sdk/mocks/examples.ts';
+import { answerFor, parsePrefer } from '../../sdk/mocks/examples.ts';
 
 export async function createMockApp() {
   const api = await createBackend();
@@ -33,9 +33,10 @@ export async function createMockApp() {
       if (secured && !req.headers.authorization) return res.status(401).json({ message: AUTH_MESSAGES.missing });
       const v = api.validator.validateRequest(c.request, c.operation);
       if (!v.valid) return res.status(400).json({ message: 'Invalid request data', error: issuesFromAjv(v.errors ?? []) });
-      const { status, body, example, contentType } = pickExample(
+      const { status, body, example, contentType } = answerFor(
         c.operation as never,
         parsePrefer(req.headers.prefer as string | undefined),
+        req.body,
       );
       if (example) res.setHeader('x-tally-mock-example', example);
       if (contentType === null) return res.status(status).end();

@@ -40,8 +40,12 @@ try {
 } catch (error) {
   notFound = { api: error instanceof TallyApiError, status: error.status, requestId: typeof error.requestId === 'string' && error.requestId.length > 0 };
 }
-const { data: health } = await tally.health.health();
-console.log(JSON.stringify({ node: process.versions.node, firstPage: first.data.length, totalItems: first.meta.totalItems, iterated: ids.length, unique: new Set(ids).size, notFound, health: health.status }));
+const { data: health } = await tally.health.check();
+const [counted] = await tally.metrics.query({ view: 'observations', metrics: [], fromTimestamp: '2000-01-01T00:00:00Z', toTimestamp: '2100-01-01T00:00:00Z' });
+const batcher = tally.ingestion.batcher({ flushIntervalMs: 50 });
+batcher.add({ id: 'sdk-pkg-' + process.versions.node + '-' + Date.now(), timestamp: new Date().toISOString(), type: 'trace-create', body: { name: 'sdk-package' } });
+await batcher.shutdown();
+console.log(JSON.stringify({ node: process.versions.node, firstPage: first.data.length, totalItems: first.meta.totalItems, iterated: ids.length, unique: new Set(ids).size, notFound, health: health.status, count: counted.count, batched: batcher.stats }));
 `;
 
 // the mocks as a frontend test uses them: msw intercepts fetch, the SDK calls a host that does not exist
@@ -108,6 +112,8 @@ function runWith(node: string) {
     unique: number;
     notFound: { api: boolean; status: number; requestId: boolean } | null;
     health: string;
+    count: number;
+    batched: { acknowledged: number; dropped: number; pending: number };
   };
 }
 
@@ -149,7 +155,7 @@ describe('the packed SDK in an empty project', () => {
   });
 
   for (const [label, node, available, major] of NODES) {
-    it.skipIf(!available)(`lists models, iterates every page and gets typed errors on ${label}`, () => {
+    it.skipIf(!available)(`lists models, iterates every page, gets typed errors, queries metrics and batches events on ${label}`, () => {
       const result = runWith(node);
       expect(result.node.split('.')[0]).toBe(major);
       expect(result.health).toBe('OK');
@@ -158,6 +164,9 @@ describe('the packed SDK in an empty project', () => {
       expect(result.iterated).toBeGreaterThanOrEqual(result.firstPage);
       expect(result.unique).toBe(result.iterated);
       expect(result.notFound).toEqual({ api: true, status: 404, requestId: true });
+      // the readable layer: metrics.query(q) answers rows, ingestion.batcher() sends through the client
+      expect(typeof result.count).toBe('number');
+      expect(result.batched).toEqual({ acknowledged: 1, dropped: 0, pending: 0 });
     });
   }
 

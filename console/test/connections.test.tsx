@@ -149,6 +149,34 @@ describe('LLM connections page', () => {
     mockServer.events.removeAllListeners();
   });
 
+  it('rotates a key without typing the stored header values: a blank stored header is sent as null (kept)', () => {
+    const editing = {
+      ...emptyForm(),
+      provider: 'p',
+      adapter: 'openai' as const,
+      secretKey: 'sk-rotated',
+      headers: [
+        { name: 'X-Team', value: '', storedName: 'X-Team' },
+        { name: 'X-Api-Version', value: '3', storedName: 'X-Api-Version' },
+        { name: 'X-New', value: 'v' },
+      ],
+    };
+    expect(buildBody(editing, 'openai')).toMatchObject({
+      body: { secretKey: 'sk-rotated', extraHeaders: { 'X-Team': null, 'X-Api-Version': '3', 'X-New': 'v' } },
+    });
+    // a renamed stored header has no stored value under its new name; a new row needs its value
+    const renamed = {
+      ...editing,
+      headers: [
+        { name: 'X-Squad', value: '', storedName: 'X-Team' },
+        { name: 'X-Other', value: '' },
+      ],
+    };
+    expect(buildBody(renamed, 'openai')).toEqual({
+      errors: { 'headers.0': 'Enter a value: the stored one belongs to "X-Team", not "X-Squad".', 'headers.1': 'Enter the header value.' },
+    });
+  });
+
   it('a blank key is kept only while the adapter stays: a new adapter needs its own key', () => {
     const form = { ...emptyForm(), provider: 'p', adapter: 'anthropic' as const };
     expect(buildBody(form, 'anthropic')).toEqual({ body: expect.not.objectContaining({ secretKey: expect.anything() }) });
@@ -170,6 +198,21 @@ describe('LLM connections page', () => {
     await waitFor(() => expect(status).toHaveTextContent('ok'));
     expect(status).toHaveTextContent('9 ms');
     expect(status).toHaveTextContent('gpt-4o-mini-2024-07-18');
+  });
+
+  it('tests a connection with the model picked: a custom model first, any other typed or chosen', async () => {
+    const bodies: unknown[] = [];
+    mockServer.events.on('request:start', async ({ request }) => {
+      if (new URL(request.url).pathname.endsWith('/test')) bodies.push(JSON.parse(await request.clone().text()));
+    });
+    renderSignedIn(<Connections />);
+    const picker = await screen.findByRole('combobox', { name: 'Model to test conformance-openai with' });
+    await userEvent.clear(picker);
+    await userEvent.type(picker, 'gpt-4.1-nano');
+    await userEvent.click(screen.getByRole('button', { name: 'Test conformance-openai' }));
+    await waitFor(() => expect(bodies).toHaveLength(1));
+    expect(bodies[0]).toEqual({ model: 'gpt-4.1-nano' });
+    mockServer.events.removeAllListeners();
   });
 
   it('tests a connection: the classified failure', async () => {

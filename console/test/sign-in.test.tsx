@@ -28,7 +28,13 @@ describe('sign in', () => {
   it("shows the server's message when the keys are refused", async () => {
     mockServer.use(
       http.get(`${BASE_URL}/api/public/models`, () =>
-        HttpResponse.json({ message: "Invalid credentials: no project has this secret key. Check that both keys are copied whole and that they were created on this Tally server." }, { status: 401 }),
+        HttpResponse.json(
+          {
+            message:
+              'Invalid credentials: no project has this secret key. Check that both keys are copied whole and that they were created on this Tally server.',
+          },
+          { status: 401 },
+        ),
       ),
     );
     render(<App baseUrl={BASE_URL} />);

@@ -300,10 +300,10 @@ export type UpsertLlmConnectionRequest = {
     customModels?: Array<ConnectionModelName>;
     withDefaultModels?: boolean;
     /**
-     * Sent with every call to the provider; values encrypted at rest and never returned.
+     * Sent with every call to the provider; values encrypted at rest and never returned. A value `null` keeps the stored value of that header (a Tally extension: rotate the key, or add a header, without typing the stored values again); null for a header the connection does not have is refused.
      */
     extraHeaders?: {
-        [key: string]: string;
+        [key: string]: string | null;
     };
     config?: LlmConnectionConfig;
 };

@@ -150,6 +150,42 @@ describe('LLM connections: upsert', () => {
     }
   });
 
+  it('keeps a stored header value for null (Tally extension): a key rotates without typing the headers again', async () => {
+    const fake = await startFakeProvider(FAKE_PROVIDER_HOST);
+    try {
+      const provider = unique('keep-headers');
+      const [key1, key2, team, tenant] = [secret(), secret(), secret('hv'), secret('hv')];
+      const base = { provider, adapter: 'openai', baseURL: `${fake.url}/v1`, customModels: ['m1'] };
+      expect((await put({ ...base, secretKey: key1, extraHeaders: { 'X-Team': team, 'X-Tenant': tenant } })).status).toBe(201);
+      // rotate the key; keep X-Team, change X-Tenant, add X-New
+      const rotated = await put({ ...base, secretKey: key2, extraHeaders: { 'X-Team': null, 'X-Tenant': 'acme', 'X-New': 'v' } });
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      expect(rotated.body.extraHeaderKeys).toEqual(['X-Team', 'X-Tenant', 'X-New']);
+      fake.answer = (_r, res) => json(res, 401, { error: { message: 'no' } });
+      await call(`/api/public/llm-connections/${rotated.body.id}/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const sent = fake.received.at(-1)!.headers;
+      expect(sent.authorization).toBe(`Bearer ${key2}`);
+      expect(sent['x-team']).toBe(team);
+      expect(sent['x-tenant']).toBe('acme');
+      expect(sent['x-new']).toBe('v');
+      // null for a header the connection does not have: named, nothing stored
+      const unknown = await put({ ...base, extraHeaders: { 'X-Team': null, 'X-Other': null } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error).toEqual([
+        expect.objectContaining({ path: ['extraHeaders', 'X-Other'], message: expect.stringContaining('has no header "X-Other"') }),
+      ]);
+      const fresh = await put({ ...base, provider: unique('no-headers'), secretKey: key1, extraHeaders: { 'X-Team': null } });
+      expect(fresh.status).toBe(400);
+      expect(fresh.body.error[0].message).toMatch(/there is no connection .* yet/);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('answers through the generated SDK client', async () => {
     const provider = unique('sdk');
     const res = await clientFor('projectA').llmConnections.upsert({

@@ -110,6 +110,20 @@ function RowActions({
   const tally = useTally();
   const [testing, setTesting] = useState(false);
   const [result, setResult] = useState<LlmConnectionTestResult>();
+  // the model the probe uses: a model the user named first (the one they mean to use), any other by choice
+  const [testModel, setTestModel] = useState(c.customModels[0] ?? '');
+  const [models, setModels] = useState<string[]>(c.customModels);
+  const [modelsLoaded, setModelsLoaded] = useState(false);
+  async function loadModels() {
+    if (modelsLoaded) return;
+    setModelsLoaded(true);
+    try {
+      const { data } = await tally.llmConnections.models({ path: { id: c.id } });
+      setModels(data.data.map((m) => m.name));
+    } catch {
+      // the list is a convenience: any model name can still be typed
+    }
+  }
   const [problem, setProblem] = useState<ProblemText>();
   const [confirming, setConfirming] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -138,8 +152,7 @@ function RowActions({
     setResult(undefined);
     setProblem(undefined);
     try {
-      // probe a model the user named, when there is one: it is the one they mean to use
-      const model = c.customModels[0];
+      const model = testModel.trim();
       const { data } = await tally.llmConnections.test({ path: { id: c.id }, body: model ? { model } : {} });
       setResult(data);
     } catch (e) {
@@ -166,6 +179,22 @@ function RowActions({
   return (
     <div className="row-actions">
       <div className="buttons">
+        <label className="test-model">
+          <span className="visually-hidden">Model to test {c.provider} with</span>
+          <input
+            list={`test-models-${c.id}`}
+            value={testModel}
+            placeholder="default model"
+            onChange={(e) => setTestModel(e.target.value)}
+            onFocus={() => void loadModels()}
+            autoComplete="off"
+          />
+          <datalist id={`test-models-${c.id}`}>
+            {models.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+        </label>
         <button type="button" className="secondary" aria-label={`Test ${c.provider}`} onClick={test} aria-disabled={testing || undefined}>
           {testing ? 'Testing…' : 'Test'}
         </button>

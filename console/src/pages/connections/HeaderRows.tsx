@@ -1,5 +1,5 @@
-// Custom headers as name/value rows. Stored values are never returned, so on update the rows
-// hold the names only and the values must be typed again (an update replaces all headers).
+// Custom headers as name/value rows. Stored values are never returned: on update the rows hold the
+// names only, and a row left blank keeps its stored value (a new value replaces it).
 import { Field } from '../../components/Field.tsx';
 import type { HeaderRow } from './form-state.ts';
 
@@ -20,7 +20,9 @@ export function HeaderRows({
       <legend>Custom headers</legend>
       <p className="hint">
         Sent with every call to the provider; values are stored encrypted and never shown.
-        {editing && rows.length ? ' Enter each value again: saving replaces all headers (remove a row to drop that header).' : ''}
+        {editing && rows.length
+          ? ' Leave a stored value blank to keep it, type a new one to replace it, remove a row to drop that header.'
+          : ''}
       </p>
       {rows.map((r, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a row is its position; header names may repeat or be empty while typed
@@ -28,7 +30,14 @@ export function HeaderRows({
           <Field label={`Header name ${i + 1}`} error={errorOf(i, r.name)}>
             {(ids) => <input {...ids} value={r.name} onChange={(e) => put(i, { ...r, name: e.target.value })} autoComplete="off" />}
           </Field>
-          <Field label={`Header value ${i + 1}`} hint={editing && !r.value ? 'Stored value hidden' : undefined}>
+          <Field
+            label={`Header value ${i + 1}`}
+            hint={
+              r.storedName !== undefined && r.storedName === r.name.trim() && !r.value
+                ? 'Stored value kept unless you type a new one'
+                : undefined
+            }
+          >
             {(ids) => (
               <input
                 {...ids}

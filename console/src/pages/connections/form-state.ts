@@ -20,6 +20,8 @@ export type BedrockAuth = 'accessKeys' | 'apiKey' | 'default';
 export interface HeaderRow {
   name: string;
   value: string;
+  /** the name the server has a stored value for (an edited connection's header): left blank, that value is kept */
+  storedName?: string;
 }
 
 export interface FormState {
@@ -73,7 +75,7 @@ export function formOf(c: LlmConnection): FormState {
     baseURL: c.baseURL ?? '',
     customModels: [...c.customModels],
     withDefaultModels: c.withDefaultModels,
-    headers: c.extraHeaderKeys.map((name) => ({ name, value: '' })),
+    headers: c.extraHeaderKeys.map((name) => ({ name, value: '', storedName: name })),
   };
 }
 
@@ -102,7 +104,8 @@ function configOf(s: FormState): Record<string, string | boolean> | undefined {
  * The upsert body, or the problems found before sending it (keyed like the server's issue paths).
  * `storedAdapter`: the adapter of the connection being edited (null when creating). A blank key on
  * an edit that keeps the adapter is left out of the body, and the server keeps the stored key; a
- * new adapter needs its own key. Header values are never returned, so they are entered again.
+ * new adapter needs its own key. Header values are never returned: a stored header left blank
+ * (its name unchanged) is sent as null, which keeps the stored value.
  */
 export function buildBody(s: FormState, storedAdapter: LlmAdapter | null): { body: UpsertLlmConnectionRequest } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
@@ -121,14 +124,16 @@ export function buildBody(s: FormState, storedAdapter: LlmAdapter | null): { bod
   }
   if (s.adapter === 'azure' && !s.baseURL.trim())
     errors.baseURL = 'Azure needs the resource URL, e.g. https://<resource>.openai.azure.com/openai.';
-  const extraHeaders: Record<string, string> = {};
+  const extraHeaders: Record<string, string | null> = {};
   s.headers.forEach((h, i) => {
     const name = h.name.trim();
     if (!name) errors[`headers.${i}`] = 'Name the header or remove the row.';
+    else if (!h.value && storedAdapter && h.storedName === name) extraHeaders[name] = null;
     else if (!h.value)
-      errors[`headers.${i}`] = storedAdapter
-        ? 'Enter the value again (stored values are never shown), or remove the row.'
-        : 'Enter the header value.';
+      errors[`headers.${i}`] =
+        h.storedName !== undefined
+          ? `Enter a value: the stored one belongs to "${h.storedName}", not "${name}".`
+          : 'Enter the header value.';
     else extraHeaders[name] = h.value;
   });
   if (Object.keys(errors).length) return { errors };

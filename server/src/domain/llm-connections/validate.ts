@@ -74,7 +74,8 @@ export interface UpsertInput {
   /** undefined: the stored key is kept (checked when it was stored) */
   secretKey?: string;
   config?: Config;
-  extraHeaders?: Record<string, string>;
+  /** null: the stored value of that header is kept */
+  extraHeaders?: Record<string, string | null>;
 }
 
 /** Issues in zod's shape (400 `Invalid request data`); [] when the request is acceptable. */
@@ -97,7 +98,7 @@ export function validateConnectionInput(input: UpsertInput): Issue[] {
       });
     else if (seen.has(name.toLowerCase()))
       issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header names must be unique, ignoring case' });
-    if (BAD_HEADER_VALUE.test(value))
+    if (value !== null && BAD_HEADER_VALUE.test(value))
       issues.push({ code: 'custom', path: ['extraHeaders', name], message: 'Header values must not hold CR, LF or NUL' });
     seen.add(name.toLowerCase());
   }

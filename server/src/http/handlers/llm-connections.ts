@@ -1,5 +1,5 @@
 import { connectionModels } from '../../domain/llm-connections/default-models.ts';
-import { encryptSecret } from '../../domain/llm-connections/secret-box.ts';
+import { decryptSecret, encryptSecret } from '../../domain/llm-connections/secret-box.ts';
 import {
   BEDROCK_DEFAULT_CREDENTIALS,
   checkBaseUrl,
@@ -44,15 +44,15 @@ export const llmConnectionsUpsert: OperationHandler<'llmConnections_upsert'> = a
   if ('notAUrl' in base) issues.unshift({ code: 'invalid_format', path: ['baseURL'], message: 'Invalid URL' });
   // no secretKey: keep the stored one (a Tally extension), which only an existing connection of the same adapter has
   const kept = body.secretKey === undefined ? await keptKey(ctx.em, projectId, body.provider, body.adapter, issues) : null;
+  const keyring = ctx.services.keyring;
+  const headers = await withKeptHeaders(ctx.em, projectId, body.provider, body.extraHeaders ?? {}, keyring, issues);
   if (issues.length) throw invalidData(issues);
   if (body.secretKey === BEDROCK_DEFAULT_CREDENTIALS && body.adapter !== 'bedrock') throw invalidRequest(DEFAULT_CREDENTIALS_NOT_BEDROCK);
   if ('refused' in base) throw invalidRequest(`Invalid baseURL: ${base.refused}`);
   const egress = 'url' in base && base.url !== null ? await baseUrlRefusal(base.url, ctx.services.egress) : null;
   if (egress) throw invalidRequest(`Invalid baseURL: ${egress}`);
-  const keyring = ctx.services.keyring;
   if (!keyring.current) throw new ApiError(503, NO_ENCRYPTION_KEY, 'EncryptionKeyMissingError');
 
-  const headers: Record<string, string> = body.extraHeaders ?? {};
   const headerKeys = Object.keys(headers);
   const { connection, created } = await upsertConnection(ctx.em, projectId, {
     provider: body.provider,
@@ -71,6 +71,46 @@ export const llmConnectionsUpsert: OperationHandler<'llmConnections_upsert'> = a
   if (await unblockEvaluatorsOfProvider(ctx.em, projectId, body.provider)) ctx.services.evaluation?.rules.invalidate(projectId);
   return { status: created ? 201 : 200, body: presentConnection(connection) };
 };
+
+/**
+ * The headers to store: a null value takes the stored value of that header (a Tally extension,
+ * so rotating a key does not mean typing every header value again); a null for a header the
+ * connection does not have is an issue.
+ */
+async function withKeptHeaders(
+  em: Parameters<typeof getConnectionByProvider>[0],
+  projectId: string,
+  provider: string,
+  requested: Record<string, string | null>,
+  keyring: Parameters<typeof decryptSecret>[0],
+  issues: Issue[],
+): Promise<Record<string, string>> {
+  const keep = Object.entries(requested).filter(([, v]) => v === null);
+  if (!keep.length) return requested as Record<string, string>;
+  const existing = await getConnectionByProvider(em, projectId, provider);
+  let stored: Record<string, string> = {};
+  if (existing?.extraHeadersEnc) {
+    try {
+      stored = JSON.parse(decryptSecret(keyring, existing.extraHeadersEnc).plaintext) as Record<string, string>;
+    } catch {
+      // unreadable under the current keys: nothing can be kept (each null is named below)
+    }
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(requested)) {
+    if (value !== null) out[name] = value;
+    else if (Object.hasOwn(stored, name)) out[name] = stored[name]!;
+    else
+      issues.push({
+        code: 'custom',
+        path: ['extraHeaders', name],
+        message: existing
+          ? `null keeps a stored header value, but connection "${provider}" has no header "${name}": enter its value`
+          : `null keeps a stored header value, but there is no connection "${provider}" yet: enter the value`,
+      });
+  }
+  return out;
+}
 
 async function keptKey(
   em: Parameters<typeof getConnectionByProvider>[0],

@@ -78,7 +78,8 @@ export function describeError(e: unknown): ProblemText {
       for (const issue of issues as Array<{ path?: unknown; message?: unknown }>) {
         if (!issue || typeof issue !== 'object' || typeof issue.message !== 'string') continue;
         const path = Array.isArray(issue.path) ? issue.path.join('.') : typeof issue.path === 'string' ? issue.path : '';
-        fields[path] = fields[path] ? `${fields[path]}; ${issue.message}` : issue.message;
+        const text = sentence(issue.message);
+        fields[path] = fields[path] ? `${fields[path]} ${text}` : text;
       }
       if (typeof body.error === 'string' && message === `The server answered ${e.status}`) message = body.error;
     } else if (typeof body === 'string' && body) {
@@ -88,6 +89,39 @@ export function describeError(e: unknown): ProblemText {
   }
   if (e instanceof TallyNetworkError) return { message: unreachable(e), fields: {} };
   return { message: e instanceof Error && e.message ? e.message : String(e), fields: {} };
+}
+
+/**
+ * A validator's issue text as a sentence a person reads next to the field ("Too small: expected
+ * string to have >=1 characters" → "Required."). Texts it does not know are kept, as a sentence.
+ */
+export function sentence(message: string): string {
+  const rules: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^Too small: expected string to have >=1 characters?$/, () => 'Required.'],
+    [/^Too small: expected string to have >=(\d+) characters?$/, (m) => `Must be at least ${m[1]} characters long.`],
+    [/^Too big: expected string to have <=(\d+) characters?$/, (m) => `Must be at most ${m[1]} characters long.`],
+    [/^Too small: expected number to be >=(-?[\d.e+-]+)$/, (m) => `Must be ${m[1]} or more.`],
+    [/^Too small: expected number to be >(-?[\d.e+-]+)$/, (m) => `Must be more than ${m[1]}.`],
+    [/^Too big: expected number to be <=(-?[\d.e+-]+)$/, (m) => `Must be ${m[1]} or less.`],
+    [/^Too big: expected number to be <(-?[\d.e+-]+)$/, (m) => `Must be less than ${m[1]}.`],
+    [/^Too small: expected array to have >=1 items?$/, () => 'Add at least one.'],
+    [/^Too small: expected array to have >=(\d+) items?$/, (m) => `Add at least ${m[1]}.`],
+    [/^Too big: expected array to have <=(\d+) items?$/, (m) => `At most ${m[1]} allowed.`],
+    [/^Invalid input: expected "[^"]+" to be present$/, () => 'Required.'],
+    [/^Invalid input: expected (?:integer)$/, () => 'Must be a whole number.'],
+    [/^Invalid input: expected (?:number)(?: or null)?$/, () => 'Must be a number.'],
+    [/^Invalid input: expected (?:string)(?: or null)?$/, () => 'Must be text.'],
+    [/^Invalid input: expected (?:boolean)$/, () => 'Must be yes or no.'],
+    [/^Invalid option: expected one of (.+)$/, (m) => `Must be one of ${m[1]!.replace(/"/g, '').split('|').join(', ')}.`],
+    [/^Unrecognized key: "(.+)"$/, (m) => `“${m[1]}” is not a field this accepts.`],
+    [/^Invalid input: matches none of the allowed shapes$/, () => 'Not in a form this accepts.'],
+  ];
+  for (const [re, say] of rules) {
+    const m = re.exec(message);
+    if (m) return say(m);
+  }
+  const t = message.trim();
+  return t && !/[.!?]$/.test(t) ? `${t[0]!.toUpperCase()}${t.slice(1)}.` : t;
 }
 
 /**

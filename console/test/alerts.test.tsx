@@ -153,6 +153,42 @@ describe('Alerts page', () => {
     });
   });
 
+  it("says what is missing next to each field without asking the server, each message gone once its field is edited; the server's issues land by their fields", async () => {
+    let posts = 0;
+    mockServer.use(
+      listing([]),
+      http.post(`${API}/alerts`, () => {
+        posts++;
+        return HttpResponse.json(
+          {
+            message: 'Invalid request data',
+            error: [{ code: 'custom', path: ['webhook', 'url'], message: 'Invalid webhook URL: a private address' }],
+          },
+          { status: 400 },
+        );
+      }),
+    );
+    renderSignedIn(<Alerts />);
+    await screen.findByText('No alerts yet', {}, WAIT);
+    const form = screen.getByRole('form', { name: 'New alert' });
+    await userEvent.click(within(form).getByRole('button', { name: 'Create alert' }));
+    expect(posts).toBe(0);
+    expect(within(form).getByLabelText('Name')).toHaveAccessibleDescription('Required.');
+    expect(within(form).getByLabelText('Alert above')).toHaveAccessibleDescription('Give the alert threshold, a number.');
+    expect(within(form).getByLabelText('Webhook URL')).toHaveAccessibleDescription('Required: the URL the alert posts to.');
+    expect(within(form).getByLabelText('Webhook secret')).toHaveAccessibleDescription(/Must be at least 16 characters long\./);
+    await userEvent.type(within(form).getByLabelText('Name'), 'Big spenders');
+    expect(within(form).getByLabelText('Name')).not.toHaveAccessibleDescription('Required.');
+    expect(within(form).getByLabelText('Webhook URL')).toHaveAccessibleDescription('Required: the URL the alert posts to.');
+    await userEvent.type(within(form).getByLabelText('Alert above'), '50');
+    await userEvent.type(within(form).getByLabelText('Webhook URL'), 'http://10.0.0.1/hook');
+    await userEvent.type(within(form).getByLabelText('Webhook secret'), 'whsec-0123456789abcdef');
+    await userEvent.click(within(form).getByRole('button', { name: 'Create alert' }));
+    await within(form).findByRole('alert', {}, WAIT);
+    expect(posts).toBe(1);
+    expect(within(form).getByLabelText('Webhook URL')).toHaveAccessibleDescription('Invalid webhook URL: a private address.');
+  });
+
   it('turns a draft into a request: the month so far, no warning, the whole project', () => {
     expect(
       requestOf({

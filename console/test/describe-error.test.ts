@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TallyApiError, TallyNetworkError } from '../../sdk/index.ts';
-import { describeError } from '../src/api.ts';
+import { describeError, sentence } from '../src/api.ts';
 
 const apiError = (status: number, body: unknown) => new TallyApiError({ status, body });
 
@@ -19,7 +19,7 @@ describe("describeError: the server's words for a failed call", () => {
     expect(p).toEqual({
       message: 'Invalid request data',
       status: 400,
-      fields: { 'pricingTiers.1.conditions.0.operator': 'Invalid option', modelName: 'Too small; Already taken' },
+      fields: { 'pricingTiers.1.conditions.0.operator': 'Invalid option.', modelName: 'Too small. Already taken.' },
     });
   });
 
@@ -31,7 +31,7 @@ describe("describeError: the server's words for a failed call", () => {
         details: { issues: [{ path: ['filter', 0, 'value'], message: 'Expected an array' }] },
       }),
     );
-    expect(p.fields).toEqual({ 'filter.0.value': 'Expected an array' });
+    expect(p.fields).toEqual({ 'filter.0.value': 'Expected an array.' });
   });
 
   it('never answers with a blank: a bodiless error names its status, a network failure says so', () => {
@@ -53,5 +53,29 @@ describe("describeError: the server's words for a failed call", () => {
     expect(message).toContain('(GET /api/public/v2/metrics: Failed to fetch)');
     expect(message).not.toContain('query=');
     expect(message.length).toBeLessThan(220);
+  });
+
+  it("reads the validator's texts as sentences next to their fields", () => {
+    const cases: [string, string][] = [
+      ['Too small: expected string to have >=1 characters', 'Required.'],
+      ['Too small: expected string to have >=16 characters', 'Must be at least 16 characters long.'],
+      ['Too big: expected string to have <=200 characters', 'Must be at most 200 characters long.'],
+      ['Too small: expected number to be >=0', 'Must be 0 or more.'],
+      ['Too big: expected number to be <=1000', 'Must be 1000 or less.'],
+      ['Too small: expected number to be >0', 'Must be more than 0.'],
+      ['Too small: expected array to have >=1 items', 'Add at least one.'],
+      ['Too big: expected array to have <=50 items', 'At most 50 allowed.'],
+      ['Invalid input: expected "matchPattern" to be present', 'Required.'],
+      ['Invalid input: expected number', 'Must be a number.'],
+      ['Invalid input: expected integer', 'Must be a whole number.'],
+      ['Invalid option: expected one of "TOKENS"|"CHARACTERS"', 'Must be one of TOKENS, CHARACTERS.'],
+      ['Unrecognized key: "colour"', '“colour” is not a field this accepts.'],
+      ['matchPattern is not a valid regex pattern: missing )', 'MatchPattern is not a valid regex pattern: missing ).'],
+    ];
+    for (const [raw, said] of cases) expect(sentence(raw), raw).toBe(said);
+    const p = describeError(
+      apiError(400, { message: 'Invalid request data', error: [{ code: 'too_small', path: ['name'], message: cases[0]![0] }] }),
+    );
+    expect(p.fields).toEqual({ name: 'Required.' });
   });
 });

@@ -82,6 +82,75 @@ describe('Models page', () => {
     expect(await screen.findByText('No model matches “nothing-like-this”')).toBeInTheDocument();
   });
 
+  it('finds the definitions whose pattern matches a model name as one sends it, marked, before text matches', async () => {
+    serveModels([
+      ...SEVERAL,
+      model({
+        id: 'managed_claude',
+        modelName: 'claude-3.5-sonnet',
+        matchPattern: '(?i)^(anthropic/)?(claude-3-5-sonnet-20241022|claude-3\\.5-sonnet)$',
+        isLangfuseManaged: true,
+      }),
+    ]);
+    renderSignedIn(<Models />);
+    await screen.findByRole('table', { name: 'Models' });
+    // neither the definition's name nor its pattern contains the sent name as text
+    await userEvent.type(screen.getByLabelText('Search models'), 'anthropic/claude-3-5-sonnet-20241022');
+    // (a prefix typed on the way matched nothing: the table was replaced by the empty state, then drawn again)
+    const found = screen.getByRole('table', { name: 'Models' });
+    expect(within(found).getByRole('rowheader', { name: /claude-3\.5-sonnet/ })).toHaveTextContent('matches');
+    expect(within(found).getAllByRole('row')).toHaveLength(2);
+    // case-insensitive, as (?i) says
+    await userEvent.clear(screen.getByLabelText('Search models'));
+    await userEvent.type(screen.getByLabelText('Search models'), 'GPT-4O');
+    const again = screen.getByRole('table', { name: 'Models' });
+    expect(
+      within(again)
+        .getAllByRole('rowheader')
+        .map((r) => r.textContent),
+    ).toEqual(['gpt-4o matches']);
+  });
+
+  it('shows 25 models a page, a search going back to its first page', async () => {
+    serveModels(
+      Array.from({ length: 60 }, (_, i) =>
+        model({ id: `cm-${i}`, modelName: `model-${String(i).padStart(2, '0')}`, matchPattern: `(?i)^(model-${i})$` }),
+      ),
+    );
+    renderSignedIn(<Models />);
+    const table = await screen.findByRole('table', { name: 'Models' });
+    expect(within(table).getAllByRole('rowheader')).toHaveLength(25);
+    const pager = screen.getAllByRole('navigation', { name: 'Model pages' })[0]!;
+    expect(pager).toHaveTextContent('Page 1 of 3');
+    expect(within(pager).getByRole('button', { name: 'Previous' })).toBeDisabled();
+    await userEvent.click(within(pager).getByRole('button', { name: 'Next' }));
+    await userEvent.click(within(pager).getByRole('button', { name: 'Next' }));
+    expect(pager).toHaveTextContent('Page 3 of 3');
+    expect(
+      within(table)
+        .getAllByRole('rowheader')
+        .map((r) => r.textContent),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => `model-${50 + i}`));
+    await userEvent.type(screen.getByLabelText('Search models'), 'model-0');
+    expect(within(table).getAllByRole('rowheader')).toHaveLength(10);
+    expect(screen.queryByRole('navigation', { name: 'Model pages' })).toBeNull();
+  });
+
+  it('keeps flat prices when switching to tiers (the default tier gets them) and back', async () => {
+    renderSignedIn(<Models />);
+    await userEvent.type(screen.getByLabelText('Input price'), '0.0000025');
+    await userEvent.type(screen.getByLabelText('Output price'), '0.00001');
+    await userEvent.click(screen.getByRole('radio', { name: 'Pricing tiers' }));
+    expect(screen.getByLabelText('Tier 1 input price')).toHaveValue('0.0000025');
+    expect(screen.getByLabelText('Tier 1 output price')).toHaveValue('0.00001');
+    await userEvent.clear(screen.getByLabelText('Tier 1 input price'));
+    await userEvent.type(screen.getByLabelText('Tier 1 input price'), '0.000003');
+    await userEvent.click(screen.getByRole('radio', { name: 'Flat prices' }));
+    // a price typed on the flat side is not overwritten by the tier's
+    expect(screen.getByLabelText('Input price')).toHaveValue('0.0000025');
+    expect(screen.getByLabelText('Output price')).toHaveValue('0.00001');
+  });
+
   it('creates a model with two pricing tiers and sends the spec body', async () => {
     const seen = recordRequests();
     const user = userEvent.setup();
@@ -215,11 +284,11 @@ describe('Models page', () => {
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Invalid request data');
     expect(alert).toHaveTextContent('400');
-    expect(screen.getByLabelText('Tier 2 condition 1 operator')).toHaveAccessibleDescription('Invalid option: expected one of "gt"|"gte"');
-    expect(screen.getByLabelText('Tier 2 input price')).toHaveAccessibleDescription(/Too big: expected number to be <=1000000/);
+    expect(screen.getByLabelText('Tier 2 condition 1 operator')).toHaveAccessibleDescription('Must be one of gt, gte.');
+    expect(screen.getByLabelText('Tier 2 input price')).toHaveAccessibleDescription(/Must be 1000000 or less\./);
     expect(screen.getByLabelText('Match pattern')).toHaveAccessibleDescription(/not a valid regex pattern/);
     expect(screen.getByLabelText('Tier 2 input price')).toHaveAttribute('aria-invalid', 'true');
-    expect(screen.getByRole('group', { name: 'Tier 2' })).toHaveTextContent('Invalid input: matches none of the allowed shapes');
+    expect(screen.getByRole('group', { name: 'Tier 2' })).toHaveTextContent('Not in a form this accepts.');
     const others = screen.getByRole('list', { name: 'Other problems' });
     expect(others).toHaveTextContent('somethingElse');
     expect(others).not.toHaveTextContent('matches none');
@@ -247,11 +316,20 @@ describe('Models page', () => {
     const seen = recordRequests();
     renderSignedIn(<Models />);
     await userEvent.type(screen.getByLabelText('Model name'), 'x');
+    await userEvent.type(screen.getByLabelText('Match pattern'), '^x$');
     await userEvent.type(screen.getByLabelText('Input price'), 'cheap');
     await userEvent.click(screen.getByRole('button', { name: 'Create model' }));
     expect(screen.getByLabelText('Input price')).toHaveAccessibleDescription(/"cheap" is not a number/);
     await waitFor(() => expect(screen.getByLabelText('Input price')).toHaveFocus());
     expect(seen.some((r) => r.method === 'POST')).toBe(false);
+    // the message goes once the field is edited; another field's stays
+    await userEvent.type(screen.getByLabelText('Output price'), 'pricey');
+    await userEvent.click(screen.getByRole('button', { name: 'Create model' }));
+    expect(screen.getByLabelText('Output price')).toHaveAccessibleDescription(/"pricey" is not a number/);
+    await userEvent.clear(screen.getByLabelText('Input price'));
+    await userEvent.type(screen.getByLabelText('Input price'), '0.000001');
+    expect(screen.getByLabelText('Input price')).not.toHaveAccessibleDescription(/not a number/);
+    expect(screen.getByLabelText('Output price')).toHaveAccessibleDescription(/"pricey" is not a number/);
     mockServer.events.removeAllListeners();
   });
 

@@ -145,7 +145,7 @@ describe('Playground page', () => {
     mockServer.use(mockOperation('playground_completions', 'temperatureTooHigh', { baseUrl: BASE_URL }));
     renderSignedIn(<Playground />);
     await fillAndRun();
-    await waitFor(() => expect(screen.getByLabelText('Temperature')).toHaveAccessibleDescription(/Too big: expected number to be <=2/));
+    await waitFor(() => expect(screen.getByLabelText('Temperature')).toHaveAccessibleDescription(/Must be 2 or less\./));
     expect(screen.getByRole('alert')).toHaveTextContent('Invalid request data');
   });
 

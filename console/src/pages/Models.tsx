@@ -88,7 +88,10 @@ export function Models() {
           read-only; a project model with the same name takes precedence.
         </p>
         <div className="row">
-          <Field label="Search models" hint="by model name or match pattern">
+          <Field
+            label="Search models"
+            hint="a model name as you send it (matched against the patterns, as the server does), or part of a name or pattern"
+          >
             {(ids) => <input {...ids} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
           </Field>
         </div>

@@ -4,7 +4,7 @@
 // edit leaves the secret blank to keep the stored one (the server never gives it back).
 import { useState } from 'react';
 import type { Alert, AlertGroupBy, AlertRequest } from '../../../../sdk/index.ts';
-import { describeError, useTally, type ProblemText } from '../../api.ts';
+import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
 
@@ -50,6 +50,29 @@ const draftOf = (a: Alert): Draft => ({
 });
 
 /** the request body of a draft; `calendar` for the month so far */
+/** the issue paths each control answers for */
+const FIELD_PATHS: Record<keyof Draft, string[]> = {
+  name: ['name'],
+  metric: ['query', 'query.metric'],
+  groupBy: ['groupBy', 'groupBy.field'],
+  window: ['windowMinutes', 'calendarMonth'],
+  warning: ['condition.warning', 'condition'],
+  alert: ['condition.alert'],
+  url: ['webhook.url', 'webhook'],
+  secret: ['webhook.secret'],
+};
+
+/** what is missing before the server need be asked, keyed like its issue paths */
+export function localProblems(d: Draft, creating: boolean): FieldErrors {
+  const out: FieldErrors = {};
+  if (!d.name.trim()) out.name = 'Required.';
+  if (d.alert.trim() === '' || !Number.isFinite(Number(d.alert))) out['condition.alert'] = 'Give the alert threshold, a number.';
+  if (d.warning.trim() !== '' && !Number.isFinite(Number(d.warning))) out['condition.warning'] = 'Must be a number, or left empty.';
+  if (!d.url.trim()) out['webhook.url'] = 'Required: the URL the alert posts to.';
+  if ((creating || d.secret) && d.secret.length < 16) out['webhook.secret'] = 'Must be at least 16 characters long.';
+  return out;
+}
+
 export function requestOf(d: Draft): AlertRequest {
   const m = METRICS[d.metric];
   return {
@@ -75,7 +98,17 @@ export function AlertForm({ initial, onSaved, onCancel }: { initial?: Alert; onS
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState<{ group: string; value: number | null }[]>();
-  const set = (k: keyof Draft) => (e: { target: { value: string } }) => setD((x) => ({ ...x, [k]: e.target.value }));
+  // messages by issue path; a field's go as soon as it is edited
+  const [fields, setFields] = useState<FieldErrors>({});
+  const errorOf = (k: keyof Draft) =>
+    FIELD_PATHS[k]
+      .map((p) => fields[p])
+      .filter(Boolean)
+      .join(' ') || undefined;
+  const set = (k: keyof Draft) => (e: { target: { value: string } }) => {
+    setD((x) => ({ ...x, [k]: e.target.value }));
+    setFields((f) => Object.fromEntries(Object.entries(f).filter(([p]) => !FIELD_PATHS[k].includes(p))));
+  };
 
   const runPreview = async () => {
     setProblem(undefined);
@@ -110,8 +143,11 @@ export function AlertForm({ initial, onSaved, onCancel }: { initial?: Alert; onS
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (busy) return;
-    setBusy(true);
     setProblem(undefined);
+    const missing = localProblems(d, !initial);
+    setFields(missing);
+    if (Object.keys(missing).length) return;
+    setBusy(true);
     try {
       const body = requestOf(d);
       const { data } = initial
@@ -130,16 +166,20 @@ export function AlertForm({ initial, onSaved, onCancel }: { initial?: Alert; onS
       setPreview(undefined);
       onSaved(data);
     } catch (err) {
-      setProblem(describeError(err));
+      const p = describeError(err);
+      setProblem(p);
+      setFields(p.fields);
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <form className="alert-form" onSubmit={submit} aria-label={initial ? `Edit ${initial.name}` : 'New alert'}>
+    <form className="alert-form" onSubmit={submit} aria-label={initial ? `Edit ${initial.name}` : 'New alert'} noValidate>
       <h2>{initial ? `Edit ${initial.name}` : 'New alert'}</h2>
-      <Field label="Name">{(ids) => <input {...ids} value={d.name} onChange={set('name')} required />}</Field>
+      <Field label="Name" error={errorOf('name')}>
+        {(ids) => <input {...ids} value={d.name} onChange={set('name')} required />}
+      </Field>
       <Field label="Measure">
         {(ids) => (
           <select {...ids} value={d.metric} onChange={set('metric')}>
@@ -160,7 +200,7 @@ export function AlertForm({ initial, onSaved, onCancel }: { initial?: Alert; onS
           </select>
         )}
       </Field>
-      <Field label="Window">
+      <Field label="Window" error={errorOf('window')}>
         {(ids) => (
           <select {...ids} value={d.window} onChange={set('window')}>
             {WINDOWS.map(([v, label]) => (
@@ -172,15 +212,18 @@ export function AlertForm({ initial, onSaved, onCancel }: { initial?: Alert; onS
           </select>
         )}
       </Field>
-      <Field label="Warning above" hint="Optional">
+      <Field label="Warning above" hint="Optional" error={errorOf('warning')}>
         {(ids) => <input {...ids} type="number" step="any" value={d.warning} onChange={set('warning')} />}
       </Field>
-      <Field label="Alert above">
+      <Field label="Alert above" error={errorOf('alert')}>
         {(ids) => <input {...ids} type="number" step="any" value={d.alert} onChange={set('alert')} required />}
       </Field>
-      <Field label="Webhook URL">{(ids) => <input {...ids} type="url" value={d.url} onChange={set('url')} required />}</Field>
+      <Field label="Webhook URL" error={errorOf('url')}>
+        {(ids) => <input {...ids} type="url" value={d.url} onChange={set('url')} required />}
+      </Field>
       <Field
         label="Webhook secret"
+        error={errorOf('secret')}
         hint={
           initial
             ? 'Leave blank to keep the stored secret'

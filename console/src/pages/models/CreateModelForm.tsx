@@ -5,7 +5,7 @@ import { describeError, useTally, type FieldErrors, type ProblemText } from '../
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
 import type { Model, ModelUsageUnit } from '../../../../sdk/index.ts';
-import { emptyDraft, shownPaths, toRequest, UNITS, type ModelDraft } from './draft.ts';
+import { emptyDraft, pieceOf, shownPaths, toRequest, UNITS, withMode, type ModelDraft } from './draft.ts';
 import { TierEditor } from './TierEditor.tsx';
 
 export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => void }) {
@@ -14,6 +14,8 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
   const [local, setLocal] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
+  // the draft the messages are about: a message goes once its field changes from this
+  const [judged, setJudged] = useState<ModelDraft>();
 
   const formRef = useRef<HTMLFormElement>(null);
   // after a refused create, the first field with a message gets focus (Enter on it resubmits)
@@ -24,7 +26,10 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
 
   const update = (change: (d: ModelDraft) => ModelDraft) => setDraft(change);
   const set = <K extends keyof ModelDraft>(key: K, value: ModelDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
-  const errorOf = (path: string) => local[path] ?? problem?.fields[path];
+  const errorOf = (path: string) => {
+    const said = local[path] ?? problem?.fields[path];
+    return said && judged && pieceOf(draft, path) !== pieceOf(judged, path) ? undefined : said;
+  };
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -32,6 +37,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
     setProblem(undefined);
     const { body, errors } = toRequest(draft);
     setLocal(errors);
+    setJudged(draft);
     if (!body) {
       setFocusInvalid((n) => n + 1);
       return;
@@ -129,10 +135,12 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
       <fieldset className="price-mode">
         <legend>Prices</legend>
         <label className="check">
-          <input type="radio" name="price-mode" checked={draft.mode === 'flat'} onChange={() => set('mode', 'flat')} /> Flat prices
+          <input type="radio" name="price-mode" checked={draft.mode === 'flat'} onChange={() => update((d) => withMode(d, 'flat'))} /> Flat
+          prices
         </label>
         <label className="check">
-          <input type="radio" name="price-mode" checked={draft.mode === 'tiers'} onChange={() => set('mode', 'tiers')} /> Pricing tiers
+          <input type="radio" name="price-mode" checked={draft.mode === 'tiers'} onChange={() => update((d) => withMode(d, 'tiers'))} />{' '}
+          Pricing tiers
         </label>
         {errorOf('') ? <div className="field-error">{errorOf('')}</div> : null}
         {draft.mode === 'flat' ? (

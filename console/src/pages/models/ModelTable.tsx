@@ -1,6 +1,8 @@
-// Managed and project models in one table, filtered by the search box. Project models can be
-// deleted after a second, explicit press; managed ones are read-only on the server.
-import { useState } from 'react';
+// Managed and project models in one table, a page at a time, filtered by the search box: a model
+// name as one sends it (`claude-3-5-sonnet-20241022`) finds the definitions whose pattern matches
+// it, as the server matches, first; then names and patterns that contain the text. Project models
+// can be deleted after a second, explicit press; managed ones are read-only on the server.
+import { useEffect, useState } from 'react';
 import { describeError, useTally, type ProblemText } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
@@ -8,9 +10,45 @@ import type { Model } from '../../../../sdk/index.ts';
 import { formatPrice, perMillion } from '../../format.ts';
 import { conditionsSummary, formatDate, pricesText } from './format.ts';
 
+export const PAGE_SIZE = 25;
+
+/**
+ * The pattern as JavaScript reads it: Langfuse patterns start with RE2's `(?i)` for "ignore
+ * case", which JavaScript spells as a flag. null for a pattern JavaScript cannot read (RE2-only
+ * syntax): the search then falls back to text.
+ */
+export function patternOf(matchPattern: string): RegExp | null {
+  const insensitive = matchPattern.startsWith('(?i)');
+  try {
+    return new RegExp(insensitive ? matchPattern.slice(4) : matchPattern, insensitive ? 'i' : '');
+  } catch {
+    return null;
+  }
+}
+
+export interface Found {
+  model: Model;
+  /** the searched text is a model name this definition's pattern matches */
+  byPattern: boolean;
+}
+
+/** the models the search finds: pattern matches first (in list order), then text matches */
+export function searchModels(models: Model[], search: string): Found[] {
+  const text = search.trim();
+  if (!text) return models.map((model) => ({ model, byPattern: false }));
+  const q = text.toLowerCase();
+  const byPattern: Found[] = [];
+  const byText: Found[] = [];
+  for (const model of models) {
+    if (patternOf(model.matchPattern)?.test(text)) byPattern.push({ model, byPattern: true });
+    else if (model.modelName.toLowerCase().includes(q) || model.matchPattern.toLowerCase().includes(q))
+      byText.push({ model, byPattern: false });
+  }
+  return [...byPattern, ...byText];
+}
+
 export function matches(model: Model, search: string): boolean {
-  const q = search.trim().toLowerCase();
-  return !q || model.modelName.toLowerCase().includes(q) || model.matchPattern.toLowerCase().includes(q);
+  return searchModels([model], search).length > 0;
 }
 
 export function ModelTable({
@@ -24,7 +62,14 @@ export function ModelTable({
   onDeleted: (model: Model) => void;
   onExplain: (modelName: string) => void;
 }) {
-  const shown = models.filter((m) => matches(m, search));
+  const found = searchModels(models, search);
+  const pages = Math.max(1, Math.ceil(found.length / PAGE_SIZE));
+  const [page, setPage] = useState(1);
+  // a new search starts at its first page; a shorter list keeps the page in range
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the search text is the reason to go back to page 1
+  useEffect(() => setPage(1), [search]);
+  const current = Math.min(page, pages);
+  const shown = found.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
   if (models.length === 0) {
     return (
       <EmptyState title="No models yet">
@@ -32,13 +77,30 @@ export function ModelTable({
       </EmptyState>
     );
   }
-  if (shown.length === 0) {
+  if (found.length === 0) {
     return (
-      <EmptyState title={`No model matches “${search.trim()}”`}>Search by model name or match pattern, or clear the search box.</EmptyState>
+      <EmptyState title={`No model matches “${search.trim()}”`}>
+        Search by the model name you send, a definition's name or its match pattern, or clear the search box.
+      </EmptyState>
     );
   }
+  const pager =
+    pages > 1 ? (
+      <nav className="pager" aria-label="Model pages">
+        <button type="button" className="secondary" disabled={current === 1} onClick={() => setPage(current - 1)}>
+          Previous
+        </button>
+        <span role="status">
+          Page {current} of {pages}
+        </span>
+        <button type="button" className="secondary" disabled={current === pages} onClick={() => setPage(current + 1)}>
+          Next
+        </button>
+      </nav>
+    ) : null;
   return (
     <div className="table-wrap">
+      {pager}
       <table aria-label="Models" className="models-table">
         <thead>
           <tr>
@@ -53,20 +115,39 @@ export function ModelTable({
           </tr>
         </thead>
         <tbody>
-          {shown.map((m) => (
-            <ModelRow key={m.id} model={m} onDeleted={onDeleted} onExplain={onExplain} />
+          {shown.map(({ model: m, byPattern }) => (
+            <ModelRow key={m.id} model={m} byPattern={byPattern} onDeleted={onDeleted} onExplain={onExplain} />
           ))}
         </tbody>
       </table>
+      {pager}
     </div>
   );
 }
 
-function ModelRow({ model, onDeleted, onExplain }: { model: Model; onDeleted: (m: Model) => void; onExplain: (name: string) => void }) {
+function ModelRow({
+  model,
+  byPattern,
+  onDeleted,
+  onExplain,
+}: {
+  model: Model;
+  byPattern: boolean;
+  onDeleted: (m: Model) => void;
+  onExplain: (name: string) => void;
+}) {
   const prices = Object.entries(model.prices ?? {});
   return (
     <tr>
-      <th scope="row">{model.modelName}</th>
+      <th scope="row">
+        {model.modelName}
+        {byPattern ? (
+          <span className="badge match" title="Its match pattern matches the searched model name">
+            {' '}
+            matches
+          </span>
+        ) : null}
+      </th>
       <td>
         <code className="pattern">{model.matchPattern}</code>
       </td>

@@ -101,6 +101,8 @@ function parseNumber(text: string, path: string, errors: FieldErrors): number | 
 export function toRequest(d: ModelDraft): { body?: CreateModelRequest; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const body: CreateModelRequest = { modelName: d.modelName.trim(), matchPattern: d.matchPattern, unit: d.unit };
+  if (!body.modelName) errors.modelName = 'Required: the name generations are reported under, e.g. gpt-4o-mini.';
+  if (!d.matchPattern.trim()) errors.matchPattern = "Required: a regex on the generation's model, e.g. (?i)^(gpt-4o-mini)$.";
   if (d.startDate) body.startDate = d.startDate;
   if (d.tokenizerId) body.tokenizerId = d.tokenizerId;
   if (d.tokenizerConfig.trim()) {
@@ -166,4 +168,54 @@ export function shownPaths(d: ModelDraft): Set<string> {
     });
   }
   return new Set(paths);
+}
+
+const FLAT = [
+  ['inputPrice', 'input'],
+  ['outputPrice', 'output'],
+  ['totalPrice', 'total'],
+] as const;
+
+/**
+ * The draft in another price mode, prices carried across: flat input/output/total become the
+ * default tier's prices of those usage types (added when missing), and back; a price already typed
+ * on the other side is not overwritten.
+ */
+export function withMode(d: ModelDraft, mode: ModelDraft['mode']): ModelDraft {
+  if (mode === d.mode) return d;
+  if (mode === 'tiers') {
+    const usageTypes = [...d.usageTypes];
+    const keyOf = (name: string) => {
+      let u = usageTypes.find((x) => x.name.trim() === name);
+      if (!u) usageTypes.push((u = { key: newKey(), name }));
+      return u.key;
+    };
+    const prices: Record<number, string> = {};
+    for (const [field, name] of FLAT) if (d[field].trim()) prices[keyOf(name)] = d[field];
+    const tiers = d.tiers.map((t) => (t.key === d.defaultTier ? { ...t, prices: { ...prices, ...nonEmpty(t.prices) } } : t));
+    return { ...d, mode, usageTypes, tiers };
+  }
+  const standard = d.tiers.find((t) => t.key === d.defaultTier);
+  const next = { ...d, mode };
+  for (const [field, name] of FLAT) {
+    const u = d.usageTypes.find((x) => x.name.trim() === name);
+    const price = u && standard ? (standard.prices[u.key] ?? '') : '';
+    if (!next[field].trim() && price.trim()) next[field] = price;
+  }
+  return next;
+}
+
+const nonEmpty = (prices: Record<number, string>) => Object.fromEntries(Object.entries(prices).filter(([, v]) => v.trim() !== ''));
+
+/**
+ * What an issue at `path` is about, as text: the issue is shown while this is unchanged, so a
+ * message goes away once its field is edited (a tier's messages once that tier is).
+ */
+export function pieceOf(d: ModelDraft, path: string): string {
+  const [head, index] = path.split('.');
+  if (head === 'pricingTiers')
+    return index === undefined ? JSON.stringify([d.tiers, d.usageTypes]) : JSON.stringify([d.tiers[Number(index)], d.usageTypes]);
+  if (head === 'usageTypes') return JSON.stringify(d.usageTypes[Number(index)] ?? null);
+  if (head === '') return JSON.stringify([d.mode, d.inputPrice, d.outputPrice, d.totalPrice, d.tiers]);
+  return JSON.stringify((d as unknown as Record<string, unknown>)[head!] ?? null);
 }

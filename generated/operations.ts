@@ -16,6 +16,7 @@ export interface Operations {
   evaluationRules_list: { data: T.EvaluationRulesListData; responses: T.EvaluationRulesListResponses; errors: T.EvaluationRulesListErrors };
   evaluationRules_update: { data: T.EvaluationRulesUpdateData; responses: T.EvaluationRulesUpdateResponses; errors: T.EvaluationRulesUpdateErrors };
   evaluations_llmAsAJudge: { data: T.EvaluationsLlmAsAJudgeData; responses: T.EvaluationsLlmAsAJudgeResponses; errors: T.EvaluationsLlmAsAJudgeErrors };
+  evaluations_promptPreview: { data: T.EvaluationsPromptPreviewData; responses: T.EvaluationsPromptPreviewResponses; errors: T.EvaluationsPromptPreviewErrors };
   evaluators_create: { data: T.EvaluatorsCreateData; responses: T.EvaluatorsCreateResponses; errors: T.EvaluatorsCreateErrors };
   evaluators_delete: { data: T.EvaluatorsDeleteData; responses: T.EvaluatorsDeleteResponses; errors: T.EvaluatorsDeleteErrors };
   evaluators_get: { data: T.EvaluatorsGetData; responses: T.EvaluatorsGetResponses; errors: T.EvaluatorsGetErrors };

@@ -1353,6 +1353,44 @@ export type Alert = {
 };
 
 /**
+ * An evaluator's prompt and mapping (saved or not) and the observation to fill them from.
+ */
+export type PromptPreviewRequest = {
+    prompt: string;
+    mapping?: Array<EvaluatorObservationMapping>;
+    observationId: IndexedString;
+};
+
+/**
+ * The prompt a rule's judge would receive for the observation.
+ */
+export type PromptPreview = {
+    /**
+     * The prompt with every value substituted.
+     */
+    prompt: string;
+    /**
+     * Each mapped variable's value as substituted (null when its path found nothing).
+     */
+    variables: {
+        [key: string]: string | null;
+    };
+    /**
+     * The prompt's variables left as placeholders (no mapping entry, or no value).
+     */
+    unfilled: Array<string>;
+    /**
+     * The observation the values came from.
+     */
+    observation: {
+        id: string;
+        traceId: string | null;
+        name: string | null;
+        type: string;
+    };
+};
+
+/**
  * What an alert's webhook receives for one group's transition.
  */
 export type AlertWebhookPayload = {
@@ -4321,6 +4359,39 @@ export type EvaluationsLlmAsAJudgeResponses = {
 };
 
 export type EvaluationsLlmAsAJudgeResponse = EvaluationsLlmAsAJudgeResponses[keyof EvaluationsLlmAsAJudgeResponses];
+
+export type EvaluationsPromptPreviewData = {
+    body: PromptPreviewRequest;
+    path?: never;
+    query?: never;
+    url: '/api/public/evaluations/prompt-preview';
+};
+
+export type EvaluationsPromptPreviewErrors = {
+    /**
+     * The mapping names a source an observation does not have, a variable the prompt lacks, or a jsonPath that does not parse.
+     */
+    400: Error;
+    /**
+     * Missing, malformed or unknown credentials.
+     */
+    401: MessageResponse;
+    /**
+     * No observation with this id in the project.
+     */
+    404: Error;
+};
+
+export type EvaluationsPromptPreviewError = EvaluationsPromptPreviewErrors[keyof EvaluationsPromptPreviewErrors];
+
+export type EvaluationsPromptPreviewResponses = {
+    /**
+     * The filled prompt, each variable's value and the variables left unfilled.
+     */
+    200: PromptPreview;
+};
+
+export type EvaluationsPromptPreviewResponse = EvaluationsPromptPreviewResponses[keyof EvaluationsPromptPreviewResponses];
 
 export type EvaluationRulesExecutionsData = {
     body?: never;

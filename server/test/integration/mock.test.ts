@@ -21,7 +21,10 @@ describe('mock server (make mock)', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.meta).toMatchObject({ page: 1, limit: 2 });
-    expect(body.data[0].isLangfuseManaged).toBe(true);
+    // the example agrees with itself: a full page of its limit, and the page count of its total
+    expect(body.data).toHaveLength(body.meta.limit);
+    expect(body.meta.totalPages).toBe(Math.ceil(body.meta.totalItems / body.meta.limit));
+    expect(body.data.map((m: { isLangfuseManaged: boolean }) => m.isLangfuseManaged)).toEqual([false, true]);
   });
 
   it('answers the example a Prefer header names, with its status', async () => {

@@ -1,10 +1,14 @@
-// POST /api/public/evaluations/llm-as-a-judge (one evaluation now) and
+// POST /api/public/evaluations/llm-as-a-judge (one evaluation now),
+// POST /api/public/evaluations/prompt-preview (a judge prompt filled from an observation) and
 // GET /api/public/unstable/evaluation-rules/{id}/executions (a rule's jobs).
 import { randomBytes } from 'node:crypto';
 import type { EvaluationJob, LlmAsAJudgeResult } from '../../../../generated/client/types.gen.ts';
 import { scoreId } from '../../domain/evaluation/ids.ts';
 import type { OutputDefinition } from '../../domain/evaluation/judge.ts';
-import { compilePrompt } from '../../domain/evaluation/prompt.ts';
+import { jsonPathSyntaxProblem } from '../../domain/evaluation/json-path.ts';
+import { checkMapping, normaliseMapping } from '../../domain/evaluation/mapping.ts';
+import { compilePrompt, promptVariables, stringifyVariable } from '../../domain/evaluation/prompt.ts';
+import { extractVariables } from '../../domain/evaluation/variables.ts';
 import { LlmError } from '../../domain/llm/call.ts';
 import { JudgeAnswerError, runJudge } from '../../llm/judge.ts';
 import { ConnectionSecretsUnreadable } from '../../llm/llm-gateway.ts';
@@ -14,7 +18,7 @@ import { getConnectionByProvider } from '../../store/llm-connections.ts';
 import { getObservation } from '../../store/observations.ts';
 import { kysely } from '../../store/sql.ts';
 import { getTrace } from '../../store/traces.ts';
-import { ApiError, notFound, unstableError } from '../errors.ts';
+import { ApiError, invalidRequest, notFound, unstableError } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { llmErrorBody, llmErrorStatus } from '../llm-call-error.ts';
 import { unreadableSecrets } from '../llm-call-error.ts';
@@ -100,4 +104,37 @@ export const evaluationRulesExecutions: OperationHandler<'evaluationRules_execut
     }),
   );
   return { status: 200, body: paginated(data, page, limit, total) };
+};
+
+/** POST /api/public/evaluations/prompt-preview: the prompt a rule's judge would get for one observation */
+export const evaluationsPromptPreview: OperationHandler<'evaluations_promptPreview'> = async (ctx) => {
+  const projectId = projectOf(ctx);
+  const { prompt, observationId } = ctx.body;
+  const mapping = normaliseMapping(ctx.body.mapping ?? []);
+  const variables = promptVariables(prompt);
+  // an unsaved evaluator may be mapped in part: the rest is what the preview shows as unfilled
+  const problem = checkMapping(mapping, variables, 'observation');
+  const pathProblem = mapping
+    .map((m) => (m.jsonPath === undefined ? null : ([m, jsonPathSyntaxProblem(m.jsonPath)] as const)))
+    .find((x) => x?.[1]);
+  if (problem && problem.code !== 'missing_variable_mapping') throw invalidRequest(problem.message);
+  if (pathProblem)
+    throw invalidRequest(
+      `Mapping for variable "${pathProblem[0].variable}" has an invalid jsonPath "${pathProblem[0].jsonPath}". ${pathProblem[1]}`,
+    );
+  const obs = await getObservation(kysely(ctx.em), projectId, observationId);
+  if (!obs) throw notFound(`Observation not found: ${observationId}`);
+  // the worker's own two steps (evaluation-worker.ts): the values, then the substitution
+  const values = extractVariables(obs, mapping);
+  const shown: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(values)) shown[name] = value === undefined || value === null ? null : stringifyVariable(value);
+  return {
+    status: 200,
+    body: {
+      prompt: compilePrompt(prompt, values),
+      variables: shown,
+      unfilled: variables.filter((v) => shown[v] === undefined || shown[v] === null),
+      observation: { id: obs.id, traceId: obs.traceId ?? null, name: obs.name ?? null, type: obs.type },
+    },
+  };
 };

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Evaluators } from '../src/pages/Evaluators.tsx';
+import { emptyEvaluator, evaluatorRequest } from '../src/pages/evaluators/evaluator-draft.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const API = `${BASE_URL}/api/public`;
@@ -186,5 +187,136 @@ describe('Evaluators page', () => {
     renderSignedIn(<Evaluators />);
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Evaluation rules: Invalid query parameters');
+  });
+
+  it('creates an evaluator in the console: variables mapped from the prompt, the judge prompt previewed from a generation, the spec body sent', async () => {
+    let created: Record<string, unknown> | undefined;
+    let previewed: Record<string, unknown> | undefined;
+    mockServer.use(
+      http.post(`${API}/evaluations/prompt-preview`, async ({ request }) => {
+        previewed = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({
+          prompt: 'Question: What is the capital of France?\nAnswer: Paris.',
+          variables: { question: 'What is the capital of France?', answer: 'Paris.' },
+          unfilled: [],
+          observation: { id: String(previewed.observationId), traceId: 't', name: 'answer', type: 'GENERATION' },
+        });
+      }),
+      http.post(`${API}/unstable/evaluators`, async ({ request }) => {
+        created = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({
+          ...(created as object),
+          id: 'ev-new',
+          version: 1,
+          variables: ['question', 'answer'],
+          evaluationRuleCount: 0,
+          createdAt: '2026-11-27T10:00:00.000Z',
+          updatedAt: '2026-11-27T10:00:00.000Z',
+        });
+      }),
+    );
+    const user = userEvent.setup();
+    renderSignedIn(<Evaluators />);
+    await user.click(await screen.findByRole('button', { name: 'New evaluator' }));
+    const form = screen.getByRole('form', { name: 'New evaluator' });
+    await user.type(within(form).getByLabelText('Evaluator name'), 'correctness');
+    // braces are typed as {{ in user-event's syntax
+    await user.type(within(form).getByLabelText('Judge prompt'), 'Question: {{{{question}}\nAnswer: {{{{answer}}');
+    await user.selectOptions(within(form).getByLabelText('{{question}} from'), 'input');
+    await user.type(within(form).getByLabelText('{{question}} JSONPath'), '$[[1].content');
+    await user.selectOptions(within(form).getByLabelText('{{answer}} from'), 'output');
+    await user.type(within(form).getByLabelText('{{answer}} JSONPath'), '$.content');
+    await user.type(within(form).getByLabelText('What the score means'), 'Correctness from 0 to 1');
+    await user.type(within(form).getByLabelText('Connection'), 'openai');
+    await user.type(within(form).getByLabelText('Model'), 'gpt-4o-mini');
+    const generation = within(form).getByLabelText('Generation to fill the prompt from');
+    // the newest generation is offered (the spec example's), then replaced by the one chosen
+    await waitFor(() => expect(generation).not.toHaveValue(''));
+    await user.clear(generation);
+    await user.type(generation, 'gen-42');
+    await user.click(within(form).getByRole('button', { name: 'Preview prompt' }));
+    expect(await within(form).findByLabelText('What the judge would read')).toHaveTextContent(
+      'Question: What is the capital of France? Answer: Paris.',
+    );
+    expect(previewed).toEqual({
+      prompt: 'Question: {{question}}\nAnswer: {{answer}}',
+      mapping: [
+        { variable: 'question', source: 'input', jsonPath: '$[1].content' },
+        { variable: 'answer', source: 'output', jsonPath: '$.content' },
+      ],
+      observationId: 'gen-42',
+    });
+    await user.click(within(form).getByRole('button', { name: 'Create evaluator' }));
+    expect(await screen.findByText('Saved correctness, version 1.')).toBeInTheDocument();
+    expect(created).toEqual({
+      name: 'correctness',
+      type: 'llm_as_judge',
+      prompt: 'Question: {{question}}\nAnswer: {{answer}}',
+      outputDefinition: {
+        dataType: 'NUMERIC',
+        reasoning: { description: 'Why this score, step by step.' },
+        score: { description: 'Correctness from 0 to 1', minValue: 0, maxValue: 1 },
+      },
+      modelConfig: { provider: 'openai', model: 'gpt-4o-mini' },
+      mapping: [
+        { variable: 'question', source: 'input', jsonPath: '$[1].content' },
+        { variable: 'answer', source: 'output', jsonPath: '$.content' },
+      ],
+    });
+  });
+
+  it('edits an evaluator as its next version: prefilled, the name kept, POSTed under that name', async () => {
+    let posted: Record<string, unknown> | undefined;
+    mockServer.use(
+      http.post(`${API}/unstable/evaluators`, async ({ request }) => {
+        posted = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({
+          ...(posted as object),
+          id: 'ev-x',
+          version: 2,
+          variables: [],
+          mapping: null,
+          evaluationRuleCount: 0,
+          createdAt: '2026-11-27T10:00:00.000Z',
+          updatedAt: '2026-11-27T10:00:00.000Z',
+        });
+      }),
+    );
+    const user = userEvent.setup();
+    renderSignedIn(<Evaluators />);
+    const table = await screen.findByRole('table', { name: 'Evaluators' });
+    const editButton = within(table).getAllByRole('button', { name: /^Edit / })[0]!;
+    const name = editButton.getAttribute('aria-label')!.replace(/^Edit /, '');
+    await user.click(editButton);
+    const form = screen.getByRole('form', { name: `New version of ${name}` });
+    expect(within(form).getByLabelText('Evaluator name')).toHaveValue(name);
+    expect(within(form).getByLabelText('Evaluator name')).toHaveAttribute('readonly');
+    const prompt = within(form).getByLabelText('Judge prompt') as HTMLTextAreaElement;
+    expect(prompt.value.length).toBeGreaterThan(0);
+    await user.type(prompt, ' Be strict.');
+    await user.click(within(form).getByRole('button', { name: 'Save new version' }));
+    await screen.findByText(`Saved ${name}, version 2.`);
+    expect(posted).toMatchObject({ name, prompt: expect.stringMatching(/ Be strict\.$/) });
+  });
+
+  it('checks what the server would refuse before sending: a partial default mapping, fewer than two categories, a model without a connection', () => {
+    const d = {
+      ...emptyEvaluator(),
+      name: 'n',
+      prompt: '{{a}} {{b}}',
+      scoreDescription: 's',
+      mapping: { a: { source: 'input' as const, jsonPath: '' } },
+    };
+    expect(evaluatorRequest(d)).toEqual({
+      errors: { mapping: 'Map every variable, or none (each rule then maps them): b is not mapped.' },
+    });
+    expect(evaluatorRequest({ ...d, mapping: {} })).toMatchObject({ body: { name: 'n' } });
+    expect(evaluatorRequest({ ...d, mapping: {} })).not.toHaveProperty('body.mapping');
+    expect(evaluatorRequest({ ...d, mapping: {}, dataType: 'CATEGORICAL', categories: 'good\n good ' })).toEqual({
+      errors: { 'outputDefinition.score.categories': 'Give at least two categories, one per line.' },
+    });
+    expect(evaluatorRequest({ ...d, mapping: {}, model: 'gpt-4o' })).toEqual({
+      errors: { modelConfig: 'Give both the connection and the model, or neither.' },
+    });
   });
 });

@@ -51,16 +51,18 @@ describe('Models page', () => {
   it('lists the example models with their managed flag, tiers and a count', async () => {
     renderSignedIn(<Models />);
     const table = await screen.findByRole('table', { name: 'Models' });
-    // the example's meta claims two pages and the mock answers page 2 with the same model: it is shown once
+    // the example's meta claims 80 pages and the mock answers each with the same two models: each is shown once
     const rows = within(table).getAllByRole('row').slice(1);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toHaveTextContent('claude-3-5-haiku-20241022');
-    expect(rows[0]).toHaveTextContent('Managed');
-    expect(rows[0]).toHaveTextContent('input: 0.0000008');
-    expect(rows[0]).toHaveTextContent('Standard (priority 0, default)');
-    expect(rows[0]).toHaveTextContent('claude');
-    expect(within(rows[0]!).queryByRole('button', { name: /^Delete/ })).toBeNull();
-    expect(screen.getByText(/1 models \(1 managed, 0 project\)/)).toBeInTheDocument();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent('acme-ft-gpt-4o-mini');
+    expect(rows[0]).toHaveTextContent('Project');
+    expect(within(rows[0]!).getByRole('button', { name: 'Delete acme-ft-gpt-4o-mini' })).toBeInTheDocument();
+    expect(rows[1]).toHaveTextContent('ada');
+    expect(rows[1]).toHaveTextContent('Managed');
+    expect(rows[1]).toHaveTextContent('input: 0.0000004');
+    expect(rows[1]).toHaveTextContent('Standard (priority 0, default)');
+    expect(within(rows[1]!).queryByRole('button', { name: /^Delete/ })).toBeNull();
+    expect(screen.getByText(/2 models \(1 managed, 1 project\)/)).toBeInTheDocument();
   });
 
   it('filters by model name or pattern', async () => {

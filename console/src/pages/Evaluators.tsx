@@ -1,10 +1,11 @@
 // LLM-as-a-judge at a glance: the evaluators, the rules that run them (paused ones say why),
 // one rule's recent executions, and the scores the evaluators wrote.
 import { useMemo, useState } from 'react';
-import type { EvaluationRule } from '../../../sdk/index.ts';
+import type { EvaluationRule, Evaluator } from '../../../sdk/index.ts';
 import { useTally } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 import { EvalScores } from './evaluators/EvalScores.tsx';
+import { EvaluatorForm } from './evaluators/EvaluatorForm.tsx';
 import { EvaluatorList } from './evaluators/EvaluatorList.tsx';
 import { Executions } from './evaluators/Executions.tsx';
 import { RuleList } from './evaluators/RuleList.tsx';
@@ -20,10 +21,34 @@ export function Evaluators() {
   const [chosen, setChosen] = useState<string>();
   const selected = rules?.find((r) => r.id === chosen) ?? rules?.[0];
   const evaluatorNames = useMemo(() => new Map((evaluators.data ?? []).map((e) => [e.id, e.name])), [evaluators.data]);
+  // the evaluator form: closed, a new evaluator, or the next version of one
+  const [form, setForm] = useState<{ editing?: Evaluator; n: number }>();
+  const [saved, setSaved] = useState<string>();
 
   return (
     <div className="evaluators">
-      <EvaluatorList loaded={evaluators} />
+      {saved ? (
+        <div className="ok-banner" role="status">
+          {saved}
+        </div>
+      ) : null}
+      <EvaluatorList
+        loaded={evaluators}
+        onCreate={() => setForm((f) => ({ n: (f?.n ?? 0) + 1 }))}
+        onEdit={(ev) => setForm((f) => ({ editing: ev, n: (f?.n ?? 0) + 1 }))}
+      />
+      {form ? (
+        <EvaluatorForm
+          key={form.n}
+          editing={form.editing}
+          onCancel={() => setForm(undefined)}
+          onSaved={(ev) => {
+            setSaved(`Saved ${ev.name}, version ${ev.version}.`);
+            setForm(undefined);
+            evaluators.reload();
+          }}
+        />
+      ) : null}
       <RuleList
         loaded={{ ...rulesLoaded, data: rules }}
         selectedId={selected?.id}

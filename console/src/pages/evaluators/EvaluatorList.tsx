@@ -5,11 +5,24 @@ import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import type { Loaded } from '../../hooks.ts';
 import { CREATE_HINT, formatTime, modelSummary, outputSummary } from './format.ts';
 
-export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
+export function EvaluatorList({
+  loaded,
+  onCreate,
+  onEdit,
+}: {
+  loaded: Loaded<Evaluator[]>;
+  onCreate: () => void;
+  onEdit: (ev: Evaluator) => void;
+}) {
   const list = loaded.data ?? [];
   return (
     <section className="card" aria-labelledby="ev-evaluators">
-      <h2 id="ev-evaluators">Evaluators</h2>
+      <div className="card-head">
+        <h2 id="ev-evaluators">Evaluators</h2>
+        <button type="button" className="secondary" onClick={onCreate}>
+          New evaluator
+        </button>
+      </div>
       <ErrorBanner problem={loaded.error} title="Evaluators" />
       {loaded.error ? (
         <button type="button" className="secondary" onClick={loaded.reload}>
@@ -19,7 +32,7 @@ export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && list.length === 0 ? (
         <EmptyState title="No evaluators yet">
-          Create one with <code>{CREATE_HINT}</code>.
+          Create one with <strong>New evaluator</strong> (or <code>{CREATE_HINT}</code>).
         </EmptyState>
       ) : null}
       {list.length ? (
@@ -38,6 +51,7 @@ export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
                   Rules
                 </th>
                 <th scope="col">Updated</th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -50,6 +64,13 @@ export function EvaluatorList({ loaded }: { loaded: Loaded<Evaluator[]> }) {
                   <td>{ev.variables.length ? ev.variables.join(', ') : <span className="muted">none</span>}</td>
                   <td className="num">{ev.evaluationRuleCount}</td>
                   <td>{formatTime(ev.updatedAt)}</td>
+                  <td>
+                    {ev.type === 'llm_as_judge' ? (
+                      <button type="button" className="link" onClick={() => onEdit(ev)} aria-label={`Edit ${ev.name}`}>
+                        Edit
+                      </button>
+                    ) : null}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -11,7 +11,16 @@
 // for one test.
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import bundledSpec from '../../generated/openapi.json' with { type: 'json' };
-import { answerFor, isSecured, listOperations, parsePrefer, type ExampleChoice, type SpecOperationEntry } from './examples.ts';
+import {
+  answerFor,
+  isSecured,
+  listOperations,
+  parsePrefer,
+  type ExampleChoice,
+  type MockAnswer,
+  type SpecOperationEntry,
+} from './examples.ts';
+import { checkBody } from './validate.ts';
 
 export { answerFor, listOperations, parsePrefer, pickExample, type ExampleChoice, type MockAnswer } from './examples.ts';
 
@@ -54,7 +63,11 @@ function handlerFor(entry: SpecOperationEntry, opts: MockHandlerOptions, theSpec
   const method = entry.method as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
   const fallback = toChoice(opts.examples?.[entry.operationId]);
   const secured = isSecured(entry.operation, theSpec);
-  const readsBody = entry.operationId === 'ingestion_batch';
+  const takesJson = !!(entry.operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content?.['application/json'];
+  const respond = (answer: MockAnswer, headers: Record<string, string>) =>
+    answer.contentType === null
+      ? new HttpResponse(null, { status: answer.status, headers })
+      : HttpResponse.json(answer.body as never, { status: answer.status, headers });
   return http[method](mswPath(entry.path, opts.baseUrl), async ({ request }) => {
     if (opts.requireAuth && secured && !request.headers.get('authorization')) {
       return HttpResponse.json(
@@ -65,12 +78,22 @@ function handlerFor(entry: SpecOperationEntry, opts: MockHandlerOptions, theSpec
         { status: 401 },
       );
     }
-    const body = readsBody ? await request.json().catch(() => null) : null;
-    const answer = answerFor(entry.operation, parsePrefer(request.headers.get('prefer'), fallback), body);
     const headers: Record<string, string> = { 'x-tally-mock-operation': entry.operationId };
+    let body: unknown;
+    if (takesJson) {
+      const text = await request.text();
+      try {
+        body = text.trim() ? JSON.parse(text) : undefined;
+      } catch {
+        return HttpResponse.json({ message: 'Invalid JSON in request body', error: 'InvalidRequestError' }, { status: 400, headers });
+      }
+      // a body the server would refuse gets the server's 400, whatever example was asked for
+      const refused = await checkBody(theSpec, entry, body);
+      if (refused) return respond(refused, headers);
+    }
+    const answer = answerFor(entry.operation, parsePrefer(request.headers.get('prefer'), fallback), body);
     if (answer.example) headers['x-tally-mock-example'] = answer.example;
-    if (answer.contentType === null) return new HttpResponse(null, { status: answer.status, headers });
-    return HttpResponse.json(answer.body as never, { status: answer.status, headers });
+    return respond(answer, headers);
   });
 }
 

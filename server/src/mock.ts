@@ -13,6 +13,8 @@ import { docsRouter } from './http/docs.ts';
 import { publicApiCors } from './http/cors.ts';
 import { AUTH_MESSAGES } from './http/auth.ts';
 import { answerFor, parsePrefer } from '../../sdk/mocks/examples.ts';
+import { checkBody } from '../../sdk/mocks/validate.ts';
+import bundledSpec from '../../generated/openapi.json' with { type: 'json' };
 
 export async function createMockApp() {
   const api = await createBackend();
@@ -28,9 +30,18 @@ export async function createMockApp() {
     res.status(405).json({ message: 'Method not allowed', error: 'MethodNotAllowedError' }),
   );
   for (const operation of api.getOperations()) {
-    api.register(operation.operationId!, (c: Context, req: Request, res: Response) => {
+    api.register(operation.operationId!, async (c: Context, req: Request, res: Response) => {
       const secured = (c.operation.security ?? []).some((s) => Object.keys(s).length > 0);
       if (secured && !req.headers.authorization) return res.status(401).json({ message: AUTH_MESSAGES.missing });
+      // the body as the msw handlers check it (one check, the server's 400 in each operation's style)
+      const entry = {
+        operationId: operation.operationId!,
+        method: c.operation.method,
+        path: c.operation.path,
+        operation: c.operation as never,
+      };
+      const refused = await checkBody(bundledSpec, entry, req.body);
+      if (refused) return res.status(refused.status).json(refused.body);
       const v = api.validator.validateRequest(c.request, c.operation);
       if (!v.valid) return res.status(400).json({ message: 'Invalid request data', error: issuesFromAjv(v.errors ?? []) });
       const { status, body, example, contentType } = answerFor(

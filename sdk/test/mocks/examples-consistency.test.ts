@@ -13,7 +13,11 @@ interface Page {
 }
 const isPage = (v: unknown): v is Page => {
   const m = (v as Page | null)?.meta;
-  return Array.isArray((v as Page | null)?.data) && !!m && ['page', 'limit', 'totalItems', 'totalPages'].every((k) => typeof m[k as keyof Page['meta']] === 'number');
+  return (
+    Array.isArray((v as Page | null)?.data) &&
+    !!m &&
+    ['page', 'limit', 'totalItems', 'totalPages'].every((k) => typeof m[k as keyof Page['meta']] === 'number')
+  );
 };
 
 const pages: [string, Page][] = [];
@@ -30,7 +34,8 @@ describe('paginated examples', () => {
 
   it.each(pages)('%s agrees with itself', (_name, { data, meta }) => {
     expect(meta.totalPages).toBe(Math.ceil(meta.totalItems / meta.limit));
-    const expected = meta.page < meta.totalPages ? meta.limit : meta.page === meta.totalPages ? meta.totalItems - (meta.page - 1) * meta.limit : 0;
+    const expected =
+      meta.page < meta.totalPages ? meta.limit : meta.page === meta.totalPages ? meta.totalItems - (meta.page - 1) * meta.limit : 0;
     expect(data).toHaveLength(expected);
   });
 });

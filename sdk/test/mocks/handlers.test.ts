@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, mockedOperations } from '../../mocks/index.ts';
-import { parsePrefer, pickExample } from '../../mocks/examples.ts';
+import { answerFor, parsePrefer, pickExample } from '../../mocks/examples.ts';
 import { createMockApp } from '../../../server/src/mock.ts';
 
 const spec = JSON.parse(readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8'));
@@ -36,12 +36,18 @@ afterAll(() => {
 
 const auth = `Basic ${btoa('pk:sk')}`;
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'abc');
-function call(origin: string, op: { method: string; path: string }, prefer?: string) {
+/** the body a request of the operation sends: its first request example (a body the server accepts), else {} */
+function bodyOf(op: { operation: any }): unknown {
+  const examples = op.operation.requestBody?.content?.['application/json']?.examples ?? {};
+  const first = Object.values<any>(examples)[0];
+  return first ? first.value : {};
+}
+function call(origin: string, op: { method: string; path: string; operation: any }, prefer?: string) {
   const hasBody = !['get', 'head', 'delete'].includes(op.method);
   return fetch(origin + concrete(op.path), {
     method: op.method.toUpperCase(),
     headers: { authorization: auth, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...(prefer ? { prefer } : {}) },
-    body: hasBody ? '{}' : undefined,
+    body: hasBody ? JSON.stringify(bodyOf(op)) : undefined,
   });
 }
 
@@ -57,7 +63,7 @@ describe('msw handlers (@tally/sdk/mocks)', () => {
 
   it.each(operations.map((o) => [o.operationId, o] as const))('%s answers its default example', async (_id, op) => {
     const res = await call(baseUrl, op);
-    const expected = pickExample(op.operation);
+    const expected = answerFor(op.operation, {}, bodyOf(op));
     expect(res.headers.get('x-tally-mock-operation')).toBe(op.operationId);
     expect(res.status).toBe(expected.status);
     expect(String(res.status)).toMatch(/^2/);

@@ -131,8 +131,9 @@ describe('the packed SDK in an empty project', () => {
     const dir = join(project, 'node_modules', '@tally', 'sdk');
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(pkg.exports['./mocks']).toMatchObject({ types: './dist/sdk/mocks/index.d.ts', import: './dist/sdk/mocks/index.js' });
-    expect(pkg.peerDependencies).toEqual({ msw: expect.any(String) });
-    expect(pkg.peerDependenciesMeta).toEqual({ msw: { optional: true } });
+    // ajv and ajv-formats: the mocks check request bodies as the server does when they are there
+    expect(pkg.peerDependencies).toEqual({ msw: expect.any(String), ajv: expect.any(String), 'ajv-formats': expect.any(String) });
+    expect(pkg.peerDependenciesMeta).toEqual({ msw: { optional: true }, ajv: { optional: true }, 'ajv-formats': { optional: true } });
     expect(existsSync(join(dir, 'dist', 'sdk', 'mocks', 'index.d.ts'))).toBe(true);
     const shipped = readFileSync(join(dir, 'dist', 'generated', 'openapi.json'), 'utf8');
     expect(JSON.parse(shipped)).toEqual(JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8')));

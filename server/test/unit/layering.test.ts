@@ -20,8 +20,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   config: ['domain'],
   db: [],
   store: ['domain', 'db', '../generated'],
-  // the bundled spec and validators for its schemas (the router and ingestion's event checks)
-  spec: ['domain', '../generated'],
+  // the bundled spec and validators for its schemas (the router and ingestion's event checks);
+  // the issues' wording is shared with the SDK's mocks (shared/validation)
+  spec: ['domain', '../generated', '../shared'],
   // where Tally may connect, and the fetch that only connects there
   egress: ['domain'],
   // the tokenizer worker threads
@@ -89,7 +90,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   ],
   main: ['logger', 'config', 'db', 'server', 'analytics'],
   cli: ['domain', 'logger', 'config', 'db', 'store', 'secrets'],
-  mock: ['http', 'spec', '../sdk'],
+  mock: ['http', 'spec', '../sdk', '../generated'],
 };
 
 interface Edge {

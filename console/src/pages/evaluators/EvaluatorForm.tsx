@@ -332,9 +332,9 @@ function PromptPreviewPanel({ prompt, mapping }: { prompt: string; mapping: { va
       <ErrorBanner problem={problem} title="No preview" />
       {preview ? (
         <>
-          <pre className="prompt" aria-label="What the judge would read">
-            {preview.prompt}
-          </pre>
+          <section aria-label="What the judge would read">
+            <pre className="prompt">{preview.prompt}</pre>
+          </section>
           {preview.unfilled.length ? (
             <p className="warn-text" role="status">
               Not filled from this generation: {preview.unfilled.join(', ')}

@@ -186,9 +186,11 @@ export function withMode(d: ModelDraft, mode: ModelDraft['mode']): ModelDraft {
   if (mode === 'tiers') {
     const usageTypes = [...d.usageTypes];
     const keyOf = (name: string) => {
-      let u = usageTypes.find((x) => x.name.trim() === name);
-      if (!u) usageTypes.push((u = { key: newKey(), name }));
-      return u.key;
+      const found = usageTypes.find((x) => x.name.trim() === name);
+      if (found) return found.key;
+      const added = { key: newKey(), name };
+      usageTypes.push(added);
+      return added.key;
     };
     const prices: Record<number, string> = {};
     for (const [field, name] of FLAT) if (d[field].trim()) prices[keyOf(name)] = d[field];

@@ -8,7 +8,9 @@ const SHAPE = /^(\d{4})-(\d\d)-(\d\d)(?:[Tt ](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[
 
 export const MIN_TIMESTAMP_MS = Date.UTC(1000, 0, 1);
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-export const TIMESTAMP_RANGE_TEXT = 'between 1000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
+// said in request validation's messages too (shared/validation/issues.ts)
+import { TIMESTAMP_RANGE_TEXT } from '../../../../shared/validation/issues.ts';
+export { TIMESTAMP_RANGE_TEXT };
 
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 

@@ -14,6 +14,7 @@ export interface Operations {
   evaluationRules_executions: { data: T.EvaluationRulesExecutionsData; responses: T.EvaluationRulesExecutionsResponses; errors: T.EvaluationRulesExecutionsErrors };
   evaluationRules_get: { data: T.EvaluationRulesGetData; responses: T.EvaluationRulesGetResponses; errors: T.EvaluationRulesGetErrors };
   evaluationRules_list: { data: T.EvaluationRulesListData; responses: T.EvaluationRulesListResponses; errors: T.EvaluationRulesListErrors };
+  evaluationRules_retryExecution: { data: T.EvaluationRulesRetryExecutionData; responses: T.EvaluationRulesRetryExecutionResponses; errors: T.EvaluationRulesRetryExecutionErrors };
   evaluationRules_update: { data: T.EvaluationRulesUpdateData; responses: T.EvaluationRulesUpdateResponses; errors: T.EvaluationRulesUpdateErrors };
   evaluations_llmAsAJudge: { data: T.EvaluationsLlmAsAJudgeData; responses: T.EvaluationsLlmAsAJudgeResponses; errors: T.EvaluationsLlmAsAJudgeErrors };
   evaluations_promptPreview: { data: T.EvaluationsPromptPreviewData; responses: T.EvaluationsPromptPreviewResponses; errors: T.EvaluationsPromptPreviewErrors };

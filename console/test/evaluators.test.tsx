@@ -135,6 +135,20 @@ describe('Evaluators page', () => {
     expect(s).toHaveTextContent('Answers the question directly.');
     expect(within(s).getByRole('link', { name: 'trace-2' })).toHaveAttribute('href', '#/traces/trace-2');
     expect(within(s).getByRole('link', { name: 'obs-2' })).toHaveAttribute('href', '#/traces/trace-2?observation=obs-2');
+
+    // a failed execution is retried in place; a completed one offers no retry
+    let retriedPath = '';
+    mockServer.use(
+      http.post(`${API}/unstable/evaluation-rules/:rule/executions/:job/retry`, ({ request, params }) => {
+        retriedPath = new URL(request.url).pathname;
+        return HttpResponse.json(job({ id: String(params.job), status: 'PENDING', attempts: 0, error: null }));
+      }),
+    );
+    expect(within(rows[1]!).queryByRole('button', { name: /^Retry/ })).toBeNull();
+    await userEvent.click(within(rows[0]!).getByRole('button', { name: 'Retry execution job-1' }));
+    await waitFor(() => expect(within(jobs).getAllByRole('row')[1]).toHaveTextContent('PENDING'));
+    expect(retriedPath).toBe('/api/public/unstable/evaluation-rules/rule-paused/executions/job-1/retry');
+    expect(within(jobs).getAllByRole('row')[1]).not.toHaveTextContent('Evaluator paused');
   });
 
   it('disables a rule, and shows the refusal when the server says no', async () => {

@@ -4440,6 +4440,48 @@ export type EvaluationRulesExecutionsResponses = {
 
 export type EvaluationRulesExecutionsResponse = EvaluationRulesExecutionsResponses[keyof EvaluationRulesExecutionsResponses];
 
+export type EvaluationRulesRetryExecutionData = {
+    body?: never;
+    path: {
+        /**
+         * The evaluation rule's id. At most 600 characters.
+         */
+        evaluationRuleId: IndexedString;
+        /**
+         * The execution's id, as listed by `evaluationRules_executions`. At most 600 characters.
+         */
+        executionId: IndexedString;
+    };
+    query?: never;
+    url: '/api/public/unstable/evaluation-rules/{evaluationRuleId}/executions/{executionId}/retry';
+};
+
+export type EvaluationRulesRetryExecutionErrors = {
+    /**
+     * Missing, malformed or unknown credentials, in the unstable envelope.
+     */
+    401: UnstableError;
+    /**
+     * No such rule in the project, or no such execution of it.
+     */
+    404: UnstableError;
+    /**
+     * The execution is not failed or cancelled (it is queued, running, or completed).
+     */
+    409: UnstableError;
+};
+
+export type EvaluationRulesRetryExecutionError = EvaluationRulesRetryExecutionErrors[keyof EvaluationRulesRetryExecutionErrors];
+
+export type EvaluationRulesRetryExecutionResponses = {
+    /**
+     * The execution, queued again.
+     */
+    200: EvaluationJob;
+};
+
+export type EvaluationRulesRetryExecutionResponse = EvaluationRulesRetryExecutionResponses[keyof EvaluationRulesRetryExecutionResponses];
+
 export type ScoresListData = {
     body?: never;
     path?: never;

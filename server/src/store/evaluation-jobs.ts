@@ -144,6 +144,27 @@ export async function listRuleJobs(em: SqlEntityManager, projectId: string, rule
   return { jobs: rows.map(fromRow), total: Number(n[0]!.n) };
 }
 
+/**
+ * An ERROR or CANCELLED job of the rule queued again as a new one (attempts from zero, due now);
+ * `{ job }` when queued, `{ status }` when the job is in another state, null when there is none
+ */
+export async function retryJob(
+  em: SqlEntityManager,
+  projectId: string,
+  ruleId: string,
+  jobId: string,
+): Promise<{ job: StoredJob } | { status: JobStatus } | null> {
+  const db = kysely(em);
+  const { rows } = await sql<JobRow>`update evaluation_jobs set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null,
+      first_attempt_at = null, error = null, updated_at = now()
+    where project_id = ${projectId} and rule_id = ${ruleId} and id = ${jobId} and status in ('ERROR', 'CANCELLED')
+    returning *`.execute(db);
+  if (rows[0]) return { job: fromRow(rows[0]) };
+  const { rows: found } = await sql<{ status: JobStatus }>`select status from evaluation_jobs
+    where project_id = ${projectId} and rule_id = ${ruleId} and id = ${jobId}`.execute(db);
+  return found[0] ? { status: found[0].status } : null;
+}
+
 /** jobs not yet finished, all projects (the bench and tests wait on this) */
 export async function openJobCount(em: SqlEntityManager): Promise<number> {
   const { rows } = await sql<{

@@ -148,6 +148,44 @@ afterAll(async () => {
 });
 
 describe('evaluation rules on ingestion', () => {
+  it('retries a failed execution on request: queued again, judged, one score; a completed one cannot be retried', async () => {
+    const name = unique('retry');
+    const s = await setup('projectA', { filterName: name });
+    gateway.reset();
+    // an answer without the extract call: the execution fails, and nothing pauses the rule
+    gateway.answer = (_r, res) =>
+      json(res, 200, {
+        ...judgeReply('1'),
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'I think it is fine.' } }],
+      });
+    const g = await ingestGeneration(name, 'Paris');
+    const [failed] = await until('the failed execution', async () => {
+      const jobs = await executions(s.ruleId);
+      return jobs[0]?.status === 'ERROR' && jobs;
+    });
+    expect(failed.error).toBeTruthy();
+    const retryPath = (id: string) => `/api/public/unstable/evaluation-rules/${s.ruleId}/executions/${id}/retry`;
+
+    gateway.answer = (_r, res) => json(res, 200, judgeReply('1', 'Right.'));
+    const retried = await send('POST', retryPath(failed.id));
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body).toMatchObject({ id: failed.id, status: 'PENDING', attempts: 0, error: null, observationId: g.id });
+    const [done] = await until('the retried execution', async () => {
+      const jobs = await executions(s.ruleId);
+      return jobs[0]?.status === 'COMPLETED' && jobs;
+    });
+    expect(await evalScores(s.evaluatorName)).toEqual([expect.objectContaining({ id: done.scoreId, value: 1, observationId: g.id })]);
+
+    const again = await send('POST', retryPath(done.id));
+    expect(again).toMatchObject({
+      status: 409,
+      body: { message: 'Only a failed or cancelled execution can be retried; this one is COMPLETED', code: 'invalid_request' },
+    });
+    expect(await send('POST', retryPath('no-such-execution'))).toMatchObject({ status: 404, body: { code: 'resource_not_found' } });
+    // another project's key finds nothing
+    expect((await send('POST', retryPath(done.id), undefined, 'projectB')).status).toBe(404);
+  });
+
   it('judges a matching generation through the connection and writes an EVAL score; the judge call is a priced, unjudged generation', async () => {
     const name = unique('chat');
     const s = await setup('projectA', { filterName: name });

@@ -1,6 +1,8 @@
-// The jobs of one rule, newest first: why a score is there or not.
+// The jobs of one rule, newest first: why a score is there or not, and a failed or cancelled one
+// run again once its cause is fixed.
+import { useState } from 'react';
 import type { EvaluationJob, EvaluationRule, Score } from '../../../../sdk/index.ts';
-import { useTally } from '../../api.ts';
+import { describeError, useTally, type ProblemText } from '../../api.ts';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { useLoad } from '../../hooks.ts';
@@ -29,7 +31,19 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
     }
     return { jobs: data.data, total: data.meta.totalItems, scores };
   }, [rule.id, rule.updatedAt]);
-  const jobs: EvaluationJob[] = loaded.data?.jobs ?? [];
+  // a retried job's answer replaces it in place until the next refresh
+  const [retried, setRetried] = useState<Record<string, EvaluationJob>>({});
+  const [retryProblem, setRetryProblem] = useState<ProblemText>();
+  const jobs: EvaluationJob[] = (loaded.data?.jobs ?? []).map((j) => retried[j.id] ?? j);
+  const retry = async (j: EvaluationJob) => {
+    setRetryProblem(undefined);
+    try {
+      const { data } = await tally.evaluationRules.retryExecution({ path: { evaluationRuleId: rule.id, executionId: j.id } });
+      setRetried((r) => ({ ...r, [j.id]: data }));
+    } catch (e) {
+      setRetryProblem(describeError(e));
+    }
+  };
   return (
     <section className="card" aria-labelledby="ev-executions">
       <div className="rule-head">
@@ -39,6 +53,7 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
         </button>
       </div>
       <ErrorBanner problem={loaded.error} title="Executions" />
+      <ErrorBanner problem={retryProblem} title="Not retried" />
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && jobs.length === 0 ? (
         <EmptyState title="No executions yet">
@@ -69,6 +84,7 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
                   <th scope="col">Created</th>
                   <th scope="col">Updated</th>
                   <th scope="col">Next try</th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -108,6 +124,13 @@ export function Executions({ rule, evaluatorNames }: { rule: EvaluationRule; eva
                       <td>{formatTime(j.createdAt)}</td>
                       <td>{formatTime(j.updatedAt)}</td>
                       <td>{j.status === 'DELAYED' || j.status === 'PENDING' ? formatTime(j.runAfter) : '—'}</td>
+                      <td>
+                        {j.status === 'ERROR' || j.status === 'CANCELLED' ? (
+                          <button type="button" className="link" onClick={() => void retry(j)} aria-label={`Retry execution ${j.id}`}>
+                            Retry
+                          </button>
+                        ) : null}
+                      </td>
                     </tr>
                   );
                 })}

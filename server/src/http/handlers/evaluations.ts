@@ -12,7 +12,7 @@ import { extractVariables } from '../../domain/evaluation/variables.ts';
 import { LlmError } from '../../domain/llm/call.ts';
 import { JudgeAnswerError, runJudge } from '../../llm/judge.ts';
 import { ConnectionSecretsUnreadable } from '../../llm/llm-gateway.ts';
-import { listRuleJobs } from '../../store/evaluation-jobs.ts';
+import { listRuleJobs, retryJob, type StoredJob } from '../../store/evaluation-jobs.ts';
 import { getRule } from '../../store/evaluation-rules.ts';
 import { getConnectionByProvider } from '../../store/llm-connections.ts';
 import { getObservation } from '../../store/observations.ts';
@@ -87,23 +87,31 @@ export const evaluationRulesExecutions: OperationHandler<'evaluationRules_execut
   if (!(await getRule(ctx.em, projectId, ctx.params.evaluationRuleId!))) throw unstableError(404, 'resource_not_found', RULE_NOT_FOUND);
   const { page, limit } = pagination(ctx.query);
   const { jobs, total } = await listRuleJobs(ctx.em, projectId, ctx.params.evaluationRuleId!, page, limit);
-  const data = jobs.map(
-    (j): EvaluationJob => ({
-      id: j.id,
-      status: j.status,
-      observationId: j.observationId,
-      traceId: j.traceId,
-      evaluatorId: j.evaluatorId,
-      attempts: j.attempts,
-      runAfter: j.runAfter.toISOString(),
-      error: j.error,
-      scoreId: j.scoreId,
-      executionTraceId: j.executionTraceId,
-      createdAt: j.createdAt.toISOString(),
-      updatedAt: j.updatedAt.toISOString(),
-    }),
-  );
-  return { status: 200, body: paginated(data, page, limit, total) };
+  return { status: 200, body: paginated(jobs.map(presentJob), page, limit, total) };
+};
+
+const presentJob = (j: StoredJob): EvaluationJob => ({
+  id: j.id,
+  status: j.status,
+  observationId: j.observationId,
+  traceId: j.traceId,
+  evaluatorId: j.evaluatorId,
+  attempts: j.attempts,
+  runAfter: j.runAfter.toISOString(),
+  error: j.error,
+  scoreId: j.scoreId,
+  executionTraceId: j.executionTraceId,
+  createdAt: j.createdAt.toISOString(),
+  updatedAt: j.updatedAt.toISOString(),
+});
+
+/** POST …/executions/{executionId}/retry: a failed or cancelled execution queued again */
+export const evaluationRulesRetryExecution: OperationHandler<'evaluationRules_retryExecution'> = async (ctx) => {
+  const r = await retryJob(ctx.em, projectOf(ctx), ctx.params.evaluationRuleId!, ctx.params.executionId!);
+  if (!r) throw unstableError(404, 'resource_not_found', 'Evaluation execution not found');
+  if ('status' in r)
+    throw unstableError(409, 'invalid_request', `Only a failed or cancelled execution can be retried; this one is ${r.status}`);
+  return { status: 200, body: presentJob(r.job) };
 };
 
 /** POST /api/public/evaluations/prompt-preview: the prompt a rule's judge would get for one observation */

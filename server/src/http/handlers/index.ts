@@ -11,7 +11,12 @@ import {
   llmConnectionsUpsert,
 } from './llm-connections.ts';
 import { playgroundCompletions } from './playground.ts';
-import { evaluationRulesExecutions, evaluationsLlmAsAJudge, evaluationsPromptPreview } from './evaluations.ts';
+import {
+  evaluationRulesExecutions,
+  evaluationRulesRetryExecution,
+  evaluationsLlmAsAJudge,
+  evaluationsPromptPreview,
+} from './evaluations.ts';
 import { metricsDaily, metricsV1, metricsV2, metricsV2Schema } from './metrics.ts';
 import { modelsCreate, modelsDelete, modelsGet, modelsList } from './models.ts';
 import { observationsGet, observationsList, traceGet } from './observations.ts';
@@ -57,6 +62,7 @@ export const handlers: HandlerRegistry = {
   playground_completions: playgroundCompletions,
   evaluations_llmAsAJudge: evaluationsLlmAsAJudge,
   evaluations_promptPreview: evaluationsPromptPreview,
+  evaluationRules_retryExecution: evaluationRulesRetryExecution,
   evaluationRules_executions: evaluationRulesExecutions,
   evaluators_list: evaluatorsList,
   evaluators_create: evaluatorsCreate,

@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Evaluators } from '../src/pages/Evaluators.tsx';
 import { emptyEvaluator, evaluatorRequest } from '../src/pages/evaluators/evaluator-draft.ts';
+import { emptyRule, ruleDraftOf, ruleRequest } from '../src/pages/evaluators/rule-draft.ts';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const API = `${BASE_URL}/api/public`;
@@ -331,6 +332,126 @@ describe('Evaluators page', () => {
     });
     expect(evaluatorRequest({ ...d, mapping: {}, model: 'gpt-4o' })).toEqual({
       errors: { modelConfig: 'Give both the connection and the model, or neither.' },
+    });
+  });
+
+  const judge = (over: Record<string, unknown>) => ({
+    type: 'llm_as_judge',
+    version: 1,
+    outputDefinition: { dataType: 'BOOLEAN', reasoning: { description: 'Why.' }, score: { description: 'Polite or not.' } },
+    modelConfig: { provider: 'openai', model: 'gpt-4o-mini' },
+    evaluationRuleCount: 0,
+    createdAt: '2026-11-22T10:00:00.000Z',
+    updatedAt: '2026-11-22T10:00:00.000Z',
+    ...over,
+  });
+  const mapped = judge({
+    id: 'ev-m',
+    name: 'politeness',
+    prompt: 'Polite? {{answer}}',
+    variables: ['answer'],
+    mapping: [{ variable: 'answer', source: 'output' }],
+  });
+  const unmapped = judge({
+    id: 'ev-u',
+    name: 'grounded',
+    prompt: 'Q {{question}} A {{answer}}',
+    variables: ['question', 'answer'],
+    mapping: null,
+  });
+
+  it('creates a rule in the console: its observations, its sampling, its evaluators, the mapping of one without a default', async () => {
+    let created: Record<string, unknown> | undefined;
+    mockServer.use(
+      http.get(`${API}/unstable/evaluators`, () => HttpResponse.json({ data: [mapped, unmapped], meta: meta(2) })),
+      http.get(`${API}/unstable/evaluation-rules`, () => HttpResponse.json({ data: [], meta: meta(0) })),
+      http.post(`${API}/unstable/evaluation-rules`, async ({ request }) => {
+        created = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({
+          ...pausedRule,
+          ...(created as object),
+          id: 'rule-new',
+          status: 'active',
+          pausedReason: null,
+          pausedMessage: null,
+        });
+      }),
+    );
+    const user = userEvent.setup();
+    renderSignedIn(<Evaluators />);
+    await user.click(await screen.findByRole('button', { name: 'New rule' }));
+    const form = screen.getByRole('form', { name: 'New rule' });
+    await user.click(within(form).getByRole('button', { name: 'Create rule' }));
+    expect(within(form).getByLabelText('Rule name')).toHaveAccessibleDescription('Required: the rule’s name.');
+    expect(within(form).getByText('Choose at least one evaluator.')).toBeInTheDocument();
+    await user.type(within(form).getByLabelText('Rule name'), 'support answers');
+    await user.clear(within(form).getByLabelText('Sampling'));
+    await user.type(within(form).getByLabelText('Sampling'), '0.25');
+    await user.type(within(form).getByLabelText('Observation names'), 'answer, summary');
+    await user.click(within(form).getByRole('checkbox', { name: 'politeness' }));
+    await user.click(within(form).getByRole('checkbox', { name: 'grounded' }));
+    // only the evaluator without a default mapping asks for one
+    expect(within(form).queryByLabelText('politeness: {{answer}} from')).toBeNull();
+    await user.selectOptions(within(form).getByLabelText('grounded: {{question}} from'), 'input');
+    await user.click(within(form).getByRole('button', { name: 'Create rule' }));
+    expect(within(form).getByText('Map answer: grounded has no default mapping.')).toBeInTheDocument();
+    await user.selectOptions(within(form).getByLabelText('grounded: {{answer}} from'), 'output');
+    await user.type(within(form).getByLabelText('grounded: {{answer}} JSONPath'), '$.content');
+    await user.click(within(form).getByRole('button', { name: 'Create rule' }));
+    expect(await screen.findByText('Created rule support answers.')).toBeInTheDocument();
+    expect(created).toEqual({
+      name: 'support answers',
+      enabled: true,
+      sampling: 0.25,
+      target: 'observation',
+      filter: [
+        { column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION'] },
+        { column: 'name', type: 'stringOptions', operator: 'any of', value: ['answer', 'summary'] },
+      ],
+      evaluators: [
+        { evaluator: { name: 'politeness' } },
+        {
+          evaluator: { name: 'grounded' },
+          mapping: [
+            { variable: 'question', source: 'input' },
+            { variable: 'answer', source: 'output', jsonPath: '$.content' },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('edits a rule: prefilled from it, filters the form does not show kept, sent as an update', () => {
+    const rule = {
+      ...pausedRule,
+      sampling: 0.5,
+      filter: [
+        { column: 'type', type: 'stringOptions', operator: 'any of', value: ['GENERATION', 'EVENT'] },
+        { column: 'tags', type: 'arrayOptions', operator: 'any of', value: ['beta'] },
+      ],
+    } as never;
+    const d = ruleDraftOf(rule);
+    expect(d).toMatchObject({
+      name: 'helpfulness-rule',
+      sampling: '0.5',
+      lists: { type: 'GENERATION, EVENT', name: '', environment: '' },
+      evaluators: ['helpfulness'],
+    });
+    const built = ruleRequest({ ...d, lists: { ...d.lists, environment: 'production' } }, [
+      judge({ id: 'ev-1', name: 'helpfulness', prompt: 'No variables.', mapping: null }),
+    ] as never);
+    expect(built).toMatchObject({
+      body: {
+        filter: [
+          { column: 'type', value: ['GENERATION', 'EVENT'] },
+          { column: 'environment', value: ['production'] },
+          { column: 'tags', type: 'arrayOptions', value: ['beta'] },
+        ],
+        evaluators: [{ evaluator: { name: 'helpfulness' } }],
+      },
+    });
+    expect(ruleRequest({ ...emptyRule(), name: 'x', sampling: '0', evaluators: ['helpfulness'] }, [])).toEqual({
+      errors: { sampling: 'A share of the matching observations above 0 and at most 1 (1: all of them, 0.1: one in ten).' },
     });
   });
 });

@@ -8,6 +8,7 @@ import { EvalScores } from './evaluators/EvalScores.tsx';
 import { EvaluatorForm } from './evaluators/EvaluatorForm.tsx';
 import { EvaluatorList } from './evaluators/EvaluatorList.tsx';
 import { Executions } from './evaluators/Executions.tsx';
+import { RuleForm } from './evaluators/RuleForm.tsx';
 import { RuleList } from './evaluators/RuleList.tsx';
 import './evaluators/evaluators.css';
 
@@ -24,6 +25,8 @@ export function Evaluators() {
   // the evaluator form: closed, a new evaluator, or the next version of one
   const [form, setForm] = useState<{ editing?: Evaluator; n: number }>();
   const [saved, setSaved] = useState<string>();
+  // the rule form: closed, a new rule, or one rule's edit
+  const [ruleForm, setRuleForm] = useState<{ editing?: EvaluationRule; n: number }>();
 
   return (
     <div className="evaluators">
@@ -54,7 +57,23 @@ export function Evaluators() {
         selectedId={selected?.id}
         onSelect={setChosen}
         onChanged={(r) => setPatched((p) => ({ ...p, [r.id]: r }))}
+        onCreate={() => setRuleForm((f) => ({ n: (f?.n ?? 0) + 1 }))}
+        onEdit={(r) => setRuleForm((f) => ({ editing: r, n: (f?.n ?? 0) + 1 }))}
       />
+      {ruleForm ? (
+        <RuleForm
+          key={ruleForm.n}
+          editing={ruleForm.editing}
+          evaluators={evaluators.data ?? []}
+          onCancel={() => setRuleForm(undefined)}
+          onSaved={(r, created) => {
+            setSaved(`${created ? 'Created' : 'Saved'} rule ${r.name}.`);
+            setRuleForm(undefined);
+            if (created) rulesLoaded.reload();
+            else setPatched((p) => ({ ...p, [r.id]: r }));
+          }}
+        />
+      ) : null}
       {selected ? <Executions rule={selected} evaluatorNames={evaluatorNames} /> : null}
       <EvalScores />
     </div>

@@ -18,11 +18,13 @@ function RuleCard({
   selected,
   onSelect,
   onChanged,
+  onEdit,
 }: {
   rule: EvaluationRule;
   selected: boolean;
   onSelect: () => void;
   onChanged: (r: EvaluationRule) => void;
+  onEdit: () => void;
 }) {
   const tally = useTally();
   const [busy, setBusy] = useState(false);
@@ -90,6 +92,9 @@ function RuleCard({
         <button type="button" className={rule.enabled ? 'danger' : ''} aria-disabled={busy || undefined} onClick={toggle}>
           {busy ? `${action}…` : `${action} ${rule.name}`}
         </button>
+        <button type="button" className="secondary" onClick={onEdit}>
+          Edit {rule.name}
+        </button>
       </div>
     </li>
   );
@@ -100,16 +105,25 @@ export function RuleList({
   selectedId,
   onSelect,
   onChanged,
+  onCreate,
+  onEdit,
 }: {
   loaded: Loaded<EvaluationRule[]>;
   selectedId: string | undefined;
   onSelect: (id: string) => void;
   onChanged: (r: EvaluationRule) => void;
+  onCreate: () => void;
+  onEdit: (r: EvaluationRule) => void;
 }) {
   const rules = loaded.data ?? [];
   return (
     <section className="card" aria-labelledby="ev-rules">
-      <h2 id="ev-rules">Evaluation rules</h2>
+      <div className="card-head">
+        <h2 id="ev-rules">Evaluation rules</h2>
+        <button type="button" className="secondary" onClick={onCreate}>
+          New rule
+        </button>
+      </div>
       <ErrorBanner problem={loaded.error} title="Evaluation rules" />
       {loaded.error ? (
         <button type="button" className="secondary" onClick={loaded.reload}>
@@ -119,13 +133,20 @@ export function RuleList({
       {loaded.loading && !loaded.data ? <p className="muted">Loading…</p> : null}
       {loaded.data && rules.length === 0 ? (
         <EmptyState title="No evaluation rules yet">
-          A rule runs evaluators on matching observations. Create one with <code>{RULE_HINT}</code>.
+          A rule runs evaluators on matching observations. Create one with <strong>New rule</strong> (or <code>{RULE_HINT}</code>).
         </EmptyState>
       ) : null}
       {rules.length ? (
         <ul className="rules" aria-label="Evaluation rules">
           {rules.map((r) => (
-            <RuleCard key={r.id} rule={r} selected={r.id === selectedId} onSelect={() => onSelect(r.id)} onChanged={onChanged} />
+            <RuleCard
+              key={r.id}
+              rule={r}
+              selected={r.id === selectedId}
+              onSelect={() => onSelect(r.id)}
+              onChanged={onChanged}
+              onEdit={() => onEdit(r)}
+            />
           ))}
         </ul>
       ) : null}

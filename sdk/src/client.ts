@@ -11,7 +11,7 @@ import { TallyApiError, TallyNetworkError } from './errors.ts';
 import { retryingFetch, type RetryOptions } from './retry.ts';
 import { paginate, type ListFn, type PageItem, type PaginateParams } from './paginate.ts';
 import { IngestionBatcher, type IngestionBatcherOptions } from './ingestion-batcher.ts';
-import { ALIASES, GROUP_ALIASES, metricsQuery, type MetricsQueryFn } from './readable.ts';
+import { ALIASES, GROUP_ALIASES, metricsQuery, type MetricsQueryFn, type SettledGroup } from './readable.ts';
 
 export interface TallyOptions extends RetryOptions {
   /** The server's origin, e.g. `https://tally.example.com` (no `/api/public`). */
@@ -33,8 +33,8 @@ type WithIterate<G> = G extends { list: infer F extends ListFn }
     : G
   : G;
 
-type Generated = { readonly [K in keyof TallySdk]: WithIterate<TallySdk[K]> };
-type Sdk = TallySdk;
+type Sdk = { [K in keyof TallySdk]: SettledGroup<TallySdk[K]> };
+type Generated = { readonly [K in keyof Sdk]: WithIterate<Sdk[K]> };
 
 /**
  * The generated groups, with `iterate()` on those whose `list` takes `page`/`limit`, and the
@@ -81,9 +81,10 @@ export function createTallyClient(opts: TallyOptions): Client {
   client.interceptors.error.use((error, response, request, options) => {
     const method = request?.method;
     const url = request?.url;
+    // no answer at all: thrown whatever throwOnError says, so a returned result always has its response
     if (!response) {
-      if (error instanceof TallyNetworkError || (error as Error)?.name === 'AbortError' || request?.signal?.aborted) return error;
-      return new TallyNetworkError({ cause: error, method, url });
+      if (error instanceof TallyNetworkError || (error as Error)?.name === 'AbortError' || request?.signal?.aborted) throw error;
+      throw new TallyNetworkError({ cause: error, method, url });
     }
     if (response.ok) return error; // a body that failed to parse or validate
     const throwOnError = options?.throwOnError ?? client.getConfig().throwOnError;

@@ -72,3 +72,29 @@ export const ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>>
 
 /** readable names for generated groups: alias → the generated group */
 export const GROUP_ALIASES: Readonly<Record<string, string>> = { traces: 'trace' };
+
+// ---- results without impossible undefineds -------------------------------------------------
+// hey-api types a `throwOnError: false` result's `request` and `response` as possibly undefined
+// (a request that never got an answer). Tally's client throws TallyNetworkError in that case
+// whatever throwOnError says, so every result that is returned has both: the types say so.
+
+type Returned<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
+type Data<F> = Extract<Returned<F>, { error: undefined }> extends { data: infer D } ? D : never;
+type ErrorBody<F> = Extract<Returned<F>, { data: undefined }> extends { error: infer E } ? E : never;
+type Opts<F> = F extends (options: infer O) => unknown ? Omit<NonNullable<O>, 'throwOnError'> : never;
+type OptionsOptional<F> = F extends (options: infer O) => unknown ? (undefined extends O ? true : false) : false;
+
+/** a result with `throwOnError: false`: the body or the spec-typed error body, and always the request and response */
+export type SettledResult<D, E> = ({ data: D; error: undefined } | { data: undefined; error: E }) & {
+  request: Request;
+  response: Response;
+};
+
+/** a generated call, typed as Tally's client answers it */
+export type Settled<F> = ((options: Opts<F> & { throwOnError: false }) => Promise<SettledResult<Data<F>, ErrorBody<F>>>) &
+  (OptionsOptional<F> extends true
+    ? (options?: Opts<F> & { throwOnError?: true }) => Promise<{ data: Data<F>; request: Request; response: Response }>
+    : (options: Opts<F> & { throwOnError?: true }) => Promise<{ data: Data<F>; request: Request; response: Response }>);
+
+/** every method of a generated group, typed as Tally's client answers */
+export type SettledGroup<G> = { [K in keyof G]: G[K] extends (options: never) => Promise<unknown> ? Settled<G[K]> : G[K] };

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { Tally, TallyApiError, TallyNetworkError, paginate } from '../index.ts';
+import { type Model, Tally, TallyApiError, TallyNetworkError, paginate } from '../index.ts';
 import { backoffDelay, isRetryable, parseRetryAfter } from '../src/retry.ts';
 
 interface Answer {
@@ -98,13 +98,27 @@ describe('errors', () => {
     expect(apiError.message).toMatch(/400.*limit must be at most 100.*abc-123/);
   });
 
-  it('throwOnError: false returns { data, error } with the spec-typed body', async () => {
+  it('throwOnError: false returns { data, error } with the spec-typed body, and always the response', async () => {
     script = [{ status: 404, body: { message: 'model not found' } }];
     const result = await tally().models.get({ path: { id: 'nope' }, throwOnError: false });
     expect(result.data).toBeUndefined();
     expect(result.error).toEqual({ message: 'model not found' });
-    expect(result.response?.status).toBe(404);
-    expect(result.response?.headers.get('x-request-id')).toBe('req-1');
+    // no impossible undefined: a returned result has its response (no answer at all throws)
+    expectTypeOf(result.response).toEqualTypeOf<Response>();
+    expectTypeOf(result.request).toEqualTypeOf<Request>();
+    expect(result.response.status).toBe(404);
+    expect(result.response.headers.get('x-request-id')).toBe('req-1');
+    if (result.error === undefined) expectTypeOf(result.data).toEqualTypeOf<Model>();
+    // and by default: the body itself, typed, with no undefined
+    script = [{ status: 200, body: { id: 'm1' } }];
+    const ok = await tally().models.get({ path: { id: 'm1' } });
+    expectTypeOf(ok.data).toEqualTypeOf<Model>();
+    expectTypeOf(ok.response).toEqualTypeOf<Response>();
+  });
+
+  it('no answer at all throws TallyNetworkError even with throwOnError: false (there is no response to return)', async () => {
+    const t = new Tally({ baseUrl: 'http://127.0.0.1:9', publicKey: 'pk', secretKey: 'sk', maxRetries: 0 });
+    await expect(t.models.get({ path: { id: 'm1' }, throwOnError: false })).rejects.toBeInstanceOf(TallyNetworkError);
   });
 
   it('no response is a TallyNetworkError, distinct from TallyApiError', async () => {

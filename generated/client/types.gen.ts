@@ -4458,6 +4458,10 @@ export type EvaluationRulesRetryExecutionData = {
 
 export type EvaluationRulesRetryExecutionErrors = {
     /**
+     * An id longer than 600 characters, or holding a NUL.
+     */
+    400: UnstableError;
+    /**
      * Missing, malformed or unknown credentials, in the unstable envelope.
      */
     401: UnstableError;

@@ -92,6 +92,9 @@ export async function authenticate(
  */
 async function looksSwapped(em: SqlEntityManager, creds: { publicKey: string; secretKey: string }): Promise<boolean> {
   if (creds.secretKey.startsWith('pk-') && creds.publicKey.startsWith('sk-')) return true;
+  // only what could be a stored public key is looked up: text PostgreSQL cannot hold (a NUL) or
+  // far longer than any key is not one, and must not turn a 401 into a 500
+  if (creds.secretKey.length > 512 || creds.secretKey.includes('\u0000')) return false;
   return (await projectForPublicKey(em, creds.secretKey)) !== null;
 }
 

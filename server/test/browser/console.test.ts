@@ -400,4 +400,69 @@ describe('the console in a browser, against make run', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('writes an evaluator in the console, previewing its prompt from a real generation, then a rule that runs it', async () => {
+    const now = new Date().toISOString();
+    expect(
+      (
+        await api(tally, 'POST', '/api/public/ingestion', {
+          batch: [
+            {
+              id: 'e2e-ev-preview',
+              timestamp: now,
+              type: 'generation-create',
+              body: {
+                id: 'e2e-preview-gen',
+                traceId: 'e2e-preview-trace',
+                name: 'support-answer',
+                model: 'fake-model',
+                input: [{ role: 'user', content: 'Where is my parcel?' }],
+                output: { role: 'assistant', content: 'It ships tomorrow.' },
+              },
+            },
+          ],
+        })
+      ).body.errors,
+    ).toEqual([]);
+    const { page, problems } = await signedIn(browser, tally);
+    await page.getByRole('link', { name: 'Evaluators' }).click();
+    await page.getByRole('button', { name: 'New evaluator' }).click();
+    const form = page.getByRole('form', { name: 'New evaluator' });
+    await form.getByLabel('Evaluator name').fill('e2e-on-topic');
+    await form.getByLabel('Judge prompt').fill('Question: {{question}}\nAnswer: {{answer}}\nIs the answer on topic?');
+    await form.getByLabel('{{question}} from').selectOption('input');
+    await form.getByLabel('{{question}} JSONPath').fill('$[0].content');
+    await form.getByLabel('{{answer}} from').selectOption('output');
+    await form.getByLabel('{{answer}} JSONPath').fill('$.content');
+    await form.getByLabel('Score type').selectOption('BOOLEAN');
+    await form.getByLabel('What the score means').fill('On topic or not.');
+    await form.getByLabel('Connection').fill('fake-judge');
+    await form.getByLabel('Model', { exact: true }).fill('fake-model');
+    await form.getByLabel('Generation to fill the prompt from').fill('e2e-preview-gen');
+    await form.getByRole('button', { name: 'Preview prompt' }).click();
+    const preview = form.getByRole('region', { name: 'What the judge would read' });
+    await expect.poll(() => preview.textContent()).toContain('Question: Where is my parcel?');
+    expect(await preview.textContent()).toContain('Answer: It ships tomorrow.');
+    await shoot(page, SHOTS, 'evaluator-form');
+    await form.getByRole('button', { name: 'Create evaluator' }).click();
+    await page.getByText('Saved e2e-on-topic, version 1.').waitFor();
+
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const ruleForm = page.getByRole('form', { name: 'New rule' });
+    await ruleForm.getByLabel('Rule name').fill('e2e-on-topic-rule');
+    await ruleForm.getByLabel('Observation names').fill('support-answer');
+    await ruleForm.getByRole('checkbox', { name: 'e2e-on-topic' }).check();
+    await ruleForm.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByText('Created rule e2e-on-topic-rule.').waitFor();
+    const rules = (await api(tally, 'GET', '/api/public/unstable/evaluation-rules')).body.data as Array<Record<string, any>>;
+    const made = rules.find((r) => r.name === 'e2e-on-topic-rule')!;
+    expect(made).toMatchObject({
+      enabled: true,
+      sampling: 1,
+      filter: expect.arrayContaining([{ column: 'name', type: 'stringOptions', operator: 'any of', value: ['support-answer'] }]),
+    });
+    expect(made.evaluators.map((a: { evaluator: { name: string } }) => a.evaluator.name)).toEqual(['e2e-on-topic']);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -3,9 +3,11 @@
 // request leaving the host, and leaves a screenshot in scratch/ (git-ignored).
 // Run by `make docs-test`, which installs chromium when it is missing.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/start.ts';
+import { basic, startTestServer, type TestServer } from '../support/start.ts';
 import { launchChromium } from './support/chromium.ts';
 
 const SCREENSHOT_DIR = new URL('../../../scratch/browser/', import.meta.url);
@@ -73,5 +75,51 @@ describe('/docs in a browser', () => {
     const path = new URL('docs.png', SCREENSHOT_DIR).pathname;
     await page.screenshot({ path });
     expect(existsSync(path)).toBe(true);
+  });
+
+  it('"try it" calls the origin that served /docs: the spec names a relative server', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${test.server.url}/docs`, { waitUntil: 'load' });
+    const answer = await page.evaluate(async () => {
+      const spec = await (await fetch('/api/public/openapi.json')).json();
+      const server = new URL(spec.servers[0].url, location.href);
+      const health = await fetch(new URL('api/public/health', server));
+      return { origin: server.origin, here: location.origin, status: health.status };
+    });
+    expect(answer.origin).toBe(answer.here);
+    expect(answer.status).toBe(200);
+    await page.close();
+  });
+
+  it('a page on another origin calls the API with its own keys: Chromium sends the preflight and accepts the answer', async () => {
+    // another origin: a page served from another port
+    const other: Server = createServer((_req, res) => res.end('<!doctype html><title>another app</title>'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    const page = await browser.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const result = await page.evaluate(
+        async ({ api, authorization }) => {
+          const ok = await fetch(`${api}/api/public/models?limit=1`, { headers: { authorization } });
+          const denied = await fetch(`${api}/api/public/models?limit=1`, { headers: { authorization: 'Basic eDp5' } });
+          return {
+            status: ok.status,
+            items: ((await ok.json()) as { data: unknown[] }).data.length,
+            requestId: ok.headers.get('x-request-id'),
+            deniedStatus: denied.status,
+            deniedMessage: ((await denied.json()) as { message: string }).message,
+          };
+        },
+        { api: test.server.url, authorization: basic(test.projectA) },
+      );
+      expect(result.status).toBe(200);
+      expect(result.items).toBe(1);
+      expect(result.requestId).toBeTruthy(); // exposed to the page
+      expect(result.deniedStatus).toBe(401);
+      expect(result.deniedMessage).toMatch(/^Invalid credentials/);
+    } finally {
+      await page.close();
+      other.close();
+    }
   });
 });

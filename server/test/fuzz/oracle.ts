@@ -111,6 +111,13 @@ export function createOracle(spec: any, secrets: string[]) {
   /** op: the operation the request was aimed at (null for a route the spec does not have) */
   return function judge(op: Operation | null, req: WireRequest, res: WireResponse): Verdict {
     const problems: string[] = [];
+    // OPTIONS under /api/public is CORS's (http/cors.ts), before method dispatch, as Langfuse
+    // answers it: 204, no body, the allowed methods named
+    if (req.method.toUpperCase() === 'OPTIONS' && req.path.startsWith('/api/public') && res.status === 204) {
+      if (res.text !== '') problems.push('a CORS preflight answer has a body');
+      if (!res.headers['access-control-allow-methods']) problems.push('a CORS preflight answer names no allowed methods');
+      return { problems, body: undefined };
+    }
     // a 5xx the operation declares (502/504: the LLM provider failed or timed out) is an answer; 500 never is
     if (res.status >= 500 && (res.status === 500 || !op?.responses.has(res.status))) problems.push(`status ${res.status}`);
     let body: unknown;

@@ -53,4 +53,31 @@ describe.skipIf(!url)('model changes across server instances', () => {
     expect((await viaOther(`/api/public/models/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect(await ingest(unique('obs'), name)).toMatchObject({ costStatus: 'unpriced', modelId: null });
   });
+
+  it("lists a model created or deleted on another instance at once (this instance's kept pages go with the revision)", async () => {
+    const name = unique('aaa-replica-list'); // sorts first among project models
+    const listed = async () => {
+      const all: string[] = [];
+      for (let page = 1; ; page++) {
+        const res = await raw(`/api/public/models?limit=100&page=${page}`);
+        all.push(...res.body.data.map((m: { modelName: string }) => m.modelName));
+        if (page >= res.body.meta.totalPages) return { names: all, total: res.body.meta.totalItems as number };
+      }
+    };
+    const before = await listed();
+    expect(before.names).not.toContain(name);
+    expect((await listed()).total).toBe(before.total); // a kept page, same answer
+    const created = await viaOther('/api/public/models', {
+      method: 'POST',
+      body: JSON.stringify({ modelName: name, matchPattern: `^${name}$`, unit: 'TOKENS', inputPrice: 1 }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const after = await listed();
+    expect(after.names).toContain(name);
+    expect(after.total).toBe(before.total + 1);
+    expect((await viaOther(`/api/public/models/${id}`, { method: 'DELETE' })).status).toBe(200);
+    const gone = await listed();
+    expect(gone.names).not.toContain(name);
+    expect(gone.total).toBe(before.total);
+  });
 });

@@ -1,5 +1,5 @@
 import { validateModelDefinitionInput } from '../../domain/models/validate.ts';
-import { deleteProjectModel, getVisibleModel, insertModel, listModels, projectModelNameTaken } from '../../store/models.ts';
+import { deleteProjectModel, getVisibleModel, insertModel, projectModelNameTaken } from '../../store/models.ts';
 import { invalidData, invalidRequest, notFound } from '../errors.ts';
 import { paginated, pagination, projectOf, type OperationHandler } from '../handler.ts';
 import { presentModel } from '../present/model.ts';
@@ -10,7 +10,7 @@ const NOT_DELETABLE =
 
 export const modelsList: OperationHandler<'models_list'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
-  const { models, total } = await listModels(ctx.em, projectOf(ctx), page, limit);
+  const { models, total } = await ctx.services.models.listPage(ctx.em, projectOf(ctx), page, limit);
   return { status: 200, body: paginated(models.map(presentModel), page, limit, total) };
 };
 

@@ -8,10 +8,19 @@ const NOT_FOUND = 'No model with this id found.';
 const NOT_DELETABLE =
   'No model with this id found. Note: You cannot delete built-in models, override them with a model with the same name.';
 
+// a kept page (the catalog answers the same object while the revision holds) is sent as the
+// bytes it was first serialized to: presenting and stringifying 50 models was a fifth of a request
+const serializedPages = new WeakMap<object, Buffer>();
+
 export const modelsList: OperationHandler<'models_list'> = async (ctx) => {
   const { page, limit } = pagination(ctx.query);
-  const { models, total } = await ctx.services.models.listPage(ctx.em, projectOf(ctx), page, limit);
-  return { status: 200, body: paginated(models.map(presentModel), page, limit, total) };
+  const listed = await ctx.services.models.listPage(ctx.em, projectOf(ctx), page, limit);
+  let bytes = serializedPages.get(listed);
+  if (!bytes) {
+    bytes = Buffer.from(JSON.stringify(paginated(listed.models.map(presentModel), page, limit, listed.total)));
+    serializedPages.set(listed, bytes);
+  }
+  return { status: 200, body: bytes, headers: { 'content-type': 'application/json; charset=utf-8' } };
 };
 
 export const modelsGet: OperationHandler<'models_get'> = async (ctx) => {

@@ -1,5 +1,5 @@
 // Small hooks every page uses: load-on-mount with reload, the hash route, and the hash's id and query.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, type ProblemText } from './api.ts';
 import { parseHash } from './links.ts';
 
@@ -70,4 +70,17 @@ export function useHashLocation(): ReturnType<typeof parseHash> & { hash: string
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return { ...parseHash(hash), hash };
+}
+
+/**
+ * A form's ref, and a call that moves focus to its first invalid field once the messages are
+ * drawn (after a refused submit, so Enter on that field submits again).
+ */
+export function useFocusFirstInvalid(): [RefObject<HTMLFormElement | null>, () => void] {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [asked, setAsked] = useState(0);
+  useEffect(() => {
+    if (asked) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [asked]);
+  return [formRef, useCallback(() => setAsked((n) => n + 1), [])];
 }

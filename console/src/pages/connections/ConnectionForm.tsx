@@ -1,5 +1,6 @@
 // Create or update one connection, showing only the fields of the chosen adapter.
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useFocusFirstInvalid } from '../../hooks.ts';
+import { useEffect, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -23,16 +24,11 @@ export function ConnectionForm({
   const [fields, setFields] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
+  const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
   // Edit is pressed far below the form: take the keyboard to it, not just the scroll position
   useEffect(() => {
     if (editing) formRef.current?.querySelector<HTMLElement>('select, input:not([readonly]), textarea')?.focus();
-  }, [editing]);
-  // after a refused save, the first field with a message gets focus (Enter on it resubmits)
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  useEffect(() => {
-    if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
+  }, [editing, formRef]);
   const set = <K extends keyof FormState>(k: K, v: FormState[K]) => setS((x) => ({ ...x, [k]: v }));
   const title = editing ? `Edit connection ${editing.provider}` : 'New connection';
   // the server keeps the stored key when an edit leaves it out and keeps the adapter
@@ -69,7 +65,7 @@ export function ConnectionForm({
     setProblem(undefined);
     if ('errors' in built) {
       setFields(built.errors);
-      setFocusInvalid((n) => n + 1);
+      focusFirstInvalid();
       return;
     }
     setFields({});
@@ -88,7 +84,7 @@ export function ConnectionForm({
       if (!fields.baseURL && p.message.startsWith('Invalid baseURL')) fields.baseURL = p.message;
       if (!fields.secretKey && p.message.startsWith('Default AWS credentials')) fields.secretKey = p.message;
       setFields(fields);
-      if (Object.keys(fields).length) setFocusInvalid((n) => n + 1);
+      if (Object.keys(fields).length) focusFirstInvalid();
     } finally {
       setBusy(false);
     }

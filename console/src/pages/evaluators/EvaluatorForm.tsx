@@ -2,12 +2,12 @@
 // the rules using it run the new one). The prompt's {{variables}} each get a mapping row; the
 // preview fills the prompt from a chosen generation exactly as a rule's execution would (the
 // server's prompt-preview), so what the judge will read is seen before any rule runs it.
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { Evaluator, PromptPreview } from '../../../../sdk/index.ts';
 import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
-import { useLoad } from '../../hooks.ts';
+import { useLoad, useFocusFirstInvalid } from '../../hooks.ts';
 import {
   draftOf,
   emptyEvaluator,
@@ -33,11 +33,7 @@ export function EvaluatorForm({
   const [fields, setFields] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  useEffect(() => {
-    if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
+  const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
   const variables = useMemo(() => variablesOf(d.prompt), [d.prompt]);
 
   // a field's messages go once it is edited
@@ -68,7 +64,7 @@ export function EvaluatorForm({
     const built = evaluatorRequest(d);
     if ('errors' in built) {
       setFields(built.errors);
-      setFocusInvalid((n) => n + 1);
+      focusFirstInvalid();
       return;
     }
     setFields({});
@@ -81,7 +77,7 @@ export function EvaluatorForm({
       const p = describeError(err);
       setProblem(p);
       setFields(p.fields);
-      if (Object.keys(p.fields).length) setFocusInvalid((n) => n + 1);
+      if (Object.keys(p.fields).length) focusFirstInvalid();
     } finally {
       setBusy(false);
     }

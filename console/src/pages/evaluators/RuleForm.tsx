@@ -1,7 +1,8 @@
 // Creates or edits an evaluation rule: which observations (type, name, environment; filters the
 // form does not show are kept), what share of them, and which evaluators judge them, with the
 // variables of an evaluator that has no default mapping mapped here.
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useFocusFirstInvalid } from '../../hooks.ts';
+import { useState, type FormEvent } from 'react';
 import type { EvaluationRule, Evaluator } from '../../../../sdk/index.ts';
 import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
@@ -27,11 +28,7 @@ export function RuleForm({
   const [fields, setFields] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<ProblemText>();
   const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  useEffect(() => {
-    if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
+  const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
   const clear = (...paths: string[]) => setFields((f) => Object.fromEntries(Object.entries(f).filter(([p]) => !paths.includes(p))));
   const byName = new Map(evaluators.map((e) => [e.name, e]));
 
@@ -42,7 +39,7 @@ export function RuleForm({
     const built = ruleRequest(d, evaluators);
     if ('errors' in built) {
       setFields(built.errors);
-      setFocusInvalid((n) => n + 1);
+      focusFirstInvalid();
       return;
     }
     setFields({});

@@ -1,6 +1,7 @@
 // Creates a project model: flat prices, or usage types priced by tiers. The server's issues
 // appear next to their controls (by issue path) and its message in the banner.
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useFocusFirstInvalid } from '../../hooks.ts';
+import { useState, type FormEvent } from 'react';
 import { describeError, useTally, type FieldErrors, type ProblemText } from '../../api.ts';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -17,12 +18,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
   // the draft the messages are about: a message goes once its field changes from this
   const [judged, setJudged] = useState<ModelDraft>();
 
-  const formRef = useRef<HTMLFormElement>(null);
-  // after a refused create, the first field with a message gets focus (Enter on it resubmits)
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  useEffect(() => {
-    if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
+  const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
 
   const update = (change: (d: ModelDraft) => ModelDraft) => setDraft(change);
   const set = <K extends keyof ModelDraft>(key: K, value: ModelDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -39,7 +35,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
     setLocal(errors);
     setJudged(draft);
     if (!body) {
-      setFocusInvalid((n) => n + 1);
+      focusFirstInvalid();
       return;
     }
     setBusy(true);
@@ -52,7 +48,7 @@ export function CreateModelForm({ onCreated }: { onCreated: (model: Model) => vo
       // a taken name comes as a bare message, without an issue path: still put it by the name
       if (!p.fields.modelName && /^Model name .* already exists/.test(p.message)) p.fields = { ...p.fields, modelName: p.message };
       setProblem(p);
-      setFocusInvalid((n) => n + 1);
+      focusFirstInvalid();
     } finally {
       setBusy(false);
     }

@@ -1,7 +1,8 @@
 // Reprice past generations after a price changed: pick a window (and optionally only the models
 // just changed), preview it as a dry run, and only then apply the same request for real. Both
 // jobs are followed until they finish; the recent jobs below are the project's audit trail.
-import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useFocusFirstInvalid } from '../../hooks.ts';
+import { useId, useState, type FormEvent, type RefObject } from 'react';
 import { ErrorBanner } from '../../components/ErrorBanner.tsx';
 import { Field } from '../../components/Field.tsx';
 import { ChangesTable } from './ChangesTable.tsx';
@@ -39,11 +40,7 @@ export function RepricePanel({
   const apply = useRepriceJob(refreshList);
   // what the preview was asked for, so Apply is offered only for the same choice
   const [previewedKey, setPreviewedKey] = useState<string>();
-  const formRef = useRef<HTMLFormElement>(null);
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  useEffect(() => {
-    if (focusInvalid) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
+  const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
   const scopeId = useId();
   const applyWhyId = useId();
 
@@ -65,7 +62,7 @@ export function RepricePanel({
     const { window, errors: found } = resolveWindow(draft, new Date());
     setErrors(found);
     if (!window) {
-      setFocusInvalid((n) => n + 1);
+      focusFirstInvalid();
       return;
     }
     apply.clear();

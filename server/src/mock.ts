@@ -20,7 +20,7 @@ export async function createMockApp() {
   const api = await createBackend();
   const app = express();
   // as the server: a frontend on another origin (a Vite dev server, say) calls the mock directly
-  app.use('/api/public', publicApiCors());
+  app.use(publicApiCors());
   app.use(docsRouter());
   app.use(express.json({ limit: BODY_LIMIT_BYTES }));
   api.register('notFound', (c: Context, _q: Request, res: Response) =>

@@ -242,7 +242,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
     next();
   });
   // before everything else of the API: a preflight is answered here, before method dispatch
-  app.use('/api/public', publicApiCors());
+  app.use(publicApiCors());
   app.use(docsRouter()); // GET /api/public/openapi.json and /docs: outside the spec, before its router
   app.use(consoleRouter()); // GET / and /assets/*: the web console's static files
   app.use(OTEL_TRACES_PATH, ...otelBodyParser); // raw bytes, before the JSON parser

@@ -22,9 +22,12 @@ export const EXPOSED_HEADERS = [
 
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** the middleware for `/api/public` (and the mock's same paths) */
+/**
+ * the middleware for paths under `/api/public` (and the mock's same paths), matched with their
+ * case as the API's routes are (express's own path matching would also take `/API/PUBLIC/…`)
+ */
 export function publicApiCors(): RequestHandler {
-  return cors({
+  const handle = cors({
     origin: true,
     credentials: false,
     methods: CORS_METHODS,
@@ -33,4 +36,7 @@ export function publicApiCors(): RequestHandler {
     maxAge: 86_400,
     optionsSuccessStatus: 204,
   });
+  return (req, res, next) => (req.path.startsWith(PUBLIC_API) ? handle(req, res, next) : next());
 }
+
+const PUBLIC_API = '/api/public/';

@@ -66,9 +66,14 @@ describe.each([
 });
 
 describe('CORS stays on the public API', () => {
-  it('the console and the docs page get no CORS headers', async () => {
+  it('the console and the docs page get no CORS headers, nor a path that only looks like the API in another case', async () => {
     const res = await fetch(`${t.server.url}/`, { headers: { origin: ORIGIN } });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    // the API's routes are case-sensitive: /API/PUBLIC/… is no route, and its OPTIONS is answered as one
+    const upper = await preflight(t.server.url, '/API/PUBLIC/MODELS', 'GET');
+    expect(upper.status).not.toBe(204);
+    expect(upper.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(upper.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('the spec served at /api/public/openapi.json names a relative server, so /docs calls its own origin', async () => {

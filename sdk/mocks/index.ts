@@ -21,6 +21,7 @@ import {
   type SpecOperationEntry,
 } from './examples.ts';
 import { checkBody } from './validate.ts';
+import { NO_AUTHORIZATION_HEADER } from '../../shared/validation/issues.ts';
 
 export { answerFor, listOperations, parsePrefer, pickExample, type ExampleChoice, type MockAnswer } from './examples.ts';
 
@@ -70,13 +71,7 @@ function handlerFor(entry: SpecOperationEntry, opts: MockHandlerOptions, theSpec
       : HttpResponse.json(answer.body as never, { status: answer.status, headers });
   return http[method](mswPath(entry.path, opts.baseUrl), async ({ request }) => {
     if (opts.requireAuth && secured && !request.headers.get('authorization')) {
-      return HttpResponse.json(
-        {
-          message:
-            "No authorization header: send HTTP Basic auth with the project's public key (pk-…) as the user name and its secret key (sk-…) as the password.",
-        },
-        { status: 401 },
-      );
+      return HttpResponse.json({ message: NO_AUTHORIZATION_HEADER }, { status: 401 });
     }
     const headers: Record<string, string> = { 'x-tally-mock-operation': entry.operationId };
     let body: unknown;

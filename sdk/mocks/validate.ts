@@ -3,7 +3,7 @@
 // (shared/validation/issues.ts) and the 400 in the operation's error style. `make mock` and the
 // msw handlers both answer a bad body with it. Ajv is an optional peer of @tally/sdk/mocks (the
 // SDK itself has no dependencies): without it bodies are not checked, and the mocks say so once.
-import { issuesFromAjv, type ErrorObject } from '../../shared/validation/issues.ts';
+import { BODY_REQUIRED, type ErrorObject, ingestionErrorText, issuesFromAjv } from '../../shared/validation/issues.ts';
 import type { ValidationIssue } from '../../generated/client/types.gen.ts';
 import type { MockAnswer, SpecOperationEntry } from './examples.ts';
 
@@ -51,7 +51,7 @@ export function invalidBodyAnswer(entry: SpecOperationEntry, issues: ValidationI
     style === 'unstable'
       ? { message: 'Invalid request body', code: 'invalid_body', details: { issues } }
       : style === 'ingestion'
-        ? { message: 'Invalid request data', errors: issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)) }
+        ? { message: 'Invalid request data', errors: issues.map(ingestionErrorText) }
         : { message: 'Invalid request data', error: issues };
   return { status: 400, body, contentType: 'application/json' };
 }
@@ -69,11 +69,7 @@ export async function checkBody(spec: object, entry: SpecOperationEntry, sent: u
   if (depth === 'envelope' && body && typeof body === 'object' && Array.isArray((body as { batch?: unknown }).batch))
     body = { ...(body as object), batch: [] };
   if (body === undefined)
-    return requestBody.required
-      ? invalidBodyAnswer(entry, [
-          { code: 'invalid_type', path: [], message: 'A JSON request body is required (Content-Type: application/json).' },
-        ])
-      : null;
+    return requestBody.required ? invalidBodyAnswer(entry, [{ code: 'invalid_type', path: [], message: BODY_REQUIRED }]) : null;
   const compiler = await compilerFor(spec);
   if (!compiler) return null;
   const byOperation = validators.get(spec) ?? new Map<string, Validate>();

@@ -90,3 +90,13 @@ export function issuesFromAjv(errors: ErrorObject[]): Issue[] {
   }
   return issues;
 }
+
+/** the ingestion endpoint's envelope errors, as Langfuse writes them: `<path>: <message>` strings */
+export const ingestionErrorText = (i: Issue): string => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message);
+
+/** an operation that needs a JSON body got none (the mocks say it as the server does) */
+export const BODY_REQUIRED = 'A JSON request body is required (Content-Type: application/json).';
+
+/** the 401 without an Authorization header (the mocks say it as the server does) */
+export const NO_AUTHORIZATION_HEADER =
+  "No authorization header: send HTTP Basic auth with the project's public key (pk-…) as the user name and its secret key (sk-…) as the password.";

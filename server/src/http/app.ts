@@ -19,6 +19,7 @@ import { OTEL_TRACES_PATH, otelBodyParser } from './handlers/otel.ts';
 import { pathProblem } from './request-path.ts';
 import { findUnstorableText, holdsNonFiniteNumber } from '../domain/unstorable-text.ts';
 import { issuesFromAjv } from './validation-issues.ts';
+import { BODY_REQUIRED, ingestionErrorText } from '../spec/issues.ts';
 
 // set on a request whose raw JSON body has an escape PostgreSQL may not store, or bytes that are not UTF-8
 const UNSTORABLE = Symbol('mayHoldUnstorableText');
@@ -151,7 +152,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
         // the ingestion endpoint reports envelope problems as `errors: [strings]`, as Langfuse does
         if (ingestionStyle)
           throw new ApiError(400, 'Invalid request data', undefined, {
-            errors: issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)),
+            errors: issues.map(ingestionErrorText),
           });
         // the unstable endpoints tell query (path parameters included) from body problems
         if (unstableStyle) {
@@ -319,7 +320,7 @@ export async function createApp(opts: AppOptions): Promise<{ app: express.Expres
 function missingBodyMessage(req: Request): string {
   const type = req.headers['content-type'];
   const sent = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!sent) return 'A JSON request body is required (Content-Type: application/json).';
+  if (!sent) return BODY_REQUIRED;
   return type
     ? `The request body was not read: its Content-Type is ${JSON.stringify(type.slice(0, 100))}; send it as application/json.`
     : 'The request body was not read: it has no Content-Type header; send it with Content-Type: application/json.';

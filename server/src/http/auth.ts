@@ -6,6 +6,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Logger } from '../logger.ts';
 import { hashSecret, projectForPublicKey, projectForSecret } from '../store/projects.ts';
 import { unauthorized } from './errors.ts';
+import { NO_AUTHORIZATION_HEADER } from '../spec/issues.ts';
 
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
@@ -14,8 +15,7 @@ const cache = new Map<string, { projectId: string; publicKey: string; until: num
 // Tally's words (Langfuse says "Confirm that you've configured the correct host." for all of them):
 // each names what was wrong and what a right request looks like, never echoing a key
 export const AUTH_MESSAGES = {
-  missing:
-    "No authorization header: send HTTP Basic auth with the project's public key (pk-…) as the user name and its secret key (sk-…) as the password.",
+  missing: NO_AUTHORIZATION_HEADER,
   scheme: 'Invalid authorization header: expected `Basic <base64 of publicKey:secretKey>`.',
   undecodable: 'Invalid authorization header: the Basic value is not the base64 of `publicKey:secretKey`.',
   unknown:

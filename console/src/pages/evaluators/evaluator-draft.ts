@@ -2,14 +2,17 @@
 // version when the name exists). Pure, so the rules are tested without rendering.
 import type { FieldErrors } from '../../api.ts';
 import type { CreateEvaluatorRequest, Evaluator, EvaluatorObservationMapping } from '../../../../sdk/index.ts';
+import { promptVariables } from '../../../../shared/evaluation/prompt.ts';
 
 export type Source = EvaluatorObservationMapping['source'];
-export const SOURCES: { value: Source; label: string }[] = [
-  { value: 'input', label: 'input' },
-  { value: 'output', label: 'output' },
-  { value: 'metadata', label: 'metadata' },
-  { value: 'tool_calls', label: 'tool calls of the output' },
-];
+// a label for every source the spec allows on an observation (the Record makes a new one a type error here)
+const SOURCE_LABELS: Record<Source, string> = {
+  input: 'input',
+  output: 'output',
+  metadata: 'metadata',
+  tool_calls: 'tool calls of the output',
+};
+export const SOURCES = Object.entries(SOURCE_LABELS).map(([value, label]) => ({ value: value as Source, label }));
 
 export interface MappingDraft {
   source: Source;
@@ -33,13 +36,8 @@ export interface EvaluatorDraft {
   mapping: Record<string, MappingDraft>;
 }
 
-// as the server reads a prompt's declared variables (domain/evaluation/prompt.ts)
-const PLACEHOLDER = /\{\{([A-Za-z][A-Za-z0-9_]*)\}\}/g;
-
-/** the prompt's variables, in order of first appearance */
-export function variablesOf(prompt: string): string[] {
-  return [...new Set([...prompt.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
-}
+/** the prompt's variables, in order of first appearance, as the server reads them */
+export const variablesOf = promptVariables;
 
 export function emptyEvaluator(): EvaluatorDraft {
   return {

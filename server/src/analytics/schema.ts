@@ -7,7 +7,14 @@
 import type { Logger } from '../logger.ts';
 import type { Analytics } from './clickhouse.ts';
 import { type ChColumn, EXPORTED } from '../domain/analytics/tables.ts';
-import { CH_ROLLUP_TABLES, recomputeDays, recomputeHours, rollupTable } from '../domain/metrics/clickhouse-rollup.ts';
+import {
+  boundColumnDefinitions,
+  CH_ROLLUP_TABLES,
+  recomputeDays,
+  recomputeHours,
+  recomputeUserDays,
+  rollupTable,
+} from '../domain/metrics/clickhouse-rollup.ts';
 
 export interface SchemaContext {
   database: string;
@@ -46,8 +53,15 @@ export interface ClickHouseMigration {
   /** each statement idempotent */
   statements?: (s: SchemaContext) => string[];
   /** steps that look at the database first, so that running them again after a crash is safe */
-  run?: (a: Analytics, s: SchemaContext) => Promise<void>;
+  run?: (a: Analytics, s: SchemaContext, versions: RollupVersions) => Promise<void>;
 }
+
+/**
+ * Runs `fn` with a roll-up version from the change feed's sequence, holding the lock the
+ * exporters' recomputes take (PostgreSQL's advisory lock): a recompute in a migration must lose to
+ * any an exporter makes after it, and win over those before.
+ */
+export type RollupVersions = (fn: (version: bigint) => Promise<void>) => Promise<void>;
 
 export const CLICKHOUSE_MIGRATIONS: ClickHouseMigration[] = [
   {
@@ -56,6 +70,7 @@ export const CLICKHOUSE_MIGRATIONS: ClickHouseMigration[] = [
     statements: (s) => Object.values(EXPORTED).flatMap((e) => replacingTable(s, e.table, columnsOf([...e.columns]), '(project_id, id)')),
   },
   { version: 2, name: 'observations in hour order; hourly and daily roll-ups', run: (a, s) => dayOrderAndRollups(a, s) },
+  { version: 3, name: 'roll-ups: min and max per group; day × model × user roll-up', run: (a, s, v) => boundsAndUserRollup(a, s, v) },
 ];
 
 const OBSERVATIONS = EXPORTED.o;
@@ -110,6 +125,36 @@ async function dayOrderAndRollups(a: Analytics, s: SchemaContext): Promise<void>
   await run(days.sql, days.params);
 }
 
+/**
+ * Migration 3: the hourly and daily roll-ups gain each measure's min and max (a histogram's
+ * bounds), and observation_user_daily is created; then every hour, day and user day is recomputed
+ * at a fresh version, so the groups written before have their bounds. ADD COLUMN IF NOT EXISTS and
+ * the recompute (which reads the truth) make a second run after a crash harmless.
+ */
+async function boundsAndUserRollup(a: Analytics, s: SchemaContext, versions: RollupVersions): Promise<void> {
+  const run = async (query: string, params?: Record<string, unknown>) => {
+    await a.client.command({ query, query_params: params, clickhouse_settings: s.cluster ? { distributed_foreground_insert: 1 } : {} });
+  };
+  const db = s.database;
+  const adds = boundColumnDefinitions()
+    .map((c) => `ADD COLUMN IF NOT EXISTS ${c}`)
+    .join(', ');
+  for (const table of [CH_ROLLUP_TABLES.hour, CH_ROLLUP_TABLES.day]) {
+    // on a cluster the local tables first, then the Distributed one over them
+    if (s.cluster) await run(`ALTER TABLE ${db}.${table}_local${onCluster(s)} ${adds}`);
+    await run(`ALTER TABLE ${db}.${table}${onCluster(s)} ${adds}`);
+  }
+  const t = rollupTable('user');
+  for (const q of replacingTable(s, CH_ROLLUP_TABLES.user, [...t.columns, '_version UInt64', '_deleted UInt8'], t.orderBy, {
+    settings: ROLLUP_SETTINGS,
+  }))
+    await run(q);
+  await versions(async (version) => {
+    for (const r of [recomputeHours(db, null, [], version), recomputeDays(db, null, [], version), recomputeUserDays(db, null, [], version)])
+      await run(r.sql, r.params);
+  });
+}
+
 /** the statements that create the database and the version table, before any migration */
 export function bootstrapStatements(s: SchemaContext): string[] {
   return [
@@ -121,7 +166,7 @@ export function bootstrapStatements(s: SchemaContext): string[] {
 }
 
 /** applies the migrations this database has not recorded; returns the versions applied */
-export async function migrateClickHouse(a: Analytics, log: Logger): Promise<number[]> {
+export async function migrateClickHouse(a: Analytics, log: Logger, versions: RollupVersions): Promise<number[]> {
   const s: SchemaContext = { database: a.database, cluster: a.cluster };
   for (const statement of bootstrapStatements(s)) await a.client.command({ query: statement });
   const rs = await a.client.query({ query: `SELECT version FROM ${s.database}.schema_versions FINAL`, format: 'JSONEachRow' });
@@ -130,7 +175,7 @@ export async function migrateClickHouse(a: Analytics, log: Logger): Promise<numb
   for (const m of CLICKHOUSE_MIGRATIONS) {
     if (done.has(m.version)) continue;
     for (const statement of m.statements?.(s) ?? []) await a.client.command({ query: statement });
-    await m.run?.(a, s);
+    await m.run?.(a, s, versions);
     await a.client.insert({
       table: `${s.database}.schema_versions`,
       values: [{ version: m.version, name: m.name, applied_at: new Date().toISOString() }],

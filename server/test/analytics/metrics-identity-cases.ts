@@ -419,6 +419,38 @@ function coverageCases(): MetricsCase[] {
         filters: [f('providedModelName', 'string', '=', 'cov-model-edge')],
         config: { bins },
       });
+  // ClickHouse's day × model × user roll-up: whole days from it, the partial days at the edges from the base table
+  const edgy = { fromTimestamp: '2025-12-31T18:30:00Z', toTimestamp: '2026-03-03T10:15:00Z' };
+  add(
+    'spend by user and model, whole days and partial edges',
+    {
+      view: 'observations',
+      dimensions: [{ field: 'userId' }, { field: 'providedModelName' }],
+      metrics: [
+        { measure: 'totalCost', aggregation: 'sum' },
+        { measure: 'inputTokens', aggregation: 'avg' },
+        { measure: 'count', aggregation: 'count' },
+        { measure: 'latency', aggregation: 'avg' },
+      ],
+      ...edgy,
+    },
+    'v2',
+  );
+  add('spend of some users per week', {
+    view: 'observations',
+    dimensions: [{ field: 'userId' }],
+    metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
+    filters: [f('userId', 'stringOptions', 'any of', ['cov-u1', 'cov-u2'])],
+    timeDimension: { granularity: 'week' },
+    ...edgy,
+  });
+  // a histogram's bounds from the roll-ups' min and max, and from the base table at the edges
+  for (const measure of ['totalCost', 'latency', 'inputTokens'])
+    add(`histogram of ${measure}, bounds from the roll-ups`, {
+      view: 'observations',
+      metrics: [{ measure, aggregation: 'histogram' }],
+      ...edgy,
+    });
   add('histogram of score values by tags', {
     view: 'scores-numeric',
     dimensions: [{ field: 'tags' }],
@@ -537,8 +569,11 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
     return `PostgreSQL: ${pg.slice(0, 1500)}\nClickHouse: ${ch.slice(0, 1500)}`;
   };
 
-  /** how many of the cases ClickHouse answered from its roll-ups */
+  /** how many of the cases ClickHouse answered from its roll-ups; of them, from the day × model × user one */
   let rollupPlans = 0;
+  let userRollupPlans = 0;
+  /** how many histograms took their bounds from the roll-ups */
+  let rollupBounds = 0;
 
   /** the rows of the execute stage on both engines (PostgreSQL with its roll-ups, as it answers), and on ClickHouse with its roll-ups and without */
   async function rows(c: MetricsCase): Promise<string | null> {
@@ -557,9 +592,11 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
     const [p, q] = [await executeMetrics(kysely(t.server.db.em()), pg.compiled), await executeClickHouseMetrics(a, ch.compiled)];
     const main = rowsDiffer(p.rows, q.rows, floatSums(c.query));
     if (main) return `main statement: ${main}`;
+    if (ch.compiled.histograms.some((h) => h.query.sql.includes('_min)'))) rollupBounds++;
     if (ch.plan.rollup) {
       // ClickHouse's own roll-ups against its base table
       rollupPlans++;
+      if (ch.plan.rollup.keys === 'user') userRollupPlans++;
       const base = prepareMetrics(c.query, projectId, { version: c.version }, clickHouseDialect(a.database, { rollups: false }));
       expect(base.plan.rollup).toBeNull();
       const d = rowsDiffer((await executeClickHouseMetrics(a, base.compiled)).rows, q.rows, floatSums(c.query));
@@ -661,6 +698,9 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
       const rolled = rollupPlans;
       await check(coverage.map((c) => ({ name: c.name, run: () => rows(c) })));
       expect(rollupPlans - rolled).toBeGreaterThan(100);
+      // the user roll-up and the roll-ups' bounds were read, and answered as the base table does
+      expect(userRollupPlans).toBeGreaterThanOrEqual(3);
+      expect(rollupBounds).toBeGreaterThanOrEqual(3);
     });
   });
 }

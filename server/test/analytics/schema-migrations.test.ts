@@ -1,7 +1,8 @@
 // ClickHouse's schema migrations on the embedded engine: a database made by migration 1 (observations
 // keyed by id) is brought to migration 2 (observations in hour order, roll-ups) with its rows kept,
-// deleted ones left behind and the roll-ups filled; running the migrations again changes nothing;
-// a cluster gets the same steps ON CLUSTER.
+// deleted ones left behind and the roll-ups filled, and to migration 3 (each roll-up group's min and
+// max, the day × model × user roll-up); running the migrations again changes nothing; a cluster gets
+// the same steps ON CLUSTER.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,9 @@ describe('ClickHouse schema migrations (embedded)', () => {
   });
 
   const rows = async <T>(query: string) => (await a.client.query({ query, format: 'JSONEachRow' })).json<T>();
+  // the change feed's sequence, as the exporter hands it to a migration
+  let sequence = 100n;
+  const versions = async (fn: (v: bigint) => Promise<void>) => fn((sequence += 2n));
 
   it('brings a migration-1 database to hour order and fills the roll-ups, keeping every live row', async () => {
     const s = { database: 'tally', cluster: null };
@@ -39,6 +43,7 @@ describe('ClickHouse schema migrations (embedded)', () => {
       type: 'GENERATION',
       environment: 'default',
       model: 'm',
+      user_id: 'u1',
       start_time: start,
       total_cost: cost,
       _version: version,
@@ -56,7 +61,7 @@ describe('ClickHouse schema migrations (embedded)', () => {
       format: 'JSONEachRow',
     });
 
-    expect(await migrateClickHouse(a, createLogger('silent'))).toEqual([2]);
+    expect(await migrateClickHouse(a, createLogger('silent'), versions)).toEqual([2, 3]);
     const [table] = await rows<{ sorting_key: string }>(
       "SELECT sorting_key FROM system.tables WHERE database = 'tally' AND name = 'observations'",
     );
@@ -73,14 +78,22 @@ describe('ClickHouse schema migrations (embedded)', () => {
       { hour: '2026-11-01 10:00:00.000000', n: '1', cost: '2.5' },
       { hour: '2026-11-01 11:00:00.000000', n: '1', cost: '4' },
     ]);
-    expect(await rows('SELECT toString(toDate(day)) AS day, toString(count) AS n FROM tally.observation_daily FINAL')).toEqual([
-      { day: '2026-11-01', n: '2' },
-    ]);
+    expect(
+      await rows(
+        'SELECT toString(toDate(day)) AS day, toString(count) AS n, toString(total_cost_min) AS lo, toString(total_cost_max) AS hi FROM tally.observation_daily FINAL',
+      ),
+    ).toEqual([{ day: '2026-11-01', n: '2', lo: '2.5', hi: '4' }]);
+    expect(
+      await rows(
+        'SELECT toString(toDate(day)) AS day, model, user_id, toString(count) AS n, toString(total_cost) AS cost FROM tally.observation_user_daily FINAL',
+      ),
+    ).toEqual([{ day: '2026-11-01', model: 'm', user_id: 'u1', n: '2', cost: '6.5' }]);
     // no leftover of the rebuild
     const tables = await rows<{ name: string }>("SELECT name FROM system.tables WHERE database = 'tally' ORDER BY name");
     expect(tables.map((t) => t.name)).toEqual([
       'observation_daily',
       'observation_hourly',
+      'observation_user_daily',
       'observations',
       'schema_versions',
       'scores',
@@ -88,11 +101,39 @@ describe('ClickHouse schema migrations (embedded)', () => {
     ]);
 
     // recorded: a second start applies nothing
-    expect(await migrateClickHouse(a, createLogger('silent'))).toEqual([]);
+    expect(await migrateClickHouse(a, createLogger('silent'), versions)).toEqual([]);
+  });
+
+  it('migration 3 over roll-ups made before it (no bounds) adds the columns and fills them; again, it changes nothing', async () => {
+    const bounds = (
+      await rows<{ name: string }>("SELECT name FROM system.columns WHERE database = 'tally' AND table = 'observation_hourly'")
+    )
+      .map((c) => c.name)
+      .filter((n) => n.endsWith('_min') || n.endsWith('_max'));
+    expect(bounds).toContain('latency_ms_min');
+    expect(bounds).toContain('total_cost_max');
+    for (const t of ['observation_hourly', 'observation_daily'])
+      await a.client.command({ query: `ALTER TABLE tally.${t} ${bounds.map((b) => `DROP COLUMN ${b}`).join(', ')}` });
+    await a.client.command({ query: 'DROP TABLE tally.observation_user_daily' });
+    for (let i = 0; i < 2; i++) {
+      await CLICKHOUSE_MIGRATIONS[2]!.run!(a, { database: 'tally', cluster: null }, versions);
+      expect(
+        await rows(
+          'SELECT toString(hour) AS hour, toString(total_cost_min) AS lo, toString(total_cost_max) AS hi FROM tally.observation_hourly FINAL ORDER BY hour',
+        ),
+      ).toEqual([
+        { hour: '2026-11-01 10:00:00.000000', lo: '2.5', hi: '2.5' },
+        { hour: '2026-11-01 11:00:00.000000', lo: '4', hi: '4' },
+      ]);
+      expect(
+        await rows('SELECT toString(total_cost_min) AS lo, toString(total_cost_max) AS hi FROM tally.observation_daily FINAL'),
+      ).toEqual([{ lo: '2.5', hi: '4' }]);
+      expect(await rows('SELECT toString(sum(total_cost)) AS cost FROM tally.observation_user_daily FINAL')).toEqual([{ cost: '6.5' }]);
+    }
   });
 
   it('migration 2 run again over a migrated database (a crash before it was recorded) keeps the rows and the roll-ups', async () => {
-    await CLICKHOUSE_MIGRATIONS[1]!.run!(a, { database: 'tally', cluster: null });
+    await CLICKHOUSE_MIGRATIONS[1]!.run!(a, { database: 'tally', cluster: null }, versions);
     expect(await rows('SELECT toString(count()) AS n FROM tally.observations FINAL')).toEqual([{ n: '2' }]);
     expect(await rows('SELECT toString(sum(total_cost)) AS cost FROM tally.observation_hourly FINAL')).toEqual([{ cost: '6.5' }]);
   });
@@ -109,7 +150,16 @@ describe('ClickHouse schema migrations (embedded)', () => {
         query: async () => ({ json: async () => [{ sorting_key: 'project_id, id' }] }),
       },
     } as unknown as Analytics;
-    await CLICKHOUSE_MIGRATIONS[1]!.run!(fake, { database: 'tally', cluster: 'main' });
+    await CLICKHOUSE_MIGRATIONS[1]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
+    await CLICKHOUSE_MIGRATIONS[2]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
+    // the bounds are added to the replicated tables and to the Distributed one over them
+    for (const t of ['observation_hourly_local', 'observation_hourly', 'observation_daily_local', 'observation_daily'])
+      expect(sent.some((q) => q.startsWith(`ALTER TABLE tally.${t} ON CLUSTER main ADD COLUMN`) && q.includes(' total_cost_min '))).toBe(
+        true,
+      );
+    expect(sent).toContain(
+      'CREATE TABLE IF NOT EXISTS tally.observation_user_daily ON CLUSTER main AS tally.observation_user_daily_local ENGINE = Distributed(main, tally, observation_user_daily_local, cityHash64(project_id))',
+    );
     expect(sent).toContain(
       'RENAME TABLE tally.observations_local TO tally.observations_v1_local, tally.observations_next_local TO tally.observations_local ON CLUSTER main',
     );
@@ -125,7 +175,7 @@ describe('ClickHouse schema migrations (embedded)', () => {
     );
     expect(
       sent
-        .filter((q) => q.startsWith('CREATE') || q.startsWith('DROP') || q.startsWith('RENAME'))
+        .filter((q) => q.startsWith('CREATE') || q.startsWith('DROP') || q.startsWith('RENAME') || q.startsWith('ALTER'))
         .every((q) => q.includes(' ON CLUSTER main')),
     ).toBe(true);
   });

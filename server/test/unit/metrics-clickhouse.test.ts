@@ -54,6 +54,7 @@ describe('the ClickHouse dialect', () => {
       from: new Date('2026-01-01T11:00:00Z'),
       to: new Date('2026-01-05T12:00:00Z'),
       days: { from: new Date('2026-01-02T00:00:00Z'), to: new Date('2026-01-05T00:00:00Z') },
+      keys: 'main',
     });
     const sql = c.main.sql;
     expect(sql).toContain('FROM tally.observation_daily AS r FINAL');
@@ -70,6 +71,60 @@ describe('the ClickHouse dialect', () => {
     expect(prepareMetrics(input, 'p1', { version: 'v2' }).plan.rollup).toEqual(plan.rollup);
     // the base-only dialect never reads them
     expect(prepareMetrics(input, 'p1', { version: 'v2' }, ch).compiled.main.sql).not.toMatch(/observation_(hourly|daily)/);
+  });
+
+  it('reads spend per user and model from the day × model × user roll-up for whole days, the edges from the base table', () => {
+    const input = q({
+      fromTimestamp: '2026-01-01T10:30:00Z',
+      toTimestamp: '2026-01-05T12:00:00Z',
+      dimensions: [{ field: 'userId' }, { field: 'providedModelName' }],
+      metrics: [{ measure: 'totalCost', aggregation: 'sum' }],
+      filters: [{ column: 'userId', operator: 'any of', value: ['u1'], type: 'stringOptions' }],
+      orderBy: [{ field: 'sum_totalCost', direction: 'desc' }],
+      config: { row_limit: 50 },
+    });
+    const { plan, compiled: c } = prepareMetrics(input, 'p1', { version: 'v2' }, clickHouseDialect('tally'));
+    expect(plan.rollup).toEqual({
+      from: new Date('2026-01-02T00:00:00Z'),
+      to: new Date('2026-01-05T00:00:00Z'),
+      days: { from: new Date('2026-01-02T00:00:00Z'), to: new Date('2026-01-05T00:00:00Z') },
+      keys: 'user',
+    });
+    expect(c.main.sql).toContain('FROM tally.observation_user_daily AS r FINAL');
+    expect(c.main.sql).not.toMatch(/observation_(hourly|daily) /);
+    expect(c.main.sql).toContain('FROM tally.observations AS o FINAL');
+    // PostgreSQL keeps no such roll-up: the base table
+    expect(prepareMetrics(input, 'p1', { version: 'v2' }).plan.rollup).toBeNull();
+    // hour buckets (v1 allows them with a user), a key it does not keep, or no whole day: the base table
+    for (const over of [
+      { timeDimension: { granularity: 'hour' as const } },
+      { dimensions: [{ field: 'userId' }, { field: 'environment' }] },
+      { fromTimestamp: '2026-01-01T10:30:00Z', toTimestamp: '2026-01-01T23:59:00Z' },
+    ])
+      expect(
+        prepareMetrics({ ...input, ...over }, 'p1', { version: 'v1' }, clickHouseDialect('tally')).plan.rollup,
+        JSON.stringify(over),
+      ).toBeNull();
+  });
+
+  it("takes a histogram's bounds from the roll-ups' min and max when they serve the window, else from the rows", () => {
+    const input = q({
+      fromTimestamp: '2026-01-01T10:30:00Z',
+      toTimestamp: '2026-01-05T12:00:00Z',
+      metrics: [{ measure: 'totalCost', aggregation: 'histogram' }],
+    });
+    const bounds = (q: MetricsQueryInput) =>
+      prepareMetrics(q, 'p1', { version: 'v2' }, clickHouseDialect('tally')).compiled.histograms[0]!.query.sql;
+    const sql = bounds(input);
+    expect(sql).toContain('minOrNull(r.total_cost_min) AS lo');
+    expect(sql).toContain('maxOrNull(r.total_cost_max) AS hi');
+    expect(sql).toContain('FROM tally.observation_daily AS r FINAL');
+    // a measure the roll-ups do not keep, or a filter on a key they lack: the first scan of the rows
+    for (const over of [
+      { metrics: [{ measure: 'timeToFirstToken', aggregation: 'histogram' as const }] },
+      { filters: [{ column: 'traceName', operator: '=' as const, value: 'x', type: 'string' as const }] },
+    ])
+      expect(bounds({ ...input, ...over } as MetricsQueryInput), JSON.stringify(over)).not.toMatch(/observation_(hourly|daily)|_min\)/);
   });
 
   it('puts every caller value in a parameter, numbers past 2^53 as their text', () => {

@@ -163,11 +163,13 @@ describe('plan', () => {
     expect(plan({ dimensions: [{ field: 'providedModelName' }], metrics: cost, timeDimension: { granularity: 'day' } }).rollup).toEqual({
       ...month,
       days: month,
+      keys: 'main',
     });
     expect(plan({ metrics: cost, fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-01T05:59:59.999Z' }).rollup).toEqual({
       from: new Date('2026-01-01T01:00:00Z'),
       to: new Date('2026-01-01T06:00:00Z'),
       days: null,
+      keys: 'main',
     });
     // whole UTC days from the daily roll-up only for buckets made of whole days
     const partial = { fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-04T12:00:00Z' };
@@ -175,6 +177,7 @@ describe('plan', () => {
       from: new Date('2026-01-01T01:00:00Z'),
       to: new Date('2026-01-04T12:00:00Z'),
       days: { from: new Date('2026-01-02T00:00:00Z'), to: new Date('2026-01-04T00:00:00Z') },
+      keys: 'main',
     });
     expect(plan({ metrics: cost, ...partial, timeDimension: { granularity: 'hour' } }).rollup?.days).toBeNull();
     expect(plan({ metrics: cost, fromTimestamp: '2026-01-01T00:30:00Z', toTimestamp: '2026-01-02T23:00:00Z' }).rollup?.days).toBeNull();

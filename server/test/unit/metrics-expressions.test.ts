@@ -101,7 +101,15 @@ describe('the roll-up declaration', () => {
 
   it('serves exactly the dimensions and measures the views say it keeps', () => {
     const { dimensions, measures } = VIEWS.observations;
-    expect(Object.values(dimensions).flatMap((d) => (d.rollup ? [d.rollup] : []))).toEqual(['environment', 'type', 'name', 'model']);
+    // the main roll-ups' keys, and user_id, which only ClickHouse's day × model × user roll-up keeps
+    expect(Object.values(dimensions).flatMap((d) => (d.rollup ? [d.rollup] : []))).toEqual([
+      'environment',
+      'type',
+      'name',
+      'user_id',
+      'model',
+    ]);
+    expect(ROLLUP_KEYS).not.toContain('user_id');
     for (const [name, m] of Object.entries(measures)) {
       if (!m.rollup) continue;
       expect(Object.values(ROLLUP_SUMS), name).toContain(m.rollup);

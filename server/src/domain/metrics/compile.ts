@@ -14,10 +14,12 @@ export interface Dialect<C> {
   name: 'postgres' | 'clickhouse';
   /** the planner may read the roll-ups (the store's observation_hourly and observation_daily) */
   rollups: boolean;
+  /** the store keeps the day × model × user roll-up too (ClickHouse's observation_user_daily) */
+  userRollup: boolean;
   compile(plan: Plan, projectId: string): C;
 }
 
-export const POSTGRES: Dialect<CompiledMetrics> = { name: 'postgres', rollups: true, compile: compilePostgres };
+export const POSTGRES: Dialect<CompiledMetrics> = { name: 'postgres', rollups: true, userRollup: false, compile: compilePostgres };
 
 /**
  * ClickHouse with Tally's tables in `database` (statements name it: the embedded engine has no
@@ -26,6 +28,7 @@ export const POSTGRES: Dialect<CompiledMetrics> = { name: 'postgres', rollups: t
 export const clickHouseDialect = (database: string, opts: { rollups?: boolean } = {}): Dialect<ClickHouseMetrics> => ({
   name: 'clickhouse',
   rollups: opts.rollups ?? true,
+  userRollup: opts.rollups ?? true,
   compile: (plan, projectId) => compileClickHouse(plan, projectId, database),
 });
 

@@ -49,7 +49,10 @@ export function prepareMetrics(
   opts: PrepareOptions,
   dialect: Dialect<unknown> = POSTGRES,
 ): Prepared<unknown> {
-  const plan = planQuery(parseQuery(input, opts), { useRollup: dialect.rollups && (opts.useRollup ?? true) });
+  const plan = planQuery(parseQuery(input, opts), {
+    useRollup: dialect.rollups && (opts.useRollup ?? true),
+    userRollup: dialect.userRollup,
+  });
   return { plan, compiled: dialect.compile(plan, projectId) };
 }
 
@@ -57,6 +60,6 @@ export function prepareMetrics(
 export function prepareInternal(input: InternalQueryInput, projectId: string): Prepared;
 export function prepareInternal<C>(input: InternalQueryInput, projectId: string, dialect: Dialect<C>): Prepared<C>;
 export function prepareInternal(input: InternalQueryInput, projectId: string, dialect: Dialect<unknown> = POSTGRES): Prepared<unknown> {
-  const plan = planQuery(parseInternalQuery(input), { useRollup: dialect.rollups });
+  const plan = planQuery(parseInternalQuery(input), { useRollup: dialect.rollups, userRollup: dialect.userRollup });
   return { plan, compiled: dialect.compile(plan, projectId) };
 }

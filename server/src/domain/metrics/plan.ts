@@ -6,6 +6,7 @@
 import { wholeDays, type Bucket } from './granularity.ts';
 import type { ParsedMetric, ParsedQuery } from './parse.ts';
 import { TIME_ALIAS } from './parse.ts';
+import { ROLLUP_KEYS, USER_ROLLUP_KEYS } from './rollup.ts';
 
 export interface OrderTerm {
   /** output name: a dimension field, a metric alias or time_dimension */
@@ -23,9 +24,10 @@ export interface Plan {
   fill: boolean;
   /**
    * whole hours [from, to) read from the roll-ups; of them, the whole UTC days [days.from,
-   * days.to) from the daily one. null: the base table only
+   * days.to) from the daily one. null: the base table only. `keys: 'user'` (ClickHouse only):
+   * the day × model × user roll-up, whole days only (from = days.from, to = days.to)
    */
-  rollup: { from: Date; to: Date; days: { from: Date; to: Date } | null } | null;
+  rollup: { from: Date; to: Date; days: { from: Date; to: Date } | null; keys: 'main' | 'user' } | null;
   /** metrics of the main query; histograms are computed by queries of their own */
   scalars: ParsedMetric[];
   histograms: ParsedMetric[];
@@ -53,18 +55,30 @@ function defaultOrder(q: ParsedQuery, bucket: Bucket | null, scalars: ParsedMetr
   return [];
 }
 
-/** the roll-up can answer the query exactly: additive measures over roll-up keys only */
-export function rollupServes(q: ParsedQuery, bucket: Bucket | null, scalars: ParsedMetric[]): boolean {
+/** the roll-up keyed by `keys` can answer the query exactly: additive measures over those keys only */
+export function rollupServes(
+  q: ParsedQuery,
+  bucket: Bucket | null,
+  scalars: ParsedMetric[],
+  keys: readonly string[] = ROLLUP_KEYS,
+): boolean {
+  const keyed = (k: string | undefined) => k !== undefined && keys.includes(k);
   return (
     q.view.name === 'observations' &&
     bucket !== 'minute' &&
-    q.dimensions.every((d) => d.dimension.rollup) &&
+    q.dimensions.every((d) => keyed(d.dimension.rollup)) &&
     scalars.every((m) => m.measure.rollup && ROLLUP_AGGREGATIONS.has(m.aggregation)) &&
-    q.filters.every((f) => ROLLUP_FILTER_TYPES.has(f.type) && q.view.dimensions[f.target]?.rollup)
+    q.filters.every((f) => ROLLUP_FILTER_TYPES.has(f.type) && keyed(q.view.dimensions[f.target]?.rollup))
   );
 }
 
-export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRollup: true }): Plan {
+export interface PlanOptions {
+  useRollup: boolean;
+  /** the store keeps the day × model × user roll-up (ClickHouse) */
+  userRollup?: boolean;
+}
+
+export function planQuery(q: ParsedQuery, opts: PlanOptions = { useRollup: true }): Plan {
   const { window } = q;
   // a query without a window (Tally's own) names its bucket: `auto` picks by the window
   const bucket = q.granularity === 'auto' ? autoBucket(window!.from, window!.to) : q.granularity;
@@ -80,8 +94,19 @@ export function planQuery(q: ParsedQuery, opts: { useRollup: boolean } = { useRo
         dayTo = new Date(Math.floor(to.getTime() / DAY) * DAY);
       // the daily roll-up serves buckets made of whole UTC days, or no buckets at all
       const daily = bucket === null || wholeDays(bucket);
-      rollup = { from, to, days: daily && dayFrom < dayTo ? { from: dayFrom, to: dayTo } : null };
+      rollup = { from, to, days: daily && dayFrom < dayTo ? { from: dayFrom, to: dayTo } : null, keys: 'main' };
     }
+  } else if (
+    opts.useRollup &&
+    opts.userRollup &&
+    window &&
+    (bucket === null || wholeDays(bucket)) &&
+    rollupServes(q, bucket, scalars, USER_ROLLUP_KEYS)
+  ) {
+    // whole UTC days only: the rest of the window is read from the base table
+    const from = new Date(Math.ceil(window.from.getTime() / DAY) * DAY);
+    const to = new Date(Math.floor((window.to.getTime() + 1) / DAY) * DAY);
+    if (from < to) rollup = { from, to, days: { from, to }, keys: 'user' };
   }
   return {
     query: q,

@@ -65,17 +65,21 @@ describe('busy buttons keep focus and ignore repeated presses', () => {
   });
 
   it("a connection's Test", async () => {
-    const g = gate('post', '/api/public/llm-connections/cm3x0conn00001/test', 200, { ok: true, model: 'gpt-4o-mini', latencyMs: 9 });
+    const g = gate('post', '/api/public/llm-connections/cm3xa1f7d0003acme9k2m4p8q/test', 200, {
+      ok: true,
+      model: 'gpt-4o-mini',
+      latencyMs: 9,
+    });
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
-    await user.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));
-    const busy = screen.getByRole('button', { name: 'Test conformance-openai' });
+    await user.click(await screen.findByRole('button', { name: 'Test openai' }));
+    const busy = screen.getByRole('button', { name: 'Test openai' });
     expect(busy).toHaveTextContent('Testing…');
     expect(busy).toHaveAttribute('aria-disabled', 'true');
     expect(busy).toHaveFocus();
     await user.click(busy);
     g.release();
-    await waitFor(() => expect(screen.getByRole('status', { name: 'Test result of conformance-openai' })).toHaveTextContent('ok'));
+    await waitFor(() => expect(screen.getByRole('status', { name: 'Test result of openai' })).toHaveTextContent('ok'));
     expect(busy).toHaveFocus();
     expect(g.calls).toBe(1);
   });

@@ -22,8 +22,10 @@ describe('LLM connections page', () => {
   it('lists connections with the masked key only', async () => {
     renderSignedIn(<Connections />);
     const table = await screen.findByRole('table', { name: 'LLM connections' });
-    expect(within(table).getByRole('rowheader', { name: 'conformance-openai' })).toBeInTheDocument();
-    expect(within(table).getByLabelText('Masked key of conformance-openai')).toHaveTextContent('...t123');
+    expect(within(table).getByRole('rowheader', { name: 'openai' })).toBeInTheDocument();
+    expect(within(table).getByLabelText('Masked key of openai')).toHaveTextContent('...p4Hc');
+    expect(within(table).getByRole('rowheader', { name: 'anthropic' })).toBeInTheDocument();
+    expect(within(table).getByLabelText('Masked key of anthropic')).toHaveTextContent('...d8Rz');
   });
 
   it('says what to do when there are no connections', async () => {
@@ -90,7 +92,7 @@ describe('LLM connections page', () => {
       extraHeaders: { 'X-Team': 'llm' },
       config: { useResponsesApi: true },
     });
-    expect(await screen.findByText(/connection conformance-openai\./)).toBeInTheDocument();
+    expect(await screen.findByText(/connection openai\./)).toBeInTheDocument();
     mockServer.events.removeAllListeners();
   });
 
@@ -129,19 +131,19 @@ describe('LLM connections page', () => {
   it('on update a blank key is left out (the server keeps the stored one); a typed key replaces it', async () => {
     const seen = record('/api/public/llm-connections');
     renderSignedIn(<Connections />);
-    await userEvent.click(await screen.findByRole('button', { name: 'Edit conformance-openai' }));
-    const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit openai' }));
+    const form = screen.getByRole('form', { name: 'Edit connection openai' });
     const key = within(form).getByLabelText('API key');
     expect(key).toHaveValue('');
-    expect(key).toHaveAccessibleDescription(/Leave blank to keep the stored key \(\.\.\.t123\)/);
+    expect(key).toHaveAccessibleDescription(/Leave blank to keep the stored key \(\.\.\.p4Hc\)/);
     await userEvent.click(within(form).getByRole('button', { name: 'Save changes' }));
     await waitFor(() => expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(1));
     const kept = seen.find((r) => r.method === 'PUT')!.body as Record<string, unknown>;
-    expect(kept).toMatchObject({ provider: 'conformance-openai', adapter: 'openai' });
+    expect(kept).toMatchObject({ provider: 'openai', adapter: 'openai' });
     expect(kept).not.toHaveProperty('secretKey');
 
-    await userEvent.click(await screen.findByRole('button', { name: 'Edit conformance-openai' }));
-    const again = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit openai' }));
+    const again = screen.getByRole('form', { name: 'Edit connection openai' });
     await userEvent.type(within(again).getByLabelText('API key'), 'sk-new-key-0001');
     await userEvent.click(within(again).getByRole('button', { name: 'Save changes' }));
     await waitFor(() => expect(seen.filter((r) => r.method === 'PUT')).toHaveLength(2));
@@ -193,8 +195,8 @@ describe('LLM connections page', () => {
 
   it('tests a connection: ok with latency and response model', async () => {
     renderSignedIn(<Connections />);
-    await userEvent.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));
-    const status = screen.getByRole('status', { name: 'Test result of conformance-openai' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Test openai' }));
+    const status = screen.getByRole('status', { name: 'Test result of openai' });
     await waitFor(() => expect(status).toHaveTextContent('ok'));
     expect(status).toHaveTextContent('9 ms');
     expect(status).toHaveTextContent('gpt-4o-mini-2024-07-18');
@@ -206,10 +208,10 @@ describe('LLM connections page', () => {
       if (new URL(request.url).pathname.endsWith('/test')) bodies.push(JSON.parse(await request.clone().text()));
     });
     renderSignedIn(<Connections />);
-    const picker = await screen.findByRole('combobox', { name: 'Model to test conformance-openai with' });
+    const picker = await screen.findByRole('combobox', { name: 'Model to test openai with' });
     await userEvent.clear(picker);
     await userEvent.type(picker, 'gpt-4.1-nano');
-    await userEvent.click(screen.getByRole('button', { name: 'Test conformance-openai' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Test openai' }));
     await waitFor(() => expect(bodies).toHaveLength(1));
     expect(bodies[0]).toEqual({ model: 'gpt-4.1-nano' });
     mockServer.events.removeAllListeners();
@@ -218,24 +220,24 @@ describe('LLM connections page', () => {
   it('tests a connection: the classified failure', async () => {
     mockServer.use(mockOperation('llmConnections_test', 'probeAuthFailed', { baseUrl: BASE_URL }));
     renderSignedIn(<Connections />);
-    await userEvent.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));
-    const status = screen.getByRole('status', { name: 'Test result of conformance-openai' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Test openai' }));
+    const status = screen.getByRole('status', { name: 'Test result of openai' });
     await waitFor(() => expect(status).toHaveTextContent('auth_invalid'));
     expect(status).toHaveTextContent('provider status 401');
     expect(status).toHaveTextContent('Incorrect API key provided');
   });
 
   it('deletes after a keyboard-usable confirmation', async () => {
-    const seen = record('/api/public/llm-connections/cm3x0conn00001');
+    const seen = record('/api/public/llm-connections/cm3xa1f7d0003acme9k2m4p8q');
     renderSignedIn(<Connections />);
-    await userEvent.click(await screen.findByRole('button', { name: 'Delete conformance-openai' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete openai' }));
     const yes = screen.getByRole('button', { name: 'Yes, delete' });
     expect(yes).toHaveFocus();
     await userEvent.keyboard('{Escape}');
     expect(screen.queryByRole('button', { name: 'Yes, delete' })).not.toBeInTheDocument();
-    await userEvent.click(screen.getByRole('button', { name: 'Delete conformance-openai' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Delete openai' }));
     await userEvent.keyboard('{Enter}');
-    expect(await screen.findByText('Deleted connection conformance-openai.')).toBeInTheDocument();
+    expect(await screen.findByText('Deleted connection openai.')).toBeInTheDocument();
     expect(seen.map((r) => r.method)).toEqual(['DELETE']);
     mockServer.events.removeAllListeners();
   });

@@ -75,14 +75,19 @@ describe('Evaluators page', () => {
     });
     renderSignedIn(<Evaluators />);
     const evs = await screen.findByRole('table', { name: 'Evaluators' });
-    const row = within(evs).getByRole('rowheader', { name: 'conformance-plain' }).closest('tr')!;
-    expect(row).toHaveTextContent('BOOLEAN');
-    expect(row).toHaveTextContent('conformance-gateway / gpt-4o-mini');
+    const row = within(evs).getByRole('rowheader', { name: 'helpfulness' }).closest('tr')!;
+    expect(row).toHaveTextContent('NUMERIC');
+    expect(row).toHaveTextContent('openai / gpt-4o-mini');
+    const tone = within(evs).getByRole('rowheader', { name: 'tone' }).closest('tr')!;
+    expect(tone).toHaveTextContent('CATEGORICAL');
+    expect(tone).toHaveTextContent('anthropic / claude-3-5-haiku-20241022');
 
-    const rule = await screen.findByRole('listitem', { name: 'conformance-plain-rule' });
+    const rule = await screen.findByRole('listitem', { name: 'grade-support-answers' });
     expect(rule).toHaveTextContent('active');
-    expect(rule).toHaveTextContent('50%');
-    expect(rule).toHaveTextContent('type any of [GENERATION]; metadata.team = "search"');
+    expect(rule).toHaveTextContent('5%');
+    expect(rule).toHaveTextContent(
+      'type any of [GENERATION]; traceName any of [support-chat]; environment any of [production]; metadata.channel = "web"',
+    );
     expect(await screen.findByText('No executions yet')).toBeInTheDocument();
     await screen.findByRole('table', { name: 'Scores written by evaluators' });
     const scoresUrl = new URL(urls.find((u) => u.includes('/api/public/v2/scores'))!);
@@ -158,10 +163,10 @@ describe('Evaluators page', () => {
       if (request.method === 'PATCH') bodies.push(await request.clone().json());
     });
     renderSignedIn(<Evaluators />);
-    await userEvent.click(await screen.findByRole('button', { name: 'Disable conformance-plain-rule' }));
-    // the spec's `disable` answer: enabled false, status inactive
-    expect(await screen.findByRole('button', { name: 'Enable conformance-plain-rule' })).toBeInTheDocument();
-    expect(screen.getByRole('listitem', { name: 'conformance-plain-rule' })).toHaveTextContent('inactive');
+    await userEvent.click(await screen.findByRole('button', { name: 'Disable grade-support-answers' }));
+    // the spec's first answer (`pause`): enabled false, status inactive
+    expect(await screen.findByRole('button', { name: 'Enable grade-support-answers' })).toBeInTheDocument();
+    expect(screen.getByRole('listitem', { name: 'grade-support-answers' })).toHaveTextContent('inactive');
     expect(bodies).toEqual([{ enabled: false }]);
 
     mockServer.use(
@@ -172,11 +177,11 @@ describe('Evaluators page', () => {
         ),
       ),
     );
-    await userEvent.click(screen.getByRole('button', { name: 'Enable conformance-plain-rule' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Enable grade-support-answers' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Enabling this rule would exceed the limit of 50 active evaluation rules');
     expect(alert).toHaveTextContent('409');
-    expect(screen.getByRole('button', { name: 'Enable conformance-plain-rule' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Enable grade-support-answers' })).toBeEnabled();
   });
 
   it('says how to create evaluators and rules when there are none', async () => {

@@ -9,6 +9,9 @@ import { Generations } from '../src/pages/Generations.tsx';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const API = `${BASE_URL}/api/public`;
+/** the traces of the spec's default observations_getMany example (newest first) */
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const OLDER_TRACE_ID = '8a3c60f7d188f8fa79d48a391a778fa6';
 
 function requests(path: string): URLSearchParams[] {
   const seen: URLSearchParams[] = [];
@@ -49,43 +52,56 @@ const at = (hash: string) => {
 afterEach(() => mockServer.events.removeAllListeners());
 
 describe('Generations list', () => {
-  it('shows the example generation with usage, cost, costStatus and links; user and session from one metrics query', async () => {
+  it('shows the example generations with usage, cost, costStatus and links; users and sessions from one metrics query', async () => {
     const lists = requests('/api/public/observations');
     const metrics = requests('/api/public/v2/metrics');
     mockServer.use(
       http.get(`${API}/v2/metrics`, () =>
-        HttpResponse.json({ data: [{ traceId: 'conformance-trace-chat', userId: 'user-1', sessionId: '', count_count: 1 }] }),
+        HttpResponse.json({
+          data: [
+            { traceId: TRACE_ID, userId: 'user_2f9c81', sessionId: 'sess_7d41b0e3', count_count: 1 },
+            { traceId: OLDER_TRACE_ID, userId: 'user_2f9c81', sessionId: '', count_count: 1 },
+          ],
+        }),
       ),
     );
     at('#/generations');
     renderSignedIn(<Generations />);
     const table = await screen.findByRole('table', { name: 'Generations' });
-    const row = within(table).getByRole('rowheader', { name: 'chat-completion' }).closest('tr')!;
-    expect(within(row).getByRole('link', { name: 'chat-completion' })).toHaveAttribute(
+    const [row, older] = within(table)
+      .getAllByRole('rowheader', { name: 'answer' })
+      .map((h) => h.closest('tr')!);
+    expect(within(row!).getByRole('link', { name: 'answer' })).toHaveAttribute('href', `#/traces/${TRACE_ID}?observation=53995c3f42cd8ad8`);
+    expect(within(row!).getByRole('link', { name: 'claude-3-5-sonnet-20241022' })).toHaveAttribute(
       'href',
-      '#/traces/conformance-trace-chat?observation=conformance-obs-chat',
+      '#/generations?model=claude-3-5-sonnet-20241022',
     );
-    expect(within(row).getByRole('link', { name: 'conformance-flat' })).toHaveAttribute('href', '#/generations?model=conformance-flat');
-    const cells = within(row)
+    const cells = within(row!)
       .getAllByRole('cell')
       .map((c) => c.textContent);
-    expect(cells.slice(4, 11)).toEqual(['1,200', '300', '1,500', '$0.006', 'inferred', '1.50 s', 'DEFAULT']);
-    expect(within(row).getByRole('link', { name: 'inferred' })).toHaveAttribute('href', '#/generations?costStatus=inferred');
-    expect(within(row).getByRole('link', { name: 'Trace conformance-trace-chat' })).toHaveAttribute(
-      'href',
-      '#/traces/conformance-trace-chat',
+    expect(cells.slice(4, 11)).toEqual(['2,400', '600', '3,000', '$0.0162', 'inferred', '2.38 s', 'DEFAULT']);
+    expect(within(row!).getByRole('link', { name: 'inferred' })).toHaveAttribute('href', '#/generations?costStatus=inferred');
+    expect(within(row!).getByRole('link', { name: `Trace ${TRACE_ID}` })).toHaveAttribute('href', `#/traces/${TRACE_ID}`);
+    await waitFor(() =>
+      expect(within(row!).getByRole('link', { name: 'user_2f9c81' })).toHaveAttribute('href', '#/generations?user=user_2f9c81'),
     );
-    await waitFor(() => expect(within(row).getByRole('link', { name: 'user-1' })).toHaveAttribute('href', '#/generations?user=user-1'));
-    expect(cells[3]).toBe('—'); // no session
+    expect(within(row!).getByRole('link', { name: 'sess_7d41b0e3' })).toHaveAttribute('href', '#/generations?session=sess_7d41b0e3');
+
+    expect(within(older!).getByRole('link', { name: 'gpt-4o-mini' })).toHaveAttribute('href', '#/generations?model=gpt-4o-mini');
+    const olderCells = within(older!)
+      .getAllByRole('cell')
+      .map((c) => c.textContent);
+    expect(olderCells.slice(4, 11)).toEqual(['1,250', '180', '1,430', '$0.0002187', 'inferred', '1.25 s', 'DEFAULT']);
+    expect(olderCells[3]).toBe('—'); // no session
 
     expect(Object.fromEntries(lists[0]!)).toEqual({ type: 'GENERATION', page: '1', limit: '50' });
     const q = JSON.parse(metrics[0]!.get('query')!);
     expect(q).toMatchObject({
       view: 'observations',
       dimensions: [{ field: 'traceId' }, { field: 'userId' }, { field: 'sessionId' }],
-      filters: [{ column: 'traceId', operator: 'any of', value: ['conformance-trace-chat'], type: 'stringOptions' }],
-      fromTimestamp: '2026-11-22T10:00:00.000Z',
-      toTimestamp: '2026-11-22T10:00:00.001Z',
+      filters: [{ column: 'traceId', operator: 'any of', value: [TRACE_ID, OLDER_TRACE_ID], type: 'stringOptions' }],
+      fromTimestamp: '2026-11-26T09:15:42.100Z',
+      toTimestamp: '2026-11-26T14:02:11.241Z',
     });
   });
 
@@ -178,6 +194,6 @@ describe('Generations list', () => {
     renderSignedIn(<Generations />);
     const table = await screen.findByRole('table', { name: 'Generations' });
     expect(await screen.findByRole('alert')).toHaveTextContent('Users and sessions: Analytics unavailable');
-    expect(within(table).getByRole('rowheader', { name: 'chat-completion' })).toBeInTheDocument();
+    expect(within(table).getAllByRole('rowheader', { name: 'answer' })).toHaveLength(2);
   });
 });

@@ -22,7 +22,7 @@ describe('connections by keyboard', () => {
   it('Escape or "Keep it" on the delete confirmation gives focus back to Delete (it used to fall to the page)', async () => {
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
-    const del = await screen.findByRole('button', { name: 'Delete conformance-openai' });
+    const del = await screen.findByRole('button', { name: 'Delete openai' });
     await user.click(del);
     expect(screen.getByRole('button', { name: 'Yes, delete' })).toHaveFocus();
     await user.keyboard('{Escape}');
@@ -37,31 +37,31 @@ describe('connections by keyboard', () => {
   it('after a delete, focus lands on the notice', async () => {
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
-    await user.click(await screen.findByRole('button', { name: 'Delete conformance-openai' }));
+    await user.click(await screen.findByRole('button', { name: 'Delete openai' }));
     await user.keyboard('{Enter}');
-    const notice = await screen.findByText('Deleted connection conformance-openai.');
+    const notice = await screen.findByText('Deleted connection openai.');
     await waitFor(() => expect(notice).toHaveFocus());
   });
 
   it('Edit takes focus into the edit form, not just the scroll position', async () => {
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
-    await user.click(await screen.findByRole('button', { name: 'Edit conformance-openai' }));
-    const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    await user.click(await screen.findByRole('button', { name: 'Edit openai' }));
+    const form = screen.getByRole('form', { name: 'Edit connection openai' });
     await waitFor(() => expect(within(form).getByLabelText('Adapter')).toHaveFocus());
   });
 
   it("Cancel on the edit form returns focus to the row's Edit button; a save puts it on the notice", async () => {
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
-    const edit = await screen.findByRole('button', { name: 'Edit conformance-openai' });
+    const edit = await screen.findByRole('button', { name: 'Edit openai' });
     await user.click(edit);
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Edit conformance-openai' })).toHaveFocus());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Edit openai' })).toHaveFocus());
     await user.keyboard('{Enter}');
-    const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    const form = screen.getByRole('form', { name: 'Edit connection openai' });
     await user.type(within(form).getByLabelText('API key'), 'sk-new-0003{Enter}');
-    const notice = await screen.findByText('Saved connection conformance-openai.');
+    const notice = await screen.findByText('Saved connection openai.');
     await waitFor(() => expect(notice).toHaveFocus());
   });
 
@@ -102,13 +102,13 @@ describe('connections by keyboard', () => {
     });
     const user = userEvent.setup();
     renderSignedIn(<Connections />);
-    await user.click(await screen.findByRole('button', { name: 'Test conformance-openai' }));
-    await waitFor(() => expect(screen.getByRole('status', { name: 'Test result of conformance-openai' })).toHaveTextContent('ok'));
-    await user.click(screen.getByRole('button', { name: 'Edit conformance-openai' }));
-    const form = screen.getByRole('form', { name: 'Edit connection conformance-openai' });
+    await user.click(await screen.findByRole('button', { name: 'Test openai' }));
+    await waitFor(() => expect(screen.getByRole('status', { name: 'Test result of openai' })).toHaveTextContent('ok'));
+    await user.click(screen.getByRole('button', { name: 'Edit openai' }));
+    const form = screen.getByRole('form', { name: 'Edit connection openai' });
     await user.type(within(form).getByLabelText('API key'), 'sk-new-0002{Enter}');
-    expect(await screen.findByText(/Saved connection conformance-openai\./)).toBeInTheDocument();
-    await waitFor(() => expect(screen.getByRole('status', { name: 'Test result of conformance-openai' })).toBeEmptyDOMElement());
+    expect(await screen.findByText(/Saved connection openai\./)).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('status', { name: 'Test result of openai' })).toBeEmptyDOMElement());
     mockServer.events.removeAllListeners();
   });
 });
@@ -131,7 +131,7 @@ describe('a server that stops answering', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(/Can't reach the Tally server/);
     expect(screen.queryByText(/offers no model/)).not.toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Reload connections' }));
-    await waitFor(() => expect(screen.getByLabelText('Connection')).toHaveValue('conformance-openai'));
+    await waitFor(() => expect(screen.getByLabelText('Connection')).toHaveValue('openai'));
   });
 
   it('evaluators: each failed list has its own retry', async () => {

@@ -4,6 +4,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { mockOperation } from '../../sdk/mocks/index.ts';
 import { Models } from '../src/pages/Models.tsx';
 import type { ExplainCostResponse, Model } from '../../sdk/index.ts';
 import { model, serveModels } from './models-fixture.ts';
@@ -173,8 +174,8 @@ describe('Models page', () => {
     await user.type(screen.getByLabelText('Tier 2 output price'), '0.00002');
     await user.click(screen.getByRole('button', { name: 'Create model' }));
 
-    // the mock answers the spec's first 200 example (conformance-flat), whatever was sent
-    expect(await screen.findByText('Created model conformance-flat.')).toBeInTheDocument();
+    // the mock answers the spec's first 200 example (the acme-ft-gpt-4o-mini fine-tune), whatever was sent
+    expect(await screen.findByText('Created model acme-ft-gpt-4o-mini.')).toBeInTheDocument();
     const post = seen.find((r) => r.method === 'POST');
     expect(post?.path).toBe('/api/public/models');
     expect(post?.body).toEqual({
@@ -386,6 +387,8 @@ describe('Models page', () => {
 
   it('explains a cost: model, tier reason, lines and total', async () => {
     const seen = recordRequests();
+    // the spec's tiered example (a non-default tier chosen by its condition), not the default answer
+    mockServer.use(mockOperation('models_explain', 'tieredPrice', { baseUrl: BASE_URL }));
     const user = userEvent.setup();
     renderSignedIn(<Models />);
     await user.type(screen.getByLabelText('Generation model'), 'conformance-tiered');

@@ -9,12 +9,14 @@ import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const URL_ = `${BASE_URL}/api/public/playground/completions`;
 const enc = new TextEncoder();
+// the model the page picks: the spec examples' openai connection offers a fine-tune, which it prefers
+const FINE_TUNE = 'ft:gpt-4o-mini-2024-07-18:acme::Ab12Cd34';
 const COMPLETION = {
   traceId: 't-1',
   observationId: 'o-1',
-  provider: 'conformance-openai',
-  model: 'my-model',
-  responseModel: 'my-model-2026',
+  provider: 'openai',
+  model: FINE_TUNE,
+  responseModel: FINE_TUNE,
   text: 'Paris',
   toolCalls: [],
   usageDetails: { input: 21, output: 2, total: 23 },
@@ -48,8 +50,8 @@ function gatedStream(chunks: string[]) {
 }
 
 async function fillAndRun(message = 'Capital of France?') {
-  await waitFor(() => expect(screen.getByLabelText('Model')).toHaveValue('my-model'));
-  expect(screen.getByLabelText('Connection')).toHaveValue('conformance-openai');
+  await waitFor(() => expect(screen.getByLabelText('Model')).toHaveValue(FINE_TUNE));
+  expect(screen.getByLabelText('Connection')).toHaveValue('openai');
   await userEvent.type(screen.getByLabelText('Content of message 1'), message);
   await userEvent.click(screen.getByRole('button', { name: 'Run' }));
 }
@@ -107,8 +109,8 @@ describe('Playground page', () => {
     // the run's trace opens in the explorer with its generation selected
     expect(screen.getByRole('link', { name: 't-1' })).toHaveAttribute('href', '#/traces/t-1?observation=o-1');
     expect(s.bodies[0]).toEqual({
-      provider: 'conformance-openai',
-      model: 'my-model',
+      provider: 'openai',
+      model: FINE_TUNE,
       messages: [{ role: 'user', content: 'Capital of France?' }],
       temperature: 0.5,
       max_tokens: 16,
@@ -186,7 +188,7 @@ describe('Playground page', () => {
     await userEvent.type(screen.getByLabelText('Content of message 2'), 'Capital?');
     await userEvent.click(screen.getByRole('button', { name: 'Remove message 3' }));
     await userEvent.click(screen.getByLabelText('Stream the answer'));
-    await waitFor(() => expect(screen.getByLabelText('Model')).toHaveValue('my-model'));
+    await waitFor(() => expect(screen.getByLabelText('Model')).toHaveValue(FINE_TUNE));
     await userEvent.click(screen.getByRole('button', { name: 'Run' }));
     expect(await screen.findByText('Cost status: inferred')).toBeInTheDocument();
     expect(screen.getByTestId('answer-text')).toHaveTextContent('Paris');

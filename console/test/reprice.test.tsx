@@ -124,12 +124,13 @@ describe('Reprice panel', () => {
     renderSignedIn(<Models />);
     await screen.findByRole('table', { name: 'Models' });
     expect(screen.queryByRole('region', { name: 'Reprice past generations' })).toBeNull();
-    await user.type(screen.getByLabelText('Model name'), 'conformance-flat');
-    await user.type(screen.getByLabelText('Match pattern'), '(?i)^(conformance-flat)$');
-    await user.type(screen.getByLabelText('Input price'), '0.000001');
+    // what the mock's models_create answers (its first example, whatever is sent)
+    await user.type(screen.getByLabelText('Model name'), 'acme-ft-gpt-4o-mini');
+    await user.type(screen.getByLabelText('Match pattern'), '(?i)^(ft:gpt-4o-mini-2024-07-18:acme(:.*)?)$');
+    await user.type(screen.getByLabelText('Input price'), '0.0000003');
     await user.click(screen.getByRole('button', { name: 'Create model' }));
 
-    const notice = (await screen.findByText('Created model conformance-flat.')).closest('[role="status"]') as HTMLElement;
+    const notice = (await screen.findByText('Created model acme-ft-gpt-4o-mini.')).closest('[role="status"]') as HTMLElement;
     expect(notice).toHaveTextContent('Prices changed: past generations keep their old cost.');
     await user.click(within(notice).getByRole('button', { name: 'Reprice…' }));
 
@@ -137,7 +138,7 @@ describe('Reprice panel', () => {
     expect(within(panel).getByRole('heading', { name: 'Reprice past generations' })).toHaveFocus();
     const only = within(panel).getByRole('checkbox', { name: 'Only generations of the models just changed' });
     expect(only).toBeChecked();
-    expect(only).toHaveAccessibleDescription(/created conformance-flat/);
+    expect(only).toHaveAccessibleDescription(/created acme-ft-gpt-4o-mini/);
     expect(screen.getByRole('button', { name: 'Reprice past generations…' })).toHaveAttribute('aria-expanded', 'true');
   });
 

@@ -9,6 +9,17 @@ import { Traces } from '../src/pages/Traces.tsx';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const API = `${BASE_URL}/api/public`;
+/** the trace of the spec's default trace_get example, and its generation */
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const GENERATION_ID = '53995c3f42cd8ad8';
+const TREE_TIMES = 'SPAN retrieve-docs+0 ms · 180 msGENERATION answer · claude-3-5-sonnet-20241022+190 ms · 2.38 s';
+
+/** a cost-lines table's rows below its header, as cell texts */
+const costLines = (table: HTMLElement) =>
+  within(table)
+    .getAllByRole('row')
+    .slice(1)
+    .map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
 
 const obs = (id: string, over: Record<string, unknown>) => ({
   id,
@@ -92,7 +103,7 @@ const score = (id: string, over: Record<string, unknown>) => ({
   createdAt: '2026-11-22T10:00:06.000Z',
   updatedAt: '2026-11-22T10:00:06.000Z',
   timestamp: '2026-11-22T10:00:06.000Z',
-  traceId: 'conformance-trace-chat',
+  traceId: TRACE_ID,
   observationId: null,
   sessionId: null,
   datasetRunId: null,
@@ -110,39 +121,57 @@ afterEach(() => mockServer.events.removeAllListeners());
 
 describe('Trace detail', () => {
   it('shows the example trace: header with links, the generation selected, its input/output, usage buckets and cost lines', async () => {
-    at('#/traces/conformance-trace-chat');
+    at(`#/traces/${TRACE_ID}`);
     renderSignedIn(<Traces />);
-    const header = await screen.findByRole('region', { name: 'chat-request' });
-    expect(within(header).getByRole('link', { name: 'user-1' })).toHaveAttribute('href', '#/traces?user=user-1');
-    expect(within(header).getByRole('link', { name: 'session-1' })).toHaveAttribute('href', '#/traces?session=session-1');
-    expect(within(header).getByRole('link', { name: 'conformance' })).toHaveAttribute('href', '#/traces?tag=conformance');
-    expect(header).toHaveTextContent('Environmentdefault');
-    expect(header).toHaveTextContent('Time2026-11-22 10:00:00 UTC');
-    expect(header).toHaveTextContent('Total cost$0.006Latency'); // every observation priced: no note
-    expect(header).toHaveTextContent('Latency1.50 s');
+    const header = await screen.findByRole('region', { name: 'support-chat' });
+    expect(within(header).getByRole('link', { name: 'user_2f9c81' })).toHaveAttribute('href', '#/traces?user=user_2f9c81');
+    expect(within(header).getByRole('link', { name: 'sess_7d41b0e3' })).toHaveAttribute('href', '#/traces?session=sess_7d41b0e3');
+    expect(within(header).getByRole('link', { name: 'support' })).toHaveAttribute('href', '#/traces?tag=support');
+    expect(within(header).getByRole('link', { name: 'web' })).toHaveAttribute('href', '#/traces?tag=web');
+    expect(header).toHaveTextContent('Environmentproduction');
+    expect(header).toHaveTextContent('Time2026-11-26 14:02:11 UTC');
+    expect(header).toHaveTextContent('Total cost$0.0162Latency'); // every observation priced: no note
+    expect(header).toHaveTextContent('Latency2.57 s');
 
     const tree = screen.getByRole('list', { name: 'Observations' });
-    const link = within(tree).getByRole('link', { name: 'chat-completion' });
-    expect(link).toHaveAttribute('href', '#/traces/conformance-trace-chat?observation=conformance-obs-chat');
-    expect(link).toHaveAttribute('aria-current', 'true'); // the first generation, with no observation in the URL
-    expect(tree).toHaveTextContent('+0 ms · 1.50 s');
+    expect(within(tree).getByRole('link', { name: 'retrieve-docs' })).not.toHaveAttribute('aria-current');
+    const link = within(tree).getByRole('link', { name: 'answer' });
+    expect(link).toHaveAttribute('href', `#/traces/${TRACE_ID}?observation=${GENERATION_ID}`);
+    expect(link).toHaveAttribute('aria-current', 'true'); // the first generation (after the span), with no observation in the URL
+    expect(tree).toHaveTextContent(TREE_TIMES);
 
-    const panel = screen.getByRole('region', { name: 'GENERATION chat-completion' });
-    expect(within(panel).getByRole('link', { name: 'conformance-flat' })).toHaveAttribute('href', '#/generations?model=conformance-flat');
-    expect(panel).toHaveTextContent('Time to first token400 ms');
-    expect(panel).toHaveTextContent('"content": "Say hi"');
-    expect(panel).toHaveTextContent('"content": "Hi!"');
+    const panel = screen.getByRole('region', { name: 'GENERATION answer' });
+    expect(within(panel).getByRole('link', { name: 'claude-3-5-sonnet-20241022' })).toHaveAttribute(
+      'href',
+      '#/generations?model=claude-3-5-sonnet-20241022',
+    );
+    expect(panel).toHaveTextContent('Time to first token650 ms');
+    expect(panel).toHaveTextContent('"content": "How do I export my invoices as CSV?"');
+    expect(panel).toHaveTextContent('"content": "Open Billing → Invoices, select the invoices and choose Export → CSV."');
 
+    const usage = within(panel).getByRole('table', { name: 'Usage buckets' });
+    expect(within(usage).getByRole('rowheader', { name: 'input' }).closest('tr')).toHaveTextContent('2,400');
+    expect(within(usage).getByRole('rowheader', { name: 'output' }).closest('tr')).toHaveTextContent('600');
+
+    const lines = within(panel).getByRole('table', { name: 'Cost lines' });
+    expect(costLines(lines)).toEqual([
+      ['input', '2,400', '0.000003', '0.0072'],
+      ['output', '600', '0.000015', '0.009'],
+      ['Total', '$0.0162'],
+    ]);
+    expect(panel).toHaveTextContent('Cost status: inferred');
+    expect(panel).toHaveTextContent('Priced with the tier “Standard”.');
+  });
+
+  it("shows buckets priced at their parent's rate as such (the spec's withGeneration example)", async () => {
+    mockServer.use(mockOperation('trace_get', 'withGeneration', { baseUrl: BASE_URL }));
+    at('#/traces/conformance-trace-chat');
+    renderSignedIn(<Traces />);
+    const panel = await screen.findByRole('region', { name: 'GENERATION chat-completion' });
     const usage = within(panel).getByRole('table', { name: 'Usage buckets' });
     expect(within(usage).getByRole('rowheader', { name: 'input_cached_tokens' }).closest('tr')).toHaveTextContent('200');
     expect(within(usage).getByRole('rowheader', { name: 'input' }).closest('tr')).toHaveTextContent('1,000');
-
-    const lines = within(panel).getByRole('table', { name: 'Cost lines' });
-    const rows = within(lines)
-      .getAllByRole('row')
-      .slice(1)
-      .map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
-    expect(rows).toEqual([
+    expect(costLines(within(panel).getByRole('table', { name: 'Cost lines' }))).toEqual([
       ['input', '1,000', '0.0000025', '0.0025'],
       ['input_cached_tokens at the input rate', '200', '0.0000025', '0.0005'],
       ['output', '250', '0.00001', '0.0025'],
@@ -150,7 +179,8 @@ describe('Trace detail', () => {
       ['Total', '$0.006'],
     ]);
     expect(panel).toHaveTextContent('Cost status: inferred');
-    expect(panel).toHaveTextContent('Priced with the tier “Standard”.');
+    // its scores read done, so that no request of this test lands in the next one's
+    await screen.findByRole('table', { name: 'Scores of this trace' });
   });
 
   it("lists the trace's scores (asked by traceId), each observation score linking to its observation", async () => {
@@ -162,29 +192,29 @@ describe('Trace detail', () => {
       http.get(`${API}/v2/scores`, () =>
         HttpResponse.json({
           data: [
-            score('helpfulness', { value: 0.8, source: 'EVAL', comment: 'Direct.', observationId: 'conformance-obs-chat' }),
+            score('helpfulness', { value: 0.8, source: 'EVAL', comment: 'Direct.', observationId: GENERATION_ID }),
             score('thumbs', { dataType: 'BOOLEAN', value: 1, stringValue: 'True' }),
           ],
           meta: { page: 1, limit: 100, totalItems: 2, totalPages: 1 },
         }),
       ),
     );
-    at('#/traces/conformance-trace-chat');
+    at(`#/traces/${TRACE_ID}`);
     renderSignedIn(<Traces />);
     const table = await screen.findByRole('table', { name: 'Scores of this trace' });
     const help = within(table).getByRole('rowheader', { name: 'helpfulness' }).closest('tr')!;
     expect(help).toHaveTextContent('0.8');
     expect(help).toHaveTextContent('EVAL');
     expect(help).toHaveTextContent('Direct.');
-    expect(within(help).getByRole('link', { name: 'conformance-obs-chat' })).toHaveAttribute(
+    expect(within(help).getByRole('link', { name: GENERATION_ID })).toHaveAttribute(
       'href',
-      '#/traces/conformance-trace-chat?observation=conformance-obs-chat',
+      `#/traces/${TRACE_ID}?observation=${GENERATION_ID}`,
     );
     const thumbs = within(table).getByRole('rowheader', { name: 'thumbs' }).closest('tr')!;
     expect(thumbs).toHaveTextContent('True');
     expect(thumbs).toHaveTextContent('the trace');
     const scores = urls.find((u) => u.pathname === '/api/public/v2/scores')!;
-    expect(scores.searchParams.get('traceId')).toBe('conformance-trace-chat');
+    expect(scores.searchParams.get('traceId')).toBe(TRACE_ID);
   });
 
   it('nests observations under their parents in start order, with timing bars, and opens the one the URL names', async () => {
@@ -238,16 +268,16 @@ describe('Trace detail', () => {
     mockServer.events.on('request:start', async ({ request }) => {
       if (request.method === 'POST') bodies.push(await request.clone().json());
     });
-    at('#/traces/conformance-trace-chat');
+    at(`#/traces/${TRACE_ID}`);
     renderSignedIn(<Traces />);
     await user.click(await screen.findByRole('button', { name: "Explain with today's prices" }));
     const explained = await screen.findByRole('region', { name: 'Cost explanation' });
     expect(within(explained).getByRole('table', { name: 'Cost lines' })).toBeInTheDocument();
     expect(bodies).toEqual([
       {
-        model: 'conformance-flat',
-        usageDetails: { input: 1000, total: 1500, output: 250, input_cached_tokens: 200, output_reasoning_tokens: 50 },
-        modelParameters: null,
+        model: 'claude-3-5-sonnet-20241022',
+        usageDetails: { input: 2400, total: 3000, output: 600 },
+        modelParameters: { max_tokens: 1024, temperature: 0.2 },
         metadata: null,
       },
     ]);
@@ -264,7 +294,7 @@ describe('Trace detail', () => {
   });
 
   it('says so when the URL names an observation the trace does not have', async () => {
-    at('#/traces/conformance-trace-chat?observation=gone');
+    at(`#/traces/${TRACE_ID}?observation=gone`);
     renderSignedIn(<Traces />);
     expect(await screen.findByText('No such observation in this trace')).toBeInTheDocument();
   });

@@ -10,6 +10,8 @@ import { Traces } from '../src/pages/Traces.tsx';
 import { BASE_URL, mockServer, renderSignedIn } from './render.tsx';
 
 const API = `${BASE_URL}/api/public`;
+/** the trace of the spec's default examples (trace_list, trace_get) */
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 /** the query of every GET /api/public/traces the page sends */
 function traceListQueries(): URLSearchParams[] {
@@ -47,23 +49,28 @@ const navigated = () => window.location.hash;
 afterEach(() => mockServer.events.removeAllListeners());
 
 describe('Traces list', () => {
-  it('shows the example trace with its cost, latency and observation count, and asks for the newest 50 without I/O', async () => {
+  it('shows the example traces with their cost, latency and observation count, and asks for the newest 50 without I/O', async () => {
     const queries = traceListQueries();
     at('#/traces');
     renderSignedIn(<Traces />);
     const table = await screen.findByRole('table', { name: 'Traces' });
-    const row = within(table).getByRole('rowheader', { name: 'chat-request' }).closest('tr')!;
-    expect(row).toHaveTextContent('2026-11-22 10:00:00 UTC');
-    expect(row).toHaveTextContent('$0.006');
-    expect(row).toHaveTextContent('1.50 s');
-    expect(within(row).getByRole('link', { name: 'chat-request' })).toHaveAttribute('href', '#/traces/conformance-trace-chat');
-    expect(within(row).getByRole('link', { name: 'user-1' })).toHaveAttribute('href', '#/traces?user=user-1');
-    expect(within(row).getByRole('link', { name: 'session-1' })).toHaveAttribute('href', '#/traces?session=session-1');
-    expect(within(row).getByRole('link', { name: 'conformance' })).toHaveAttribute('href', '#/traces?tag=conformance');
-    expect(within(row).getByRole('link', { name: 'default' })).toHaveAttribute('href', '#/traces?env=default');
-    const cells = within(row).getAllByRole('cell');
-    expect(cells[6]).toHaveTextContent('1'); // observations
-    expect(screen.getByRole('navigation', { name: 'Pages of traces' })).toHaveTextContent('Page 1 of 1 · 1 traces');
+    const [row, older] = within(table)
+      .getAllByRole('rowheader', { name: 'support-chat' })
+      .map((h) => h.closest('tr')!);
+    expect(row).toHaveTextContent('2026-11-26 14:02:11 UTC');
+    expect(row).toHaveTextContent('$0.0162');
+    expect(row).toHaveTextContent('2.57 s');
+    expect(within(row!).getByRole('link', { name: 'support-chat' })).toHaveAttribute('href', `#/traces/${TRACE_ID}`);
+    expect(within(row!).getByRole('link', { name: 'user_2f9c81' })).toHaveAttribute('href', '#/traces?user=user_2f9c81');
+    expect(within(row!).getByRole('link', { name: 'sess_7d41b0e3' })).toHaveAttribute('href', '#/traces?session=sess_7d41b0e3');
+    expect(within(row!).getByRole('link', { name: 'support' })).toHaveAttribute('href', '#/traces?tag=support');
+    expect(within(row!).getByRole('link', { name: 'web' })).toHaveAttribute('href', '#/traces?tag=web');
+    expect(within(row!).getByRole('link', { name: 'production' })).toHaveAttribute('href', '#/traces?env=production');
+    expect(within(row!).getAllByRole('cell')[6]).toHaveTextContent('2'); // observations
+    expect(older).toHaveTextContent('2026-11-26 09:15:42 UTC');
+    expect(older).toHaveTextContent('1.25 s');
+    expect(within(older!).getAllByRole('cell')[6]).toHaveTextContent('1');
+    expect(screen.getByRole('navigation', { name: 'Pages of traces' })).toHaveTextContent('Page 1 of 1 · 2 traces');
 
     const q = queries[0]!;
     expect(Object.fromEntries(q)).toEqual({ page: '1', limit: '50', orderBy: 'timestamp.desc', fields: 'core,observations,metrics' });
@@ -202,8 +209,8 @@ describe('Traces list', () => {
     ).toEqual(['Dashboard', 'Traces', 'Generations', 'Models', 'LLM connections', 'Playground', 'Evaluators', 'Alerts']);
     expect(within(nav).getByRole('link', { name: 'Traces' })).toHaveAttribute('aria-current', 'page');
     await screen.findByRole('table', { name: 'Traces' });
-    act(() => at('#/traces/conformance-trace-chat'));
-    expect(await screen.findByRole('heading', { name: 'chat-request' })).toBeInTheDocument();
+    act(() => at(`#/traces/${TRACE_ID}`));
+    expect(await screen.findByRole('heading', { name: 'support-chat' })).toBeInTheDocument();
     expect(within(nav).getByRole('link', { name: 'Traces' })).toHaveAttribute('aria-current', 'page');
     act(() => at('#/generations'));
     await waitFor(() => expect(within(nav).getByRole('link', { name: 'Generations' })).toHaveAttribute('aria-current', 'page'));

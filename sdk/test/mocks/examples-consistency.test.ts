@@ -1,11 +1,14 @@
 // The spec's examples are what a frontend sees from the mocks: each page of a paginated example
 // must agree with itself (its item count with its limit, page and total; its page count with its
-// total), as a server's would.
+// total), as a server's would; costs and usage must add up; and what the mocks answer by default
+// (each operation's first success example) must read like real data, not like the conformance
+// suite's fixtures, which come after it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { listOperations } from '../../mocks/examples.ts';
+import { listOperations, pickExample } from '../../mocks/examples.ts';
 
 const spec = JSON.parse(readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8'));
+const operations = listOperations(spec);
 
 interface Page {
   data: unknown[];
@@ -20,16 +23,32 @@ const isPage = (v: unknown): v is Page => {
   );
 };
 
+const examples: [string, unknown][] = [];
 const pages: [string, Page][] = [];
-for (const { operationId, operation } of listOperations(spec)) {
+for (const { operationId, operation } of operations) {
   for (const [status, response] of Object.entries(operation.responses ?? {}))
-    for (const [name, example] of Object.entries(response?.content?.['application/json']?.examples ?? {}))
+    for (const [name, example] of Object.entries(response?.content?.['application/json']?.examples ?? {})) {
+      examples.push([`${operationId} ${status} ${name}`, example.value]);
       if (isPage(example.value)) pages.push([`${operationId} ${status} ${name}`, example.value]);
+    }
 }
 
+/** the operations whose success answer is a page: its schema has `meta` */
+const paginated = operations.filter(({ operation }) =>
+  Object.entries(operation.responses ?? {}).some(([status, r]) => {
+    const ref = (r?.content?.['application/json'] as { schema?: { $ref?: string } } | undefined)?.schema?.$ref;
+    return status.startsWith('2') && !!ref && !!spec.components.schemas[ref.split('/').pop()!]?.properties?.meta;
+  }),
+);
+
 describe('paginated examples', () => {
-  it('are there to check', () => {
-    expect(pages.length).toBeGreaterThan(5);
+  it('are there to check, for every paginated operation', () => {
+    expect(paginated.length).toBeGreaterThan(5);
+    for (const { operationId } of paginated)
+      expect(
+        pages.some(([name]) => name.startsWith(`${operationId} `)),
+        operationId,
+      ).toBe(true);
   });
 
   it.each(pages)('%s agrees with itself', (_name, { data, meta }) => {
@@ -38,4 +57,77 @@ describe('paginated examples', () => {
       meta.page < meta.totalPages ? meta.limit : meta.page === meta.totalPages ? meta.totalItems - (meta.page - 1) * meta.limit : 0;
     expect(data).toHaveLength(expected);
   });
+});
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+const sumOf = (values: unknown[]) => values.reduce<number>((s, x) => s + (x as number), 0);
+const allNumbers = (values: unknown[]) => values.every((x) => typeof x === 'number');
+
+/** where a value's costs and usage do not add up: totals against their parts, cost lines against units × price */
+function arithmeticProblems(v: unknown, where: string, out: string[] = []): string[] {
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) arithmeticProblems(x, `${where}/${i}`, out);
+    return out;
+  }
+  if (!v || typeof v !== 'object') return out;
+  const o = v as Record<string, any>;
+  for (const key of ['costDetails', 'usageDetails']) {
+    const d = o[key] as Record<string, unknown> | undefined;
+    if (typeof d?.total !== 'number') continue;
+    const parts = Object.entries(d).flatMap(([k, x]) => (k === 'total' ? [] : [x]));
+    if (parts.length && allNumbers(parts) && !close(d.total, sumOf(parts)))
+      out.push(`${where}: ${key}.total ${d.total} is not the sum of the other keys (${sumOf(parts)})`);
+  }
+  for (const key of ['totalCost', 'calculatedTotalCost'])
+    if (typeof o[key] === 'number' && typeof o.costDetails?.total === 'number' && !close(o[key], o.costDetails.total))
+      out.push(`${where}: ${key} ${o[key]} is not costDetails.total ${o.costDetails.total}`);
+  if (typeof o.units === 'number' && typeof o.price === 'number' && typeof o.cost === 'number' && !close(o.cost, o.units * o.price))
+    out.push(`${where}: cost ${o.cost} is not ${o.units} × ${o.price}`);
+  // a trace's cost is its observations' (trace_get); a day's cost and observations are its models' (metrics_daily)
+  const observations: unknown[] = Array.isArray(o.observations) ? o.observations : [];
+  const observationCosts = observations.every((x) => x && typeof x === 'object')
+    ? observations.map((x: any) => x.calculatedTotalCost ?? 0)
+    : [];
+  if (
+    typeof o.totalCost === 'number' &&
+    observationCosts.length &&
+    allNumbers(observationCosts) &&
+    !close(o.totalCost, sumOf(observationCosts))
+  )
+    out.push(`${where}: totalCost ${o.totalCost} is not the sum of its observations' (${sumOf(observationCosts)})`);
+  if (Array.isArray(o.usage) && typeof o.totalCost === 'number') {
+    for (const key of ['totalCost', 'countObservations']) {
+      const parts = o.usage.map((u: any) => u?.[key]);
+      if (typeof o[key] === 'number' && allNumbers(parts) && !close(o[key], sumOf(parts)))
+        out.push(`${where}: ${key} ${o[key]} is not the sum over its models (${sumOf(parts)})`);
+    }
+  }
+  for (const [k, x] of Object.entries(o)) arithmeticProblems(x, `${where}/${k}`, out);
+  return out;
+}
+
+describe('costs and usage in the examples', () => {
+  it('add up: totals are the sums of their parts, each cost line is units × price', () => {
+    expect(examples.length).toBeGreaterThan(100);
+    expect(examples.flatMap(([name, value]) => arithmeticProblems(value, name))).toEqual([]);
+  });
+
+  it('the check finds a total that does not add up', () => {
+    expect(arithmeticProblems({ costDetails: { input: 0.1, output: 0.2, total: 0.4 } }, 'x')).toHaveLength(1);
+    expect(arithmeticProblems({ lines: [{ units: 10, price: 0.5, cost: 6 }] }, 'x')).toHaveLength(1);
+    expect(arithmeticProblems({ totalCost: 1, observations: [{ calculatedTotalCost: 0.5 }] }, 'x')).toHaveLength(1);
+  });
+});
+
+// the conformance suite's fixtures: its names (conformance-…), its February 2001 data
+const FIXTURE = /conformance|\b2001-\d\d-\d\d/i;
+
+describe("the mocks' default answers", () => {
+  it.each(operations.map((o) => [o.operationId, o.operation] as const))(
+    '%s answers a documentation example, not a conformance fixture',
+    (_id, operation) => {
+      const { body } = pickExample(operation);
+      expect(JSON.stringify(body ?? null)).not.toMatch(FIXTURE);
+    },
+  );
 });

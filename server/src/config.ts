@@ -38,6 +38,8 @@ export interface Config {
   preparedStatements: boolean;
   /** worker threads that count tokens of large inputs; each holds its own encoders (~150-250 MB) */
   tokenizerThreads: number;
+  /** a tokenizer thread without a request for this long is stopped, its encoders' memory given back; 0 keeps them */
+  tokenizerIdleMs: number;
   /** days an applied event id is remembered (replays within it are no-ops); 0 = for ever */
   eventIdRetentionDays: number;
   /** seconds a request may take to arrive whole (headers and body) before its connection is closed */
@@ -105,6 +107,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const threads = env.TALLY_TOKENIZER_THREADS ? Number(env.TALLY_TOKENIZER_THREADS) : defaultTokenizerThreads();
   if (!Number.isInteger(threads) || threads < 1 || threads > 64)
     problems.push(`TALLY_TOKENIZER_THREADS must be an integer 1..64, got "${env.TALLY_TOKENIZER_THREADS}"`);
+
+  const tokenizerIdle = Number(env.TALLY_TOKENIZER_IDLE_SECONDS ?? 300);
+  if (!Number.isFinite(tokenizerIdle) || tokenizerIdle < 0)
+    problems.push(
+      `TALLY_TOKENIZER_IDLE_SECONDS must be a number of seconds (0 keeps the threads), got "${env.TALLY_TOKENIZER_IDLE_SECONDS}"`,
+    );
 
   const retention = Number(env.TALLY_EVENT_ID_RETENTION_DAYS ?? 30);
   if (!Number.isInteger(retention) || retention < 0)
@@ -191,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     initSecretKey,
     preparedStatements: prepared === 'true' || prepared === '1',
     tokenizerThreads: threads,
+    tokenizerIdleMs: tokenizerIdle * 1000,
     eventIdRetentionDays: retention,
     requestTimeoutSeconds: requestTimeout,
     pgliteSharedBuffersMb: sharedBuffers,

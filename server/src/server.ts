@@ -162,7 +162,7 @@ export async function startServer(
   }
   const exporter = analytics ? new AnalyticsExporter(db, analytics, log) : null;
   const models = createModelCatalog();
-  const tokenizers = createTokenizerPool({ size: config.tokenizerThreads });
+  const tokenizers = createTokenizerPool({ size: config.tokenizerThreads, idleMs: config.tokenizerIdleMs });
   let worker: EvaluationWorker | null = null;
   let repricer: RepriceWorker | null = null;
   let lastBatchAt = -Infinity;

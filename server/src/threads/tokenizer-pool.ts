@@ -1,7 +1,11 @@
 // Token counting without blocking the event loop. The encoders count ~2-5 M tokens/s (encoders.ts),
 // so a 2 MB input would still stall every request for a few hundred ms: large values go to worker
-// threads, started with the pool, each building its encoders as it starts. Small ones are counted inline, where the thread hop
+// threads. Small ones are counted inline when this thread has the encoder, where the thread hop
 // would cost more than the count itself.
+//
+// Memory: a worker with its encoders holds 150-250 MB. So a worker starts when a count first needs
+// one, builds only the vocabularies asked for, and is stopped after `idleMs` without a request,
+// which gives all of it back (a thread's heap goes with it); the next count starts one again.
 // Langfuse semantics: on failure or timeout (30 s) the count is skipped entirely (undefined).
 import { Worker } from 'node:worker_threads';
 import { encoder } from '../domain/tokenizers/encoders.ts';
@@ -18,10 +22,12 @@ export interface TokenizerPoolOptions {
   /** told why a count was skipped (worker crash, timeout) so the caller can log it */
   onError?: (reason: string) => void;
   /**
-   * Start every worker now (default true): each builds its encoders as it starts (~0.3 s of CPU in
-   * its own thread), so no event waits for one. false starts them on first use (tests).
+   * Start every worker now and build all its encoders (~0.3 s of CPU each, in its own thread), so
+   * no count waits for one. Default false: a worker starts on first use, an encoder when first needed.
    */
   startWorkers?: boolean;
+  /** stop a worker after this long without a request, giving its memory back (default 5 min; 0 keeps them) */
+  idleMs?: number;
 }
 
 export interface TokenizerPool {
@@ -43,6 +49,8 @@ const WORKER_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 1024
 
 interface Slot {
   worker: Worker;
+  /** when it last had a request in flight (performance.now()) */
+  lastActive: number;
   pending: Map<number, (usage: InferredUsage | undefined) => void>;
   /** requests of this tick, posted together (an ingestion batch asks for up to 2 counts per event at once) */
   queue: WorkerRequest[];
@@ -53,6 +61,7 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
   const inlineBelowChars = options.inlineBelowChars ?? 8_000;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const onError = options.onError ?? (() => {});
+  const idleMs = options.idleMs ?? 300_000;
   const slots: Slot[] = [];
   let nextId = 0;
   let closed = false;
@@ -64,7 +73,7 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     // whole process) let a busy worker's heap grow by 100-200 MB before collecting them. The old
     // generation keeps room for one very large value (a body holds at most a few MB of text).
     const worker = new Worker(new URL('./tokenizer-worker.ts', import.meta.url), { execArgv, resourceLimits: WORKER_HEAP });
-    const slot: Slot = { worker, pending: new Map(), queue: [] };
+    const slot: Slot = { worker, lastActive: performance.now(), pending: new Map(), queue: [] };
     worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {
       for (const res of Array.isArray(message) ? message : [message]) {
         const done = slot.pending.get(res.id);
@@ -107,11 +116,13 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
         retire(slot);
         // a started pool keeps its threads started: the replacement builds its encoders now, not
         // on the next event (not after a crash: a worker that cannot start would loop)
-        if (eager && !closed) spawn();
+        if (eager && !closed) warm(spawn());
       }, timeoutMs);
+      slot.lastActive = performance.now();
       slot.pending.set(request.id, (usage) => {
         clearTimeout(timer);
         slot.pending.delete(request.id);
+        slot.lastActive = performance.now();
         resolve(usage);
       });
       // one message per slot and tick: a message costs a structured clone and a wake-up on both
@@ -126,8 +137,27 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     slot.worker.postMessage(requests.length === 1 ? requests[0] : requests);
   }
 
-  const eager = options.startWorkers ?? true;
-  if (eager) while (slots.length < size) spawn();
+  // a started worker builds every encoder first; its answer is not waited for (nor timed: the
+  // counts queued behind it are)
+  function warm(slot: Slot): void {
+    slot.worker.postMessage({ id: ++nextId, kind: 'warmup' } satisfies WorkerRequest);
+  }
+
+  const eager = options.startWorkers ?? false;
+  if (eager) while (slots.length < size) warm(spawn());
+
+  // one check per pool, a quarter of the idle time apart (at most every 30 s): no timer per request
+  const sweep =
+    idleMs > 0
+      ? setInterval(
+          () => {
+            const now = performance.now();
+            for (const s of [...slots]) if (s.pending.size === 0 && now - s.lastActive >= idleMs) retire(s);
+          },
+          Math.min(30_000, Math.max(10, idleMs / 4)),
+        )
+      : null;
+  sweep?.unref();
 
   return {
     inferUsage(tokenizer, input, output) {
@@ -166,6 +196,7 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
 
     async close() {
       closed = true;
+      if (sweep) clearInterval(sweep);
       const all = slots.splice(0);
       for (const slot of all) for (const done of [...slot.pending.values()]) done(undefined);
       await Promise.all(all.map((s) => s.worker.terminate()));

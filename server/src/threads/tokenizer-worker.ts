@@ -13,14 +13,15 @@ export type WorkerResponse = { id: number; usage?: Record<string, number>; error
 const port = parentPort;
 if (!port) throw new Error('tokenizer-worker.ts must run as a worker thread');
 
-// Every encoder is built when the thread starts (the pool starts its threads when it is created),
-// so no event waits for one: messages that arrive meanwhile queue until this returns.
-for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
-
+// An encoder is built when a count first needs it (0.1-0.3 s, 50-100 MB each): a server whose
+// events carry their usage never builds one, and one that prices only OpenAI models never builds
+// Claude's. A warmup builds all three.
 function handle(req: WorkerRequest): WorkerResponse {
   try {
-    // the encoders were built at start: answering a warmup means they are ready
-    if (req.kind === 'warmup') return { id: req.id };
+    if (req.kind === 'warmup') {
+      for (const e of ['o200k_base', 'cl100k_base', 'claude'] as const) encoder(e);
+      return { id: req.id };
+    }
     return { id: req.id, usage: inferUsage(req.tokenizer, req.input, req.output) };
   } catch (err) {
     return { id: req.id, error: err instanceof Error ? err.message : String(err) };

@@ -34,6 +34,7 @@ describe('configuration', () => {
         TALLY_INIT_PUBLIC_KEY: 'pk-lf-1',
         TALLY_DB_PREPARED_STATEMENTS: 'maybe',
         TALLY_TOKENIZER_THREADS: '0',
+        TALLY_TOKENIZER_IDLE_SECONDS: 'soon',
         TALLY_EVENT_ID_RETENTION_DAYS: '-1',
         TALLY_REQUEST_TIMEOUT_SECONDS: '0',
         TALLY_PGLITE_SHARED_BUFFERS_MB: '1.5',
@@ -55,6 +56,7 @@ describe('configuration', () => {
       'TALLY_INIT_SECRET_KEY',
       'TALLY_DB_PREPARED_STATEMENTS',
       'TALLY_TOKENIZER_THREADS',
+      'TALLY_TOKENIZER_IDLE_SECONDS',
       'TALLY_EVENT_ID_RETENTION_DAYS',
       'TALLY_REQUEST_TIMEOUT_SECONDS',
       'TALLY_PGLITE_SHARED_BUFFERS_MB',
@@ -76,6 +78,9 @@ describe('configuration', () => {
   it('sizes the tokenizer pool by cores unless told', () => {
     expect([1, 2, 3, 16].map((cores) => defaultTokenizerThreads(cores))).toEqual([1, 1, 2, 2]);
     expect(loadConfig({ TALLY_TOKENIZER_THREADS: '4' }).tokenizerThreads).toBe(4);
+    // idle threads are given back after 5 minutes unless told
+    expect(loadConfig({}).tokenizerIdleMs).toBe(300_000);
+    expect(loadConfig({ TALLY_TOKENIZER_IDLE_SECONDS: '0' }).tokenizerIdleMs).toBe(0);
   });
 
   it('turns prepared statements off for connection poolers that cannot carry them', () => {

@@ -43,8 +43,29 @@ describe('tokenizer pool', () => {
     expect(pool.threads).toBe(1);
   }, 30_000);
 
-  it('starts its workers with the pool, each building its encoders as it starts', async () => {
+  it('starts no thread until a count needs one', async () => {
     pool = createTokenizerPool({ size: 2 });
+    expect(pool.threads).toBe(0);
+    const input = text(20_000);
+    expect(await pool.inferUsage(gpt4o, input, null)).toEqual(inferUsage(gpt4o, input, null));
+    expect(pool.threads).toBe(1);
+  }, 30_000);
+
+  it('stops a worker idle for idleMs, giving its memory back, and starts another for the next count', async () => {
+    pool = createTokenizerPool({ idleMs: 100 });
+    const input = text(20_000);
+    const expected = inferUsage(claude, input, null);
+    expect(await pool.inferUsage(claude, input, null)).toEqual(expected);
+    expect(pool.threads).toBe(1);
+    const deadline = Date.now() + 5_000;
+    while (pool.threads > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(pool.threads).toBe(0);
+    expect(await pool.inferUsage(claude, input, null)).toEqual(expected);
+    expect(pool.threads).toBe(1);
+  }, 30_000);
+
+  it('with startWorkers, starts its workers with the pool, each building every encoder', async () => {
+    pool = createTokenizerPool({ size: 2, startWorkers: true });
     expect(pool.threads).toBe(2);
     await pool.ready();
     // a cold encoder costs ~0.1-0.3 s to build: ready workers answer a first count much faster
@@ -100,7 +121,7 @@ describe('tokenizer pool', () => {
 
   it('replaces a worker dropped on timeout at once when the pool starts its workers', async () => {
     const errors: string[] = [];
-    pool = createTokenizerPool({ size: 1, timeoutMs: 20, onError: (e) => errors.push(e) });
+    pool = createTokenizerPool({ size: 1, timeoutMs: 20, onError: (e) => errors.push(e), startWorkers: true });
     expect(await pool.inferUsage(gpt4o, text(500_000), 'x')).toBeUndefined();
     expect(errors).toEqual(['token count timed out after 20 ms']);
     expect(pool.threads).toBe(1);

@@ -138,4 +138,20 @@ describe('daily metrics through the engine', () => {
       ]),
     );
   });
+
+  it("adds a day's model costs as decimals, not floats", () => {
+    const row = (model: string, cost: number) => ({
+      providedModelName: model,
+      time_dimension: '2026-01-02',
+      count_count: 1,
+      uniq_traceId: 1,
+      sum_inputTokens: 1,
+      sum_outputTokens: 1,
+      sum_totalTokens: 2,
+      sum_totalCost: cost,
+    });
+    // as floats: 0.016418699999999998 and 0.30000000000000004
+    expect(dailyMetrics([], [row('a', 0.0162), row('b', 0.0002187)])[0]!.totalCost).toBe(0.0164187);
+    expect(dailyMetrics([], [row('a', 0.1), row('b', 0.2)])[0]!.totalCost).toBe(0.3);
+  });
 });

@@ -6,6 +6,7 @@ import type { DailyMetric, DailyUsage } from '../../../../generated/client/types
 import type { InternalQueryInput } from './parse.ts';
 import { TIME_ALIAS } from './parse.ts';
 import type { Row } from './shape.ts';
+import { sum as exactSum } from '../cost/exact.ts';
 
 export interface DailyFilter {
   traceName?: string;
@@ -81,8 +82,9 @@ export function dailyMetrics(traceRows: Row[], observationRows: Row[]): DailyMet
       date,
       countTraces: traces.get(date) ?? 0,
       countObservations: usage.reduce((n, u) => n + u.countObservations, 0),
-      // summed in SQL per model; the day's total adds a handful of already exact values
-      totalCost: usage.reduce((n, u) => n + u.totalCost, 0),
+      // summed in SQL per model; the day's total adds those decimals exactly (as floats,
+      // 0.0162 + 0.0002187 gave 0.016418699999999998)
+      totalCost: exactSum(usage.map((u) => u.totalCost)),
       usage,
     };
   });

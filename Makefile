@@ -134,8 +134,11 @@ browser-test: $(DEPS) console
 docs-test: browser-test
 
 # with TALLY_CLICKHOUSE_URL=chdb:<dir>, the embedded ClickHouse engine is installed first (engines/chdb)
+# V8 flags that can only be given on the command line (server/node-flags says why)
+SERVER_NODE_FLAGS := $(shell grep -v '^\#' server/node-flags)
+
 run: $(DEPS) console $(if $(filter chdb:%,$(TALLY_CLICKHOUSE_URL)),engines)
-	node server/src/main.ts
+	node $(SERVER_NODE_FLAGS) server/src/main.ts
 
 cli: $(DEPS)
 	node server/src/cli.ts $(ARGS)

@@ -38,8 +38,14 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** the V8 flags `make run` starts the server with (server/node-flags) */
+export const SERVER_NODE_FLAGS = readFileSync(`${ROOT}server/node-flags`, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() && !l.startsWith('#'))
+  .flatMap((l) => l.trim().split(/\s+/));
+
 export function startChild(script: string, env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, [script], {
+  const proc = spawn(process.execPath, [...(script === 'server/src/main.ts' ? SERVER_NODE_FLAGS : []), script], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -468,7 +468,7 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
       `  tokenised tokens ${num(tokTokens).padStart(9)} tokens (${num(tokIn)} in, ${num(tokOut)} out)  ${num(tokRate).padStart(9)} tokens/s;  inline counting ${num(inlineRate)} tokens/s (first pass ${num(rate(inline[0]!.tokens, inline[0]!.ms))}) × ${tokenizerThreads} worker thread(s) = ${num(inlineRate * tokenizerThreads)}`,
     );
     lines.push(
-      `  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (target >= 70%; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`,
+      `  tokenised ratio  ${((100 * tokRate) / (inlineRate * tokenizerThreads)).toFixed(0)}% of inline rate × threads   (the 70% target is retired by issue 28: its ceiling on these cores is below it, see the next lines; server CPU in the phase ${(cpuTok - cpuAfter.server).toFixed(1)} s for ${(tok.ms / 1000).toFixed(1)} s wall, 2 cores shared with PostgreSQL and the load generator)`,
     );
     // what the machine allows at all: every core busy for the whole phase, at the CPU per event measured
     const perEvent = {
@@ -506,7 +506,7 @@ export async function run(opts: { events?: number } = {}): Promise<string[]> {
       `  CPU per event    server ${((1e6 * (cpuAfter.server - cpuBefore.server)) / usage.events).toFixed(0)} µs, PostgreSQL backends ${((1e6 * (cpuAfter.pg - cpuBefore.pg)) / usage.events).toFixed(0)} µs, load generator ${((loadUsageUs.user + loadUsageUs.system) / usage.events).toFixed(0)} µs  (usage phase, from /proc; the 2 cores are shared)`,
     );
     lines.push(
-      `  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)`,
+      `  server memory    peak RSS ${mem.hwm.toFixed(0)} MB, RSS at end ${mem.rss.toFixed(0)} MB  (after the usage phase: peak ${memUsage.hwm.toFixed(0)} MB, RSS ${memUsage.rss.toFixed(0)} MB)   (target peak <= 300 MB through both phases, issue 28: ${mem.hwm <= 300 ? 'met' : 'MISSED'})`,
     );
     lines.push(
       `  baseline         COPY of the same ${num(copied)} rows (all ${COLUMNS} columns of observations, ${(csv.length / 1e6).toFixed(1)} MB CSV) into a bare table via psql: ${(copyMs / 1000).toFixed(2)} s  ${num(copyRate)} rows/s`,

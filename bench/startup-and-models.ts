@@ -86,8 +86,9 @@ export async function run() {
     lines.push(
       `  baseline  p50 ${fmt(percentile(baseline, 50))}  p99 ${fmt(percentile(baseline, 99))}  (bare node:http sending the same ${page.length} bytes)`,
     );
+    const ratio = percentile(tally, 50) / percentile(baseline, 50);
     lines.push(
-      `  ratio     p50 ${(percentile(tally, 50) / percentile(baseline, 50)).toFixed(1)}x  p99 ${(percentile(tally, 99) / percentile(baseline, 99)).toFixed(1)}x`,
+      `  ratio     p50 ${ratio.toFixed(1)}x  p99 ${(percentile(tally, 99) / percentile(baseline, 99)).toFixed(1)}x   (target p50 <= 3x the baseline, issue 28: ${ratio <= 3 ? 'met' : 'MISSED'})`,
     );
     psql(PG_ADMIN, 'drop database if exists tally_bench');
   }

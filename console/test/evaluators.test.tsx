@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mockOperation } from '../../sdk/mocks/index.ts';
 import { Evaluators } from '../src/pages/Evaluators.tsx';
 import { emptyEvaluator, evaluatorRequest } from '../src/pages/evaluators/evaluator-draft.ts';
 import { emptyRule, ruleDraftOf, ruleRequest } from '../src/pages/evaluators/rule-draft.ts';
@@ -88,10 +89,39 @@ describe('Evaluators page', () => {
     expect(rule).toHaveTextContent(
       'type any of [GENERATION]; traceName any of [support-chat]; environment any of [production]; metadata.channel = "web"',
     );
-    expect(await screen.findByText('No executions yet')).toBeInTheDocument();
+    // the spec's executions of the rule: one completed with its score, one failed with its error
+    const jobs = await screen.findByRole('table', { name: 'Executions of grade-support-answers' });
+    const [completed, failed] = within(jobs).getAllByRole('row').slice(1) as [HTMLElement, HTMLElement];
+    expect(completed).toHaveTextContent('COMPLETED');
+    expect(completed).toHaveTextContent('helpfulness');
+    expect(within(completed).getByRole('link', { name: '14e20a4a106a2043' })).toHaveAttribute(
+      'href',
+      '#/traces/c8aea1df91cd2537f1c151b2e24f0267?observation=14e20a4a106a2043',
+    );
+    // its score is not on the mocked scores page, so the row names it by id
+    await waitFor(() => expect(completed).toHaveTextContent('e8a32ce9-414a-59c9-8fe8-c5890c6d2a47'));
+    expect(within(completed).queryByRole('button', { name: /^Retry/ })).toBeNull();
+    expect(failed).toHaveTextContent('ERROR');
+    expect(failed).toHaveTextContent('Invalid LLM response format from model gpt-4o-mini. Error: score 8 is above the maximum 1');
+    // retried: the spec's answer, the same job queued again
+    await userEvent.click(within(failed).getByRole('button', { name: 'Retry execution d7cecce737af0c0af233f67715a34682' }));
+    await waitFor(() => expect(within(jobs).getAllByRole('row')[2]).toHaveTextContent('PENDING'));
+    expect(within(jobs).getAllByRole('row')[2]).toHaveTextContent('2026-11-26 16:12:40 UTC');
+    expect(within(jobs).getAllByRole('row')[2]).not.toHaveTextContent('Invalid LLM response');
+
     await screen.findByRole('table', { name: 'Scores written by evaluators' });
-    const scoresUrl = new URL(urls.find((u) => u.includes('/api/public/v2/scores'))!);
-    expect(scoresUrl.searchParams.get('source')).toBe('EVAL');
+    const scoreQueries = urls.filter((u) => u.includes('/api/public/v2/scores')).map((u) => new URL(u).searchParams);
+    expect(scoreQueries.some((q) => q.get('source') === 'EVAL')).toBe(true);
+    // the executions ask for their scores by id
+    expect(scoreQueries.some((q) => q.get('scoreIds') === 'e8a32ce9-414a-59c9-8fe8-c5890c6d2a47')).toBe(true);
+  });
+
+  it('says how to get executions when a rule has none (the spec example noJobsYet)', async () => {
+    mockServer.use(mockOperation('evaluationRules_executions', 'noJobsYet', { baseUrl: BASE_URL }));
+    renderSignedIn(<Evaluators />);
+    expect(await screen.findByText('No executions yet')).toBeInTheDocument();
+    expect(screen.getByText(/Ingest an observation that matches the rule’s filters/)).toBeInTheDocument();
+    expect(screen.queryByRole('table', { name: 'Executions of grade-support-answers' })).toBeNull();
   });
 
   it('shows a paused rule with its reason, its executions with status, error and score, and the scores', async () => {

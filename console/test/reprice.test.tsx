@@ -327,7 +327,7 @@ describe('Reprice panel', () => {
         reads++;
         return reads === 1
           ? HttpResponse.json({ message: 'Internal Server Error' }, { status: 500 })
-          : HttpResponse.json(job({ id: 'cm-example-reprice', status: 'succeeded', generationsScanned: 4, changes: [] }));
+          : HttpResponse.json(job({ id: 'cm3xg7d2h000cacme9k2m4p8q', status: 'succeeded', generationsScanned: 4, changes: [] }));
       }),
     );
     const user = userEvent.setup();
@@ -348,14 +348,21 @@ describe('Reprice panel', () => {
     renderSignedIn(<Models />);
     const panel = await openPanel(user);
     const table = await within(panel).findByRole('table', { name: 'Recent reprice jobs' });
-    const row = within(table).getAllByRole('row')[1]!;
-    expect(row).toHaveTextContent('2026-11-25 10:00:00 UTC');
-    expect(row).toHaveTextContent('pk-lf-example');
+    // the spec's example: October applied, after a dry run of the same window
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(2);
+    const [row, dryRun] = rows as [HTMLElement, HTMLElement];
+    expect(row).toHaveTextContent('2026-11-25 10:04:30 UTC');
+    expect(row).toHaveTextContent('pk-lf-3f9a6c2e-8b41-4d7e-a5c0-71e2d94b6f18');
     expect(row).toHaveTextContent('2026-10-01 – 2026-10-31 (UTC)');
     expect(row).toHaveTextContent('Applied');
     expect(row).toHaveTextContent('succeeded');
     expect(row).toHaveTextContent('300 of 1,200');
     expect(row).toHaveTextContent('$1.50 → $3.00');
+    expect(dryRun).toHaveTextContent('2026-11-25 10:00:00 UTC');
+    expect(dryRun).toHaveTextContent('Dry run');
+    expect(dryRun).toHaveTextContent('succeeded');
+    expect(dryRun).toHaveTextContent('300 of 1,200');
   });
 
   it("names a narrowed job's models where the page knows them, failed jobs with their error", async () => {

@@ -1,8 +1,9 @@
 // The spec's examples are what a frontend sees from the mocks: each page of a paginated example
 // must agree with itself (its item count with its limit, page and total; its page count with its
 // total), as a server's would; costs and usage must add up; and what the mocks answer by default
-// (each operation's first success example) must read like real data, not like the conformance
-// suite's fixtures, which come after it.
+// (each operation's first success example, in every media type) and the first request-body
+// example the docs show must read like real data, not like the conformance suite's fixtures,
+// which come after them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { listOperations, pickExample } from '../../mocks/examples.ts';
@@ -121,6 +122,8 @@ describe('costs and usage in the examples', () => {
 
 // the conformance suite's fixtures: its names (conformance-…), its February 2001 data
 const FIXTURE = /conformance|\b2001-\d\d-\d\d/i;
+// ids no server hands out: cm-example-…, pk-lf-example, gen-1, trace-1
+const PLACEHOLDER = /\b(?:cm|pk-lf|sk-lf)-example\b|\b(?:gen|obs|trace|user|session|score|job)-\d+\b/i;
 
 describe("the mocks' default answers", () => {
   it.each(operations.map((o) => [o.operationId, o.operation] as const))(
@@ -128,6 +131,45 @@ describe("the mocks' default answers", () => {
     (_id, operation) => {
       const { body } = pickExample(operation);
       expect(JSON.stringify(body ?? null)).not.toMatch(FIXTURE);
+      expect(JSON.stringify(body ?? null)).not.toMatch(PLACEHOLDER);
     },
   );
+
+  it.each(paginated.map((o) => [o.operationId, o.operation] as const))('%s answers a page with items in it', (_id, operation) => {
+    expect((pickExample(operation).body as Page).data.length).toBeGreaterThan(0);
+  });
+
+  // the other media types of the same response (the playground's text/event-stream)
+  const otherMedia = operations.flatMap(({ operationId, operation }) => {
+    const status = Object.keys(operation.responses ?? {})
+      .filter((s) => /^2\d\d$/.test(s))
+      .sort()[0];
+    const content = (status && operation.responses?.[status]?.content) || {};
+    return Object.entries(content).flatMap(([type, media]) => {
+      if (type === 'application/json') return [];
+      const example = media.examples ? Object.values(media.examples)[0]?.value : media.example;
+      return example === undefined ? [] : [[`${operationId} ${status} ${type}`, example] as const];
+    });
+  });
+  it.each(otherMedia)('%s is a documentation example', (_name, example) => {
+    expect(typeof example === 'string' ? example : JSON.stringify(example)).not.toMatch(FIXTURE);
+  });
+  it('include the event stream', () => expect(otherMedia.map(([name]) => name)).toContain('playground_completions 200 text/event-stream'));
+});
+
+// the request a reader sees first in the docs (and the SDK's docs): each operation's first
+// request-body example, which should build what its documentation answer shows
+const requestExamples = operations.flatMap(({ operationId, operation }) => {
+  const examples = (operation.requestBody as { content?: Record<string, { examples?: Record<string, { value?: unknown }> }> } | undefined)
+    ?.content?.['application/json']?.examples;
+  const first = examples && Object.entries(examples)[0];
+  return first ? [[`${operationId} ${first[0]}`, first[1].value] as const] : [];
+});
+
+describe('the default request examples', () => {
+  it('are there to check', () => expect(requestExamples.length).toBeGreaterThan(15));
+
+  it.each(requestExamples)('%s is a documentation example, not a conformance fixture', (_name, value) => {
+    expect(JSON.stringify(value ?? null)).not.toMatch(FIXTURE);
+  });
 });

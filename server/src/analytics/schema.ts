@@ -27,6 +27,7 @@ interface TableOptions {
   versioned?: boolean;
   indexes?: readonly string[];
   settings?: string;
+  partitionBy?: string;
 }
 
 /** a replacing table: one row per key once merged, the highest _version kept */
@@ -34,7 +35,7 @@ function replacingTable(s: SchemaContext, name: string, columns: string[], order
   const versioned = opts.versioned ?? true;
   const body = `(${[...columns, ...(opts.indexes ?? [])].join(', ')})`;
   const args = versioned ? '_version, _deleted' : '';
-  const settings = opts.settings ? ` SETTINGS ${opts.settings}` : '';
+  const settings = `${opts.partitionBy ? ` PARTITION BY ${opts.partitionBy}` : ''}${opts.settings ? ` SETTINGS ${opts.settings}` : ''}`;
   if (!s.cluster)
     return [`CREATE TABLE IF NOT EXISTS ${s.database}.${name} ${body} ENGINE = ReplacingMergeTree(${args}) ORDER BY ${orderBy}${settings}`];
   const local = `${name}_local`;
@@ -71,47 +72,70 @@ export const CLICKHOUSE_MIGRATIONS: ClickHouseMigration[] = [
   },
   { version: 2, name: 'observations in hour order; hourly and daily roll-ups', run: (a, s) => dayOrderAndRollups(a, s) },
   { version: 3, name: 'roll-ups: min and max per group; day × model × user roll-up', run: (a, s, v) => boundsAndUserRollup(a, s, v) },
+  {
+    version: 4,
+    name: 'observations partitioned by day',
+    run: async (a, s) => {
+      if (!(await tableKeys(a, s, OBSERVATIONS.table))?.partition.includes('start_time')) await rebuildObservations(a, s);
+    },
+  },
 ];
+
+/** settings of a statement that writes observations: an export or a copy may span any number of days (partitions) */
+export const OBSERVATION_WRITE_SETTINGS = { max_partitions_per_insert_block: '0' } as const;
 
 const OBSERVATIONS = EXPORTED.o;
 const ROLLUP_SETTINGS = 'allow_nullable_key = 1';
 
-/** the sorting key ClickHouse reports for one of Tally's tables (on a cluster, of its local table here), or null */
-async function sortingKey(a: Analytics, s: SchemaContext, name: string): Promise<string | null> {
+/** the sorting and partition keys ClickHouse reports for one of Tally's tables (on a cluster, of its local table here), or null */
+async function tableKeys(a: Analytics, s: SchemaContext, name: string): Promise<{ sorting: string; partition: string } | null> {
   const rs = await a.client.query({
-    query: 'SELECT sorting_key FROM system.tables WHERE database = {d:String} AND name = {t:String}',
+    query: 'SELECT sorting_key, partition_key FROM system.tables WHERE database = {d:String} AND name = {t:String}',
     query_params: { d: s.database, t: s.cluster ? `${name}_local` : name },
     format: 'JSONEachRow',
   });
-  const rows = await rs.json<{ sorting_key: string }>();
-  return rows[0]?.sorting_key ?? null;
+  const rows = await rs.json<{ sorting_key: string; partition_key: string }>();
+  return rows[0] ? { sorting: rows[0].sorting_key ?? '', partition: rows[0].partition_key ?? '' } : null;
 }
 
 /**
- * Migration 2: observations rebuilt in hour order (a copy under FINAL, then a swap of names), and
- * the roll-ups created and filled from them. Each step looks first: a crash anywhere leaves either
- * the old table with a partial copy beside it (copied again) or the new one in place (skipped).
+ * observations rebuilt as EXPORTED.o declares them (a copy under FINAL, then a swap of names). Each
+ * step looks first: a crash anywhere leaves either the old table with a partial copy beside it
+ * (copied again) or the new one in place (the caller's check skips it).
  */
+async function rebuildObservations(a: Analytics, s: SchemaContext): Promise<void> {
+  const run = async (query: string) => {
+    await a.client.command({
+      query,
+      clickhouse_settings: { ...OBSERVATION_WRITE_SETTINGS, ...(s.cluster ? { distributed_foreground_insert: 1 } : {}) },
+    });
+  };
+  const db = s.database;
+  const local = (n: string) => (s.cluster ? `${n}_local` : n);
+  await run(`DROP TABLE IF EXISTS ${db}.${local('observations_v1')}${onCluster(s)}`);
+  const next = 'observations_next';
+  for (const q of replacingTable(s, next, columnsOf([...OBSERVATIONS.columns]), OBSERVATIONS.orderBy, {
+    indexes: OBSERVATIONS.indexes,
+    partitionBy: OBSERVATIONS.partitionBy,
+  }))
+    await run(q);
+  // every version a row had is one row under FINAL; a copy sent twice is deduplicated like an export
+  await run(`INSERT INTO ${db}.${next} SELECT * FROM ${db}.observations FINAL`);
+  await run(
+    `RENAME TABLE ${db}.${local('observations')} TO ${db}.${local('observations_v1')}, ${db}.${local(next)} TO ${db}.${local('observations')}${onCluster(s)}`,
+  );
+  // on a cluster the Distributed observations reads observations_local by name: the swapped one
+  if (s.cluster) await run(`DROP TABLE IF EXISTS ${db}.${next}${onCluster(s)}`);
+  await run(`DROP TABLE IF EXISTS ${db}.${local('observations_v1')}${onCluster(s)}`);
+}
+
+/** Migration 2: observations rebuilt in hour order, and the roll-ups created and filled from them */
 async function dayOrderAndRollups(a: Analytics, s: SchemaContext): Promise<void> {
   const run = async (query: string, params?: Record<string, unknown>) => {
     await a.client.command({ query, query_params: params, clickhouse_settings: s.cluster ? { distributed_foreground_insert: 1 } : {} });
   };
   const db = s.database;
-  const local = (n: string) => (s.cluster ? `${n}_local` : n);
-  await run(`DROP TABLE IF EXISTS ${db}.${local('observations_v1')}${onCluster(s)}`);
-  if (!(await sortingKey(a, s, OBSERVATIONS.table))?.includes('start_time')) {
-    const next = 'observations_next';
-    for (const q of replacingTable(s, next, columnsOf([...OBSERVATIONS.columns]), OBSERVATIONS.orderBy, { indexes: OBSERVATIONS.indexes }))
-      await run(q);
-    // every version a row had is one row under FINAL; a copy sent twice is deduplicated like an export
-    await run(`INSERT INTO ${db}.${next} SELECT * FROM ${db}.observations FINAL`);
-    await run(
-      `RENAME TABLE ${db}.${local('observations')} TO ${db}.${local('observations_v1')}, ${db}.${local(next)} TO ${db}.${local('observations')}${onCluster(s)}`,
-    );
-    // on a cluster the Distributed observations reads observations_local by name: the swapped one
-    if (s.cluster) await run(`DROP TABLE IF EXISTS ${db}.${next}${onCluster(s)}`);
-    await run(`DROP TABLE IF EXISTS ${db}.${local('observations_v1')}${onCluster(s)}`);
-  }
+  if (!(await tableKeys(a, s, OBSERVATIONS.table))?.sorting.includes('start_time')) await rebuildObservations(a, s);
   for (const grain of ['hour', 'day'] as const) {
     const t = rollupTable(grain);
     for (const q of replacingTable(s, CH_ROLLUP_TABLES[grain], [...t.columns, '_version UInt64', '_deleted UInt8'], t.orderBy, {

@@ -5,7 +5,7 @@
 // commit sends the same rows again later with the same versions: ClickHouse keeps one of them.
 import { Readable } from 'node:stream';
 import type { Analytics } from '../analytics/clickhouse.ts';
-import { migrateClickHouse } from '../analytics/schema.ts';
+import { migrateClickHouse, OBSERVATION_WRITE_SETTINGS } from '../analytics/schema.ts';
 import { chTime, tombstone } from '../analytics/rows.ts';
 import type { Database } from '../db/orm.ts';
 import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
@@ -177,6 +177,7 @@ export class AnalyticsExporter {
   private async insertRaw(target: string, format: string, lines: string[]): Promise<void> {
     const result = await this.analytics.client.exec({
       query: `INSERT INTO ${this.analytics.database}.${target} FORMAT ${format}`,
+      clickhouse_settings: OBSERVATION_WRITE_SETTINGS,
       values: Readable.from([Buffer.from(`${lines.join('\n')}\n`)], { objectMode: false }),
     });
     result.stream.resume();

@@ -61,11 +61,17 @@ describe('ClickHouse schema migrations (embedded)', () => {
       format: 'JSONEachRow',
     });
 
-    expect(await migrateClickHouse(a, createLogger('silent'), versions)).toEqual([2, 3]);
-    const [table] = await rows<{ sorting_key: string }>(
-      "SELECT sorting_key FROM system.tables WHERE database = 'tally' AND name = 'observations'",
+    expect(await migrateClickHouse(a, createLogger('silent'), versions)).toEqual([2, 3, 4]);
+    const [table] = await rows<{ sorting_key: string; partition_key: string }>(
+      "SELECT sorting_key, partition_key FROM system.tables WHERE database = 'tally' AND name = 'observations'",
     );
     expect(table!.sorting_key).toBe('project_id, toStartOfHour(start_time), id');
+    // by UTC day: a FINAL read merges within a day (migration 4)
+    expect(table!.partition_key).toBe('toDate(start_time)');
+    const days = await rows<{ p: string }>(
+      "SELECT DISTINCT partition AS p FROM system.parts WHERE database = 'tally' AND table = 'observations' AND active ORDER BY p",
+    );
+    expect(days.map((d) => d.p)).toEqual(['2026-11-01']);
     expect(await rows('SELECT id, toString(total_cost) AS cost FROM tally.observations FINAL ORDER BY id')).toEqual([
       { id: 'a', cost: '2.5' },
       { id: 'b', cost: '4' },
@@ -152,6 +158,10 @@ describe('ClickHouse schema migrations (embedded)', () => {
     } as unknown as Analytics;
     await CLICKHOUSE_MIGRATIONS[1]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
     await CLICKHOUSE_MIGRATIONS[2]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
+    await CLICKHOUSE_MIGRATIONS[3]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
+    expect(
+      sent.some((q) => q.startsWith('CREATE TABLE IF NOT EXISTS tally.observations_next_local ON CLUSTER main') && q.includes('PARTITION BY toDate(start_time)')),
+    ).toBe(true);
     // the bounds are added to the replicated tables and to the Distributed one over them
     for (const t of ['observation_hourly_local', 'observation_hourly', 'observation_daily_local', 'observation_daily'])
       expect(sent.some((q) => q.startsWith(`ALTER TABLE tally.${t} ON CLUSTER main ADD COLUMN`) && q.includes(' total_cost_min '))).toBe(

@@ -114,7 +114,10 @@ export const SCORE_COLUMNS: ChColumn[] = [
  * are kept in hour order (ClickHouse migration 2): a window reads its hours only, and the roll-ups
  * recompute an hour from its own rows. A row whose start moves to another hour gets a new key: the
  * exporter tombstones its old copy (the change carries the old start time). A bloom filter on the
- * id keeps reads by id from scanning the project.
+ * id keeps reads by id from scanning the project. Partitioned by UTC day (ClickHouse migration 4):
+ * parts of different days never overlap, so a FINAL read merges within a day only. Exported in
+ * change order, parts of one partition-less table all spanned both ends of the key (each project's
+ * rows of their hours), and FINAL cost 390 ms of a 570 ms scan of 7.6 M rows; by day, about 10%.
  */
 export const EXPORTED = {
   o: {
@@ -122,8 +125,9 @@ export const EXPORTED = {
     columns: OBSERVATION_COLUMNS,
     orderBy: '(project_id, toStartOfHour(start_time), id)',
     indexes: ['INDEX id_bloom id TYPE bloom_filter(0.001) GRANULARITY 1'],
+    partitionBy: 'toDate(start_time)',
   },
-  t: { table: 'traces', columns: TRACE_COLUMNS, orderBy: '(project_id, id)', indexes: [] },
-  s: { table: 'scores', columns: SCORE_COLUMNS, orderBy: '(project_id, id)', indexes: [] },
+  t: { table: 'traces', columns: TRACE_COLUMNS, orderBy: '(project_id, id)', indexes: [], partitionBy: undefined },
+  s: { table: 'scores', columns: SCORE_COLUMNS, orderBy: '(project_id, id)', indexes: [], partitionBy: undefined },
 } as const;
 export type ExportedEntity = keyof typeof EXPORTED;

@@ -324,7 +324,10 @@ export class Statement {
   }
 
   statement(sql: string, rows: RowSpec): ClickHouseStatement {
-    return { sql: `${sql} SETTINGS join_use_nulls = 1`, params: this.params, rows };
+    // observations are partitioned by day and every version of a row stays in its day's partition
+    // (a row moved to another hour gets a new key, its old copy a tombstone there), so FINAL need
+    // not merge across partitions: 215 ms against 266 for a 30-day scan of 7.6 M rows in 144 parts
+    return { sql: `${sql} SETTINGS join_use_nulls = 1, do_not_merge_across_partitions_select_final = 1`, params: this.params, rows };
   }
 }
 

@@ -326,7 +326,10 @@ function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string, db: st
   let binned: string;
   if (!k.length) {
     // a window over one group keeps every value in one stream (a 10 M-row histogram: 2.4 s against 0.7)
-    const bounds = ['min(x)', 'max(x)', ...(rowScale ? [loD, hiD] : [])];
+    // not Nullable: every value binned is compared with them, and Nullable arithmetic costs (a
+    // cost histogram over 7.6 M rows: 320-338 ms against 334-437). There are bounds whenever there
+    // are values to bin; without values there is no row to bin, whatever they read
+    const bounds = ['assumeNotNull(min(x))', 'assumeNotNull(max(x))', ...(rowScale ? [loD, hiD] : [])];
     const cols = ['b.1 AS lo', 'b.2 AS hi', ...(rowScale ? ['b.3 AS lo_d', 'b.4 AS hi_d'] : [])];
     const one = BIN_SCALE[kind] !== undefined && bins <= COMPARED_BINS_MAX ? `if(hi = lo, 1, ${binByEdges(bins)})` : bin;
     const sum = m.measure.rollup?.value ? m.measure.rollup.sum : null;
@@ -334,7 +337,7 @@ function compileHistogram(plan: Plan, m: ParsedMetric, projectId: string, db: st
     // rows (at 10 M rows the scan that bins is about 210 ms, the one that took the bounds 160)
     const fromRollups = plan.rollup?.keys === 'main' && !rowScale && sum !== null && keepsBounds(sum);
     const b = fromRollups
-      ? `SELECT (minOrNull(lo), maxOrNull(hi)) FROM (${rollupParts(
+      ? `SELECT (assumeNotNull(minOrNull(lo)), assumeNotNull(maxOrNull(hi))) FROM (${rollupParts(
           s,
           plan,
           () => boundColumns(sum!).map((c, i) => `${i ? 'maxOrNull' : 'minOrNull'}(r.${c}) AS ${i ? 'hi' : 'lo'}`),

@@ -38,11 +38,16 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** the V8 flags `make run` starts the server with (server/node-flags) */
-export const SERVER_NODE_FLAGS = readFileSync(`${ROOT}server/node-flags`, 'utf8')
-  .split('\n')
-  .filter((l) => l.trim() && !l.startsWith('#'))
-  .flatMap((l) => l.trim().split(/\s+/));
+/** the V8 flags `make run` starts the server with (server/node-flags); BENCH_SERVER_NODE_FLAGS replaces them (an A/B run) */
+export const SERVER_NODE_FLAGS = (
+  process.env.BENCH_SERVER_NODE_FLAGS ??
+  readFileSync(`${ROOT}server/node-flags`, 'utf8')
+    .split('\n')
+    .filter((l) => !l.startsWith('#'))
+    .join(' ')
+)
+  .split(/\s+/)
+  .filter(Boolean);
 
 export function startChild(script: string, env: Record<string, string>): Child {
   const proc = spawn(process.execPath, [...(script === 'server/src/main.ts' ? SERVER_NODE_FLAGS : []), script], {

@@ -56,6 +56,29 @@ interface Slot {
   queue: WorkerRequest[];
 }
 
+const WORKER_URL = new URL('./tokenizer-worker.ts', import.meta.url);
+let workerExecArgv: string[] | null = null;
+
+/**
+ * A worker with the parent's Node flags (a test runner's loaders, --conditions), except those a
+ * worker refuses: --input-type (a file-based worker will not start with it) and V8's own flags,
+ * such as server/node-flags' --max-semi-space-size and --liftoff-only, which apply to the whole
+ * process anyway. Node names the ones it refuses; they are left out from then on.
+ */
+function startWorker(): Worker {
+  workerExecArgv ??= process.execArgv.filter((a) => !a.startsWith('--input-type'));
+  try {
+    return new Worker(WORKER_URL, { execArgv: workerExecArgv, resourceLimits: WORKER_HEAP });
+  } catch (e) {
+    const refused =
+      (e as { code?: string }).code === 'ERR_WORKER_INVALID_EXEC_ARGV' ? /flags: (.*)$/.exec((e as Error).message)?.[1] : undefined;
+    if (!refused) throw e;
+    const bad = new Set(refused.split(', '));
+    workerExecArgv = workerExecArgv.filter((a) => !bad.has(a));
+    return new Worker(WORKER_URL, { execArgv: workerExecArgv, resourceLimits: WORKER_HEAP });
+  }
+}
+
 export function createTokenizerPool(options: TokenizerPoolOptions = {}): TokenizerPool {
   const size = Math.max(1, options.size ?? 2);
   const inlineBelowChars = options.inlineBelowChars ?? 8_000;
@@ -67,12 +90,10 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
   let closed = false;
 
   function spawn(): Slot {
-    // Inherit the parent's flags except --input-type, which makes a file-based worker refuse to start.
-    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
     // A small young generation: the requests' strings die young, and V8's default (sized for the
     // whole process) let a busy worker's heap grow by 100-200 MB before collecting them. The old
     // generation keeps room for one very large value (a body holds at most a few MB of text).
-    const worker = new Worker(new URL('./tokenizer-worker.ts', import.meta.url), { execArgv, resourceLimits: WORKER_HEAP });
+    const worker = startWorker();
     const slot: Slot = { worker, lastActive: performance.now(), pending: new Map(), queue: [] };
     worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {
       for (const res of Array.isArray(message) ? message : [message]) {

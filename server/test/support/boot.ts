@@ -1,13 +1,13 @@
-// A real process of server/src/main.ts, on the embedded database unless `env` says otherwise,
-// with everything it prints kept for the test to read.
+// A real process of server/src/main.ts, started as make run starts it (server/node-flags), on the
+// embedded database unless `env` says otherwise, with everything it prints kept for the test to read.
 import { spawn } from 'node:child_process';
-import { freePort, waitHealthy } from '../../../bench/lib.ts';
+import { freePort, SERVER_NODE_FLAGS, waitHealthy } from '../../../bench/lib.ts';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
 
 export async function boot(env: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['server/src/main.ts'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, 'server/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: String(port), TALLY_LLM_EGRESS: 'allowlist', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

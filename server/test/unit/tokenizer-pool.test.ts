@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTokens, inferUsage, type TokenizerRef } from '../../src/domain/tokenizers/index.ts';
@@ -152,5 +153,27 @@ describe('tokenizer pool', () => {
       encoding: 'utf8',
     });
     expect(JSON.parse(out)).toEqual({ usage: { input: 3, output: 0, total: 3 }, threads: 2 });
+  }, 30_000);
+
+  it('starts its workers in a process run with the V8 flags make run gives the server (a worker refuses them)', () => {
+    const poolUrl = new URL('../../src/threads/tokenizer-pool.ts', import.meta.url).href;
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const flags = readFileSync(`${root}server/node-flags`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('#'))
+      .flatMap((l) => l.trim().split(/\s+/));
+    expect(flags.length).toBeGreaterThan(0);
+    const script = `
+      const { createTokenizerPool } = await import(${JSON.stringify(poolUrl)});
+      const pool = createTokenizerPool({ inlineBelowChars: 0 });
+      const usage = await pool.inferUsage({ tokenizerId: 'claude', tokenizerConfig: null }, 'hello world!', '');
+      console.log(JSON.stringify({ usage, threads: pool.threads }));
+      await pool.close();`;
+    const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
+      cwd: root,
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({ usage: { input: 3, output: 0, total: 3 }, threads: 1 });
   }, 30_000);
 });

@@ -25,6 +25,13 @@ export const MAX_ATTEMPTS = 4;
 export const MAX_AGE_MS = 2 * 3_600_000;
 const POLL_MS = 500;
 /**
+ * Idle, the poll interval doubles up to this: each poll is a query, and on the embedded database
+ * a query costs CPU in this process (two polls a second and the reprice worker's one were ~1.2% of
+ * a core at rest). Jobs committed here wake the worker at once, and a retry it schedules wakes it
+ * when due; jobs another instance enqueues wait at most this long.
+ */
+const IDLE_POLL_MAX_MS = 4_000;
+/**
  * Jobs run at least once: a job whose worker died (kill -9, a lost machine) is claimed again once
  * its lease runs out, and its judge call is repeated (the score keeps its id, so still one score).
  * A live worker renews the lease every LEASE_RENEW_MS while the call runs, so the lease can be
@@ -64,6 +71,8 @@ export class EvaluationWorker {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
+  /** polls in a row that found nothing to do (the idle back-off) */
+  private idlePolls = 0;
   private readonly idle = new Set<() => void>();
   private readonly leases = new WeakMap<StoredJob, () => Promise<unknown>>();
   private readonly db: Database;
@@ -88,6 +97,7 @@ export class EvaluationWorker {
    * judge call per batch, and an enabled rule at sampling 0.1 cost ingestion about 10%.
    */
   wake(): void {
+    this.idlePolls = 0;
     if (!this.stopped && !this.opts.ingestionBusy?.()) this.schedule(0);
   }
 
@@ -127,7 +137,17 @@ export class EvaluationWorker {
     } finally {
       this.polling = false;
       // a full claim may have left more due jobs behind: look again at once (not while ingestion is busy)
-      this.schedule(this.opts.ingestionBusy?.() ? POLL_MS : claimed > 0 && this.running < this.opts.concurrency ? 0 : POLL_MS);
+      const idle = claimed === 0 && this.running === 0;
+      this.idlePolls = idle ? this.idlePolls + 1 : 0;
+      this.schedule(
+        this.opts.ingestionBusy?.()
+          ? POLL_MS
+          : claimed > 0 && this.running < this.opts.concurrency
+            ? 0
+            : idle
+              ? Math.min(POLL_MS * 2 ** (this.idlePolls - 1), IDLE_POLL_MAX_MS)
+              : POLL_MS,
+      );
     }
   }
 
@@ -139,6 +159,9 @@ export class EvaluationWorker {
     await this.leases.get(job)?.(); // no renewal may change the lease between here and the update matching it
     if (!(await finishJob(this.db.em(), job, outcome)))
       this.log.info({ job: job.id }, 'evaluation job was enqueued again while it ran; its newer run stands');
+    // a retry is due then: look for it then, whatever the idle back-off has reached
+    else if (outcome.status === 'DELAYED' && outcome.runAfter)
+      setTimeout(() => this.wake(), Math.max(0, outcome.runAfter.getTime() - Date.now()) + 5).unref();
   }
 
   /** retry when attempts and age allow, else record the error */

@@ -69,7 +69,9 @@ export class RepriceWorker {
     this.opts = opts;
     this.batchSize = opts.batchSize ?? 2_000;
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.idleMs = opts.idleMs ?? 1_000;
+    // a job created here wakes the worker; one created by another instance waits at most this
+    // (each look is a query: on the embedded database, CPU in this process at rest)
+    this.idleMs = opts.idleMs ?? 5_000;
   }
 
   start(): void {

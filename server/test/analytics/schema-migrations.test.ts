@@ -160,7 +160,11 @@ describe('ClickHouse schema migrations (embedded)', () => {
     await CLICKHOUSE_MIGRATIONS[2]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
     await CLICKHOUSE_MIGRATIONS[3]!.run!(fake, { database: 'tally', cluster: 'main' }, versions);
     expect(
-      sent.some((q) => q.startsWith('CREATE TABLE IF NOT EXISTS tally.observations_next_local ON CLUSTER main') && q.includes('PARTITION BY toDate(start_time)')),
+      sent.some(
+        (q) =>
+          q.startsWith('CREATE TABLE IF NOT EXISTS tally.observations_next_local ON CLUSTER main') &&
+          q.includes('PARTITION BY toDate(start_time)'),
+      ),
     ).toBe(true);
     // the bounds are added to the replicated tables and to the Distributed one over them
     for (const t of ['observation_hourly_local', 'observation_hourly', 'observation_daily_local', 'observation_daily'])

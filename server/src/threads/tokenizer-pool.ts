@@ -62,7 +62,7 @@ let workerExecArgv: string[] | null = null;
 /**
  * A worker with the parent's Node flags (a test runner's loaders, --conditions), except those a
  * worker refuses: --input-type (a file-based worker will not start with it) and V8's own flags,
- * such as server/node-flags' --max-semi-space-size and --liftoff-only, which apply to the whole
+ * such as server/node-flags' --liftoff-only, which apply to the whole
  * process anyway. Node names the ones it refuses; they are left out from then on.
  */
 function startWorker(): Worker {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTokens, inferUsage, type TokenizerRef } from '../../src/domain/tokenizers/index.ts';
 import { createTokenizerPool, type TokenizerPool } from '../../src/threads/tokenizer-pool.ts';
+import { SERVER_NODE_FLAGS } from '../../../bench/lib.ts';
 
 const gpt4o: TokenizerRef = { tokenizerId: 'openai', tokenizerConfig: { tokenizerModel: 'gpt-4o', tokensPerMessage: 3, tokensPerName: 1 } };
 const claude: TokenizerRef = { tokenizerId: 'claude', tokenizerConfig: null };
@@ -158,10 +158,7 @@ describe('tokenizer pool', () => {
   it('starts its workers in a process run with the V8 flags make run gives the server (a worker refuses them)', () => {
     const poolUrl = new URL('../../src/threads/tokenizer-pool.ts', import.meta.url).href;
     const root = fileURLToPath(new URL('../../..', import.meta.url));
-    const flags = readFileSync(`${root}server/node-flags`, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() && !l.startsWith('#'))
-      .flatMap((l) => l.trim().split(/\s+/));
+    const flags = SERVER_NODE_FLAGS;
     expect(flags.length).toBeGreaterThan(0);
     const script = `
       const { createTokenizerPool } = await import(${JSON.stringify(poolUrl)});

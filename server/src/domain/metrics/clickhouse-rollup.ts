@@ -133,8 +133,6 @@ const COLUMNS = (grain: RollupGrain) => {
   return ['project_id', t.time, ...t.keys, ...t.sums.map((s) => s.column), '_version', '_deleted'].join(', ');
 };
 const ZEROS = (grain: RollupGrain) => TABLES[grain].sums.map((s) => `0 AS ${s.column}`).join(', ');
-const KEYS = ROLLUP_KEYS as readonly string[];
-const SUMS = ALL_SUMS;
 
 /**
  * The hours (UTC, `YYYY-MM-DD HH:00:00`) of one project recomputed from the base table, version
@@ -146,13 +144,14 @@ export function recomputeHours(db: string, projectId: string | null, hours: stri
   hours.forEach((h, i) => {
     params[`h${i}`] = h;
   });
+  const { keys, sums } = TABLES.hour;
   const hour = "toDateTime64(toStartOfHour(o.start_time), 6, 'UTC')";
   const where = projectId
     ? ` WHERE o.project_id = {p:String} AND toStartOfHour(o.start_time) IN (${hours.map((_, i) => `{h${i}:DateTime('UTC')}`).join(', ')})`
     : '';
-  const live = `SELECT o.project_id AS project_id, ${hour} AS hour, ${KEYS.map((k) => `o.${k} AS ${k}`).join(', ')}, ${SUMS.map((s) => `${s.fromBase} AS ${s.column}`).join(', ')}, {v:UInt64} + 1 AS _version, toUInt8(0) AS _deleted
-    FROM ${db}.observations AS o FINAL${where} GROUP BY project_id, hour, ${KEYS.join(', ')}`;
-  const gone = `SELECT project_id, hour, ${KEYS.join(', ')}, ${ZEROS('hour')}, {v:UInt64} AS _version, toUInt8(1) AS _deleted
+  const live = `SELECT o.project_id AS project_id, ${hour} AS hour, ${keys.map((k) => `o.${k} AS ${k}`).join(', ')}, ${sums.map((s) => `${s.fromBase} AS ${s.column}`).join(', ')}, {v:UInt64} + 1 AS _version, toUInt8(0) AS _deleted
+    FROM ${db}.observations AS o FINAL${where} GROUP BY project_id, hour, ${keys.join(', ')}`;
+  const gone = `SELECT project_id, hour, ${keys.join(', ')}, ${ZEROS('hour')}, {v:UInt64} AS _version, toUInt8(1) AS _deleted
     FROM ${db}.${CH_ROLLUP_TABLES.hour} FINAL${projectId ? ` WHERE project_id = {p:String} AND toDateTime(hour, 'UTC') IN (${hours.map((_, i) => `{h${i}:DateTime('UTC')}`).join(', ')})` : ''}`;
   return { sql: `INSERT INTO ${db}.${CH_ROLLUP_TABLES.hour} (${COLUMNS('hour')}) ${live} UNION ALL ${gone}`, params };
 }
@@ -164,10 +163,11 @@ export function recomputeDays(db: string, projectId: string | null, days: string
     params[`d${i}`] = d;
   });
   const list = days.map((_, i) => `{d${i}:Date}`).join(', ');
+  const { keys, sums } = TABLES.day;
   const day = "toDateTime64(toStartOfDay(h.hour), 6, 'UTC')";
-  const live = `SELECT h.project_id AS project_id, ${day} AS day, ${KEYS.map((k) => `h.${k} AS ${k}`).join(', ')}, ${SUMS.map((s) => `${s.fold}(h.${s.column}) AS ${s.column}`).join(', ')}, {v:UInt64} + 1 AS _version, toUInt8(0) AS _deleted
-    FROM ${db}.${CH_ROLLUP_TABLES.hour} AS h FINAL${projectId ? ` WHERE h.project_id = {p:String} AND toDate(h.hour) IN (${list})` : ''} GROUP BY project_id, day, ${KEYS.join(', ')}`;
-  const gone = `SELECT project_id, day, ${KEYS.join(', ')}, ${ZEROS('day')}, {v:UInt64} AS _version, toUInt8(1) AS _deleted
+  const live = `SELECT h.project_id AS project_id, ${day} AS day, ${keys.map((k) => `h.${k} AS ${k}`).join(', ')}, ${sums.map((s) => `${s.fold}(h.${s.column}) AS ${s.column}`).join(', ')}, {v:UInt64} + 1 AS _version, toUInt8(0) AS _deleted
+    FROM ${db}.${CH_ROLLUP_TABLES.hour} AS h FINAL${projectId ? ` WHERE h.project_id = {p:String} AND toDate(h.hour) IN (${list})` : ''} GROUP BY project_id, day, ${keys.join(', ')}`;
+  const gone = `SELECT project_id, day, ${keys.join(', ')}, ${ZEROS('day')}, {v:UInt64} AS _version, toUInt8(1) AS _deleted
     FROM ${db}.${CH_ROLLUP_TABLES.day} FINAL${projectId ? ` WHERE project_id = {p:String} AND toDate(day) IN (${list})` : ''}`;
   return { sql: `INSERT INTO ${db}.${CH_ROLLUP_TABLES.day} (${COLUMNS('day')}) ${live} UNION ALL ${gone}`, params };
 }

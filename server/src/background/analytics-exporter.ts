@@ -12,7 +12,7 @@ import { EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
 import { backoffMs } from '../domain/backoff.ts';
 import type { Logger } from '../logger.ts';
 import { recomputeDays, recomputeHours, recomputeUserDays } from '../domain/metrics/clickhouse-rollup.ts';
-import { type Change, exportLines, forgetChanges, rollupVersion, takeChanges } from '../store/analytics-changes.ts';
+import { type Change, exportLines, forgetChanges, queueRecomputes, rollupVersion, takeChanges } from '../store/analytics-changes.ts';
 import { type Db, kysely } from '../store/sql.ts';
 
 export interface ExporterOptions {
@@ -52,7 +52,7 @@ export class AnalyticsExporter {
     this.db = db;
     this.analytics = analytics;
     this.log = log;
-    this.batchSize = opts.batchSize ?? 20_000;
+    this.batchSize = opts.batchSize ?? 10_000;
     this.idleMs = opts.idleMs ?? 250;
     this.concurrency = opts.concurrency ?? 2;
   }
@@ -82,55 +82,75 @@ export class AnalyticsExporter {
    * backlog is gone.
    */
   private floor = '0';
+  /** this process's rounds exporting a full take now */
+  private fullRounds = 0;
 
   /** exports one batch of changes; returns how many changes it took */
   async exportOnce(): Promise<number> {
     const floor = this.floor;
-    const taken = await this.db.em().transactional(async (em) => {
-      const tx = kysely(em);
-      const changes = await takeChanges(tx, this.batchSize, floor);
-      if (!changes.length) return { n: 0, top: floor };
-      const touched = new TouchedHours();
-      for (const [entity, latest] of latestPerRow(changes)) {
-        const rows = await exportLines(tx, entity, [...latest.values()]);
-        const found = new Map(rows.map((r) => [`${r.projectId}\u0000${r.id}`, r]));
-        // an observation's copy is keyed by its hour too: a deleted one's tombstone is sent below, at the hour it left
-        const leftDay = new Set(
-          entity === 'o' ? changes.filter((c) => c.entity === 'o' && c.oldTimeMs !== null).map((c) => `${c.projectId}\u0000${c.id}`) : [],
-        );
-        const gone = [...latest]
-          .filter(([key]) => !found.has(key) && !leftDay.has(key))
-          .map(([, c]) => JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
-        if (entity === 'o') {
-          for (const r of rows) if (r.startMs !== null) touched.add(r.projectId, r.startMs);
-          // the hours moved or deleted rows left; the copy left there has another key (the hour is in it): its tombstone
-          for (const c of changes) {
-            if (c.entity !== 'o' || c.oldTimeMs === null) continue;
-            touched.add(c.projectId, c.oldTimeMs);
-            const now = found.get(`${c.projectId}\u0000${c.id}`);
-            if (!now || hourOf(now.startMs!) !== hourOf(c.oldTimeMs))
-              gone.push(JSON.stringify({ ...tombstone(c.projectId, c.id, c.seq), start_time: chTime(c.oldTimeMs) }));
-          }
-        }
-        const { table, columns } = EXPORTED[entity];
-        // raw text as PostgreSQL wrote it, positional (no key per value): no row is parsed or rebuilt here
-        if (rows.length)
-          await this.insertRaw(
-            `${table} (${[...columns.map((c) => c.name), '_version', '_deleted'].join(', ')})`,
-            'JSONCompactEachRow',
-            rows.map((r) => r.line),
+    let full = false;
+    const taken = await this.db
+      .em()
+      .transactional(async (em) => {
+        const tx = kysely(em);
+        const changes = await takeChanges(tx, this.batchSize, floor);
+        if (!changes.length) return { n: 0, top: floor };
+        full = changes.length === this.batchSize;
+        if (full) this.fullRounds++;
+        const touched = new TouchedHours();
+        for (const c of changes) if (c.entity === 'h') touched.add(c.projectId, c.oldTimeMs!);
+        for (const [entity, latest] of latestPerRow(changes)) {
+          const rows = await exportLines(tx, entity, [...latest.values()]);
+          const found = new Map(rows.map((r) => [`${r.projectId}\u0000${r.id}`, r]));
+          // an observation's copy is keyed by its hour too: a deleted one's tombstone is sent below, at the hour it left
+          const leftDay = new Set(
+            entity === 'o' ? changes.filter((c) => c.entity === 'o' && c.oldTimeMs !== null).map((c) => `${c.projectId}\u0000${c.id}`) : [],
           );
-        if (gone.length) await this.insertRaw(table, 'JSONEachRow', gone);
-        this.stats.exportedRows += rows.length + gone.length;
-      }
-      if (touched.size) await this.recompute(tx, touched);
-      await forgetChanges(
-        tx,
-        changes.map((c) => c.seq),
-      );
-      this.stats.exports++;
-      return { n: changes.length, top: changes.at(-1)!.seq };
-    });
+          const gone = [...latest]
+            .filter(([key]) => !found.has(key) && !leftDay.has(key))
+            .map(([, c]) => JSON.stringify(tombstone(c.projectId, c.id, c.seq)));
+          if (entity === 'o') {
+            for (const r of rows) if (r.startMs !== null) touched.add(r.projectId, r.startMs);
+            // the hours moved or deleted rows left; the copy left there has another key (the hour is in it): its tombstone
+            for (const c of changes) {
+              if (c.entity !== 'o' || c.oldTimeMs === null) continue;
+              touched.add(c.projectId, c.oldTimeMs);
+              const now = found.get(`${c.projectId}\u0000${c.id}`);
+              if (!now || hourOf(now.startMs!) !== hourOf(c.oldTimeMs))
+                gone.push(JSON.stringify({ ...tombstone(c.projectId, c.id, c.seq), start_time: chTime(c.oldTimeMs) }));
+            }
+          }
+          const { table, columns } = EXPORTED[entity];
+          // raw text as PostgreSQL wrote it, positional (no key per value): no row is parsed or rebuilt here
+          if (rows.length)
+            await this.insertRaw(
+              `${table} (${[...columns.map((c) => c.name), '_version', '_deleted'].join(', ')})`,
+              'JSONCompactEachRow',
+              rows.map((r) => r.line),
+            );
+          if (gone.length) await this.insertRaw(table, 'JSONEachRow', gone);
+          this.stats.exportedRows += rows.length + gone.length;
+        }
+        // a full take means a backlog: its hours are recomputed once it is drained, not after every
+        // batch (a recompute reads each touched hour and day whole; while 100,000 changes drained,
+        // the recomputes took 40% of the engine's time). So does another round's full take still in
+        // flight: it will queue marks of its own, and the next take recomputes them all at once. The
+        // hours wait in the feed as marks, committed with the forgetting of these changes: a crash
+        // loses none, and health counts them
+        if (touched.size) {
+          if (full || this.fullRounds > 0) await queueRecomputes(tx, touched.all());
+          else await this.recompute(tx, touched);
+        }
+        await forgetChanges(
+          tx,
+          changes.map((c) => c.seq),
+        );
+        this.stats.exports++;
+        return { n: changes.length, top: changes.at(-1)!.seq };
+      })
+      .finally(() => {
+        if (full) this.fullRounds--;
+      });
     this.floor = taken.n === this.batchSize ? (BigInt(taken.top) > BigInt(this.floor) ? taken.top : this.floor) : '0';
     return taken.n;
   }
@@ -234,6 +254,9 @@ class TouchedHours {
   get size(): number {
     return this.hours.size;
   }
+  all(): { projectId: string; hourMs: number }[] {
+    return [...this.hours].flatMap(([projectId, set]) => [...set].map((hourMs) => ({ projectId, hourMs })));
+  }
   byProject(): [string, string[]][] {
     return [...this.hours].map(([p, set]) => [
       p,
@@ -242,10 +265,11 @@ class TouchedHours {
   }
 }
 
-/** per entity, the latest change of each row (its sequence number is the version exported) */
+/** per entity, the latest change of each row (its sequence number is the version exported); recompute marks left out */
 function latestPerRow(changes: Change[]): Map<ExportedEntity, Map<string, Change>> {
   const out = new Map<ExportedEntity, Map<string, Change>>();
   for (const c of changes) {
+    if (c.entity === 'h') continue;
     let m = out.get(c.entity);
     if (!m) {
       m = new Map();

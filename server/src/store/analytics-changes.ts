@@ -2,7 +2,7 @@
 // change of observations, traces and scores (installed while ClickHouse is configured), taking a
 // batch of changes for export (rows locked, skipped by other exporters), reading the rows they
 // name as they are now, and forgetting changes once ClickHouse holds them.
-import { type ChColumn, EXPORTED } from '../domain/analytics/tables.ts';
+import { type ChColumn, EXPORTED, type ExportedEntity } from '../domain/analytics/tables.ts';
 import { type Db, sql, type Timestamp, toDate } from './sql.ts';
 
 const FED = [
@@ -77,10 +77,11 @@ export async function feedOff(db: Db): Promise<number> {
 
 export interface Change {
   seq: string;
-  entity: 'o' | 't' | 's';
+  /** a row of observations, traces or scores; `h`: an hour whose roll-ups wait to be recomputed (queueRecomputes) */
+  entity: 'o' | 't' | 's' | 'h';
   projectId: string;
   id: string;
-  /** an observation moved to another hour, or deleted: the start time (ms) it had */
+  /** an observation moved to another hour, or deleted: the start time (ms) it had; of a mark, its hour */
   oldTimeMs: number | null;
 }
 
@@ -138,7 +139,7 @@ function exportExpr(c: ChColumn): string {
  */
 export async function exportLines(
   tx: Db,
-  entity: Change['entity'],
+  entity: ExportedEntity,
   changes: Change[],
 ): Promise<{ projectId: string; id: string; line: string; startMs: number | null }[]> {
   const { table, columns } = EXPORTED[entity];
@@ -155,7 +156,7 @@ export async function exportLines(
 }
 
 /** a change the triggers cannot see (a row deleted where PostgreSQL no longer holds it): the exporter reads the row as missing and sends a tombstone */
-export async function queueChange(db: Db, entity: Change['entity'], projectId: string, id: string): Promise<void> {
+export async function queueChange(db: Db, entity: ExportedEntity, projectId: string, id: string): Promise<void> {
   await sql`insert into analytics_changes (entity, project_id, id) values (${entity}::"char", ${projectId}, ${id})`.execute(db);
 }
 
@@ -177,6 +178,18 @@ export async function queueMoves(db: Db, projectId: string, moves: { id: string;
   await sql`insert into analytics_changes (entity, project_id, id, old_time)
     select 'o', ${projectId}, m.id, to_timestamp(m.ms / 1000.0)
     from unnest(${moves.map((m) => m.id)}::text[], ${moves.map((m) => m.oldTimeMs)}::bigint[]) as m(id, ms)`.execute(db);
+}
+
+/**
+ * Hours whose roll-ups an exporter left to recompute later (it was draining a backlog), queued as
+ * marks behind the changes waiting: the exporter that takes a mark recomputes its hour. One mark
+ * per hour and project, whatever waits already (a second one only costs a recompute).
+ */
+export async function queueRecomputes(tx: Db, hours: { projectId: string; hourMs: number }[]): Promise<void> {
+  if (!hours.length) return;
+  await sql`insert into analytics_changes (entity, project_id, id, old_time)
+    select 'h', h.project_id, h.ms::text, to_timestamp(h.ms / 1000.0)
+    from unnest(${hours.map((h) => h.projectId)}::text[], ${hours.map((h) => h.hourMs)}::bigint[]) as h(project_id, ms)`.execute(tx);
 }
 
 export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
@@ -210,7 +223,7 @@ export async function feedLag(db: Db): Promise<{ rows: number; oldest: Date | nu
  * (no change of theirs waits in the feed), without feeding the deletion to ClickHouse. Returns
  * how many it deleted.
  */
-export async function deleteExported(db: Db, entity: Change['entity'], projectId: string, before: Date, limit: number): Promise<number> {
+export async function deleteExported(db: Db, entity: ExportedEntity, projectId: string, before: Date, limit: number): Promise<number> {
   const table = EXPORTED[entity].table;
   const time = sql.raw(entity === 'o' ? 'start_time' : 'timestamp');
   return db.transaction().execute(async (tx) => {

@@ -258,6 +258,59 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       expect(await hourly()).toEqual(expected);
     });
 
+    it('drains a backlog first and recomputes its roll-ups once, from marks that wait in the feed', async () => {
+      const env = id('backlog-env');
+      const hour = (h: number, m: number) => new Date(Date.UTC(2026, 10, 16, h, m)).toISOString();
+      const gens = [1, 2, 3, 4, 5, 6, 7].map((i) => ({
+        id: id('e'),
+        timestamp: hour(i < 4 ? 8 : 9, i),
+        type: 'generation-create',
+        body: { id: id('g'), environment: env, model: `bk-${i % 2}`, startTime: hour(i < 4 ? 8 : 9, i), costDetails: { total: i } },
+      }));
+      const hourly = () =>
+        ch<{ hour: string; model: string; n: string; cost: string }>(
+          `SELECT toString(hour) AS hour, model, toString(count) AS n, toString(total_cost) AS cost FROM $db.observation_hourly FINAL WHERE environment = '${env}' ORDER BY hour, model`,
+        );
+      const truth = () =>
+        ch<{ hour: string; model: string; n: string; cost: string }>(
+          `SELECT toString(toDateTime64(toStartOfHour(start_time), 6, 'UTC')) AS hour, model, toString(count()) AS n, toString(sum(total_cost)) AS cost FROM $db.observations FINAL WHERE environment = '${env}' GROUP BY hour, model ORDER BY hour, model`,
+        );
+      const marks = async () =>
+        (await sql<{ n: string }>`select count(*)::text as n from analytics_changes where entity = 'h'`.execute(kysely(t.server.db.em())))
+          .rows[0]!.n;
+      // the server's exporter paused: the changes wait as a backlog for exporters of 3 changes a take
+      await t.server.exporter!.stop();
+      try {
+        await ingest(gens);
+        const first = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), { batchSize: 3 });
+        expect(await first.exportOnce()).toBe(3);
+        // a full take: its rows are in ClickHouse, its hour's recompute waits as a mark, and health counts it
+        expect(
+          Number((await ch<{ n: string }>(`SELECT count() AS n FROM $db.observations FINAL WHERE environment = '${env}'`))[0]!.n),
+        ).toBe(3);
+        expect(await hourly()).toEqual([]);
+        expect(Number(await marks())).toBeGreaterThan(0);
+        expect((await health()).lagRows).toBeGreaterThan(0);
+        // another exporter (the first one crashed) drains the rest: marks are recomputed by the take that comes back short
+        const second = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), { batchSize: 3 });
+        let takes = 0;
+        while ((await second.exportOnce()) > 0) takes++;
+        expect(takes).toBeGreaterThan(1);
+        expect(await marks()).toBe('0');
+        expect((await health()).lagRows).toBe(0);
+        const expected = [
+          { hour: '2026-11-16 08:00:00.000000', model: 'bk-0', n: '1', cost: '2' },
+          { hour: '2026-11-16 08:00:00.000000', model: 'bk-1', n: '2', cost: '4' },
+          { hour: '2026-11-16 09:00:00.000000', model: 'bk-0', n: '2', cost: '10' },
+          { hour: '2026-11-16 09:00:00.000000', model: 'bk-1', n: '2', cost: '12' },
+        ];
+        expect(await truth()).toEqual(expected);
+        expect(await hourly()).toEqual(expected);
+      } finally {
+        t.server.exporter!.start();
+      }
+    });
+
     it('an export sent twice, or an older version arriving late, leaves the latest row once', async () => {
       const gen = id('g');
       await ingest([{ id: id('e'), timestamp: at(1), type: 'span-create', body: { id: gen, name: 'first', startTime: at(1) } }]);

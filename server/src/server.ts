@@ -19,6 +19,8 @@ import { AlertWorker } from './background/alert-worker.ts';
 import { analyzeAsTablesGrow, analyzeIngestionTables } from './store/planner-stats.ts';
 import { kysely } from './store/sql.ts';
 import { createModelCatalog } from './caches/model-catalog.ts';
+import { MODEL_REVISIONS_CHANNEL } from './store/models.ts';
+import { backoffMs } from './domain/backoff.ts';
 import { resolveKeyring } from './secrets/encryption-keys.ts';
 import { createTokenizerPool } from './threads/tokenizer-pool.ts';
 import { EvaluationWorker } from './background/evaluation-worker.ts';
@@ -162,6 +164,13 @@ export async function startServer(
   }
   const exporter = analytics ? new AnalyticsExporter(db, analytics, log) : null;
   const models = createModelCatalog();
+  const modelNotifications = await db.listen(MODEL_REVISIONS_CHANNEL, {
+    payload: (scope) => models.changed(scope),
+    live: (live) => models.revisions.setLive(live),
+    lost: (err, attempt) =>
+      log.warn({ err, attempt }, 'the database notifications connection was lost; GET /models reads revisions until it is back'),
+    retryMs: (attempt) => backoffMs(attempt, { baseMs: 250, maxMs: 10_000, jitter: 'half' }),
+  });
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads, idleMs: config.tokenizerIdleMs });
   let worker: EvaluationWorker | null = null;
   let repricer: RepriceWorker | null = null;
@@ -267,6 +276,7 @@ export async function startServer(
       server.closeAllConnections?.();
       await tokenizers.close();
       await services.tableGrowth?.idle();
+      await modelNotifications.stop();
       await db.close();
     },
   };

@@ -1,12 +1,15 @@
 // Per-project model matchers, built once and reused by every event until the project's
 // models change, and the pages of GET /api/public/models likewise. Every model change bumps a
 // revision in the database (store/models.ts) and callers pass (or this reads) the revision, so a
-// change made through any server instance sharing the database is seen by the next batch or
-// request of every instance.
+// change made through any server instance sharing the database is seen by the next batch of every
+// instance. GET /models trusts the revision it last read while the database's notifications
+// arrive: a change made through this instance is seen by its next request, one made through
+// another instance once its notification arrives (milliseconds after the commit).
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { createModelMatcher, type ModelMatcher } from '../domain/models/matcher.ts';
 import type { StoredModel } from '../domain/models/types.ts';
-import { listModels, modelRevision, modelsForMatching } from '../store/models.ts';
+import { listModels, MANAGED_SCOPE, modelRevision, modelsForMatching } from '../store/models.ts';
+import { RevisionCache } from './revisions.ts';
 import { kysely } from '../store/sql.ts';
 
 export interface ModelCatalog {
@@ -18,6 +21,13 @@ export interface ModelCatalog {
    * a page's rows made the list 11x a bare server)
    */
   listPage(em: SqlEntityManager, projectId: string, page: number, limit: number): Promise<{ models: StoredModel[]; total: number }>;
+  /**
+   * the revisions listPage trusts without reading them: kept while the database's notifications
+   * of model changes arrive (server.ts listens on MODEL_REVISIONS_CHANNEL and feeds this)
+   */
+  revisions: RevisionCache;
+  /** a change of `scope`'s models this process committed: seen by its next request, before the notification */
+  changed(scope: string): void;
 }
 
 /** pages kept at most, across projects (least recently used first out): ~50 KB each at limit 50 */
@@ -28,9 +38,14 @@ type Load = (em: SqlEntityManager, projectId: string) => Promise<StoredModel[]>;
 export function createModelCatalog(load: Load = modelsForMatching): ModelCatalog {
   const cache = new Map<string, { matcher: Promise<ModelMatcher>; revision: string }>();
   const pages = new Map<string, Promise<{ models: StoredModel[]; total: number }>>();
+  const revisions = new RevisionCache();
   return {
+    revisions,
+    changed: (scope) => revisions.changed(scope, scope === MANAGED_SCOPE),
     async listPage(em, projectId, page, limit) {
-      const revision = await modelRevision(kysely(em), projectId);
+      // while notifications arrive, the revision this process last read (a read per request was 40%
+      // of GET /models: 1.07 ms against 0.65 at p50 with 200 project models)
+      const revision = await revisions.get(projectId, () => modelRevision(kysely(em), projectId));
       const prefix = `${projectId}\u0000`;
       const key = `${prefix}${revision}\u0000${page}\u0000${limit}`;
       // a new revision: the project's older pages can never be asked for again

@@ -9,6 +9,7 @@ import { migrationsList } from './migrations/index.ts';
 import { namePreparedStatements } from './prepared.ts';
 import { lockDataDir } from './embedded-lock.ts';
 import { withStartupLock } from './startup-lock.ts';
+import { type ListenHandlers, type Listening, listenEmbedded, listenPostgres, type NativeListen } from './listen.ts';
 
 export interface Database {
   orm: MikroORM;
@@ -17,6 +18,8 @@ export interface Database {
   /** a fresh entity manager for one unit of work */
   em(): SqlEntityManager;
   kind: 'postgresql' | 'pglite';
+  /** a channel's notifications, and whether they are arriving (db/listen.ts) */
+  listen(channel: string, handlers: ListenHandlers): Promise<Listening>;
   close(): Promise<void>;
 }
 
@@ -109,11 +112,20 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     releaseDir?.();
     throw e;
   }
+  const databaseUrl = opts.databaseUrl;
+  const listen: Database['listen'] = async (channel, handlers) => {
+    if (databaseUrl) return listenPostgres(databaseUrl, channel, handlers);
+    const pglite = await (
+      orm.driver.getConnection() as unknown as { getNativeClient(): Promise<{ listen: NativeListen }> }
+    ).getNativeClient();
+    return listenEmbedded((c, cb) => pglite.listen(c, cb), channel, handlers);
+  };
   return {
     orm,
     kind,
     exclusively,
     em,
+    listen,
     close: async () => {
       await orm.close(true);
       releaseDir?.();

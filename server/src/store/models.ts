@@ -90,10 +90,14 @@ export interface NewModel {
 /** scope of the managed list in model_revisions */
 export const MANAGED_SCOPE = '*';
 
+/** the channel a change of a scope's models is notified on (its payload: the scope), at the change's commit */
+export const MODEL_REVISIONS_CHANNEL = 'tally_model_revisions';
+
 /** Counts a change of a scope's models; call inside the transaction that makes the change. */
 export async function bumpModelRevision(em: SqlEntityManager, scope: string): Promise<void> {
-  await sql`insert into model_revisions (scope, revision) values (${scope}, 1)
-    on conflict (scope) do update set revision = model_revisions.revision + 1`.execute(kysely(em));
+  await sql`with bumped as (insert into model_revisions (scope, revision) values (${scope}, 1)
+      on conflict (scope) do update set revision = model_revisions.revision + 1 returning scope)
+    select pg_notify(${MODEL_REVISIONS_CHANNEL}, scope) from bumped`.execute(kysely(em));
 }
 
 /** SQL for the revision of the models a project sees (its own and the managed ones), as text */

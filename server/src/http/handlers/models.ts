@@ -60,6 +60,7 @@ export const modelsCreate: OperationHandler<'models_create'> = async (ctx) => {
     if ((e as { code?: string }).code === '23505' || /unique|duplicate/i.test(String((e as Error).message))) throw conflict();
     throw e;
   }
+  ctx.services.models.changed(projectId);
   const created = await getVisibleModel(ctx.em.fork(), projectId, id);
   return { status: 200, body: presentModel(created!) };
 };
@@ -67,5 +68,6 @@ export const modelsCreate: OperationHandler<'models_create'> = async (ctx) => {
 export const modelsDelete: OperationHandler<'models_delete'> = async (ctx) => {
   const projectId = projectOf(ctx);
   if (!(await deleteProjectModel(ctx.em, projectId, ctx.params.id!))) throw notFound(NOT_DELETABLE);
+  ctx.services.models.changed(projectId);
   return { status: 200, body: { message: 'Model successfully deleted' } };
 };

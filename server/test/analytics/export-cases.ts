@@ -81,6 +81,18 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
     return rs.json<T>();
   }
 
+  type HourRow = { hour: string; model: string; n: string; cost: string };
+  /** an environment's rows of ClickHouse's hourly roll-up */
+  const hourlyRollup = (env: string) =>
+    ch<HourRow>(
+      `SELECT toString(hour) AS hour, model, toString(count) AS n, toString(total_cost) AS cost FROM $db.observation_hourly FINAL WHERE environment = '${env}' ORDER BY hour, model`,
+    );
+  /** what the roll-up must say: the base table's rows grouped the same way */
+  const hourlyTruth = (env: string) =>
+    ch<HourRow>(
+      `SELECT toString(toDateTime64(toStartOfHour(start_time), 6, 'UTC')) AS hour, model, toString(count()) AS n, toString(sum(total_cost)) AS cost FROM $db.observations FINAL WHERE environment = '${env}' GROUP BY hour, model ORDER BY hour, model`,
+    );
+
   const at = (s: number) => new Date(Date.UTC(2026, 10, 20, 10, 0, s)).toISOString();
   const id = (p: string) => `${p}-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -208,15 +220,8 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       });
       await ingest([gen(g1, 'ru-a', day1(5), 1), gen(g2, 'ru-a', day1(6), 2), gen(g3, 'ru-b', day1(7), 4)]);
       await caughtUp();
-      const hourly = () =>
-        ch<{ hour: string; model: string; n: string; cost: string }>(
-          `SELECT toString(hour) AS hour, model, toString(count) AS n, toString(total_cost) AS cost FROM $db.observation_hourly FINAL WHERE environment = '${env}' ORDER BY hour, model`,
-        );
-      // what the roll-ups must say: the base table's rows grouped the same way
-      const truth = () =>
-        ch<{ hour: string; model: string; n: string; cost: string }>(
-          `SELECT toString(toDateTime64(toStartOfHour(start_time), 6, 'UTC')) AS hour, model, toString(count()) AS n, toString(sum(total_cost)) AS cost FROM $db.observations FINAL WHERE environment = '${env}' GROUP BY hour, model ORDER BY hour, model`,
-        );
+      const hourly = () => hourlyRollup(env);
+      const truth = () => hourlyTruth(env);
       const daily = () =>
         ch<{ day: string; model: string; n: string; cost: string }>(
           `SELECT toString(toDate(day)) AS day, model, toString(count) AS n, toString(total_cost) AS cost FROM $db.observation_daily FINAL WHERE environment = '${env}' ORDER BY day, model`,
@@ -267,14 +272,8 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         type: 'generation-create',
         body: { id: id('g'), environment: env, model: `bk-${i % 2}`, startTime: hour(i < 4 ? 8 : 9, i), costDetails: { total: i } },
       }));
-      const hourly = () =>
-        ch<{ hour: string; model: string; n: string; cost: string }>(
-          `SELECT toString(hour) AS hour, model, toString(count) AS n, toString(total_cost) AS cost FROM $db.observation_hourly FINAL WHERE environment = '${env}' ORDER BY hour, model`,
-        );
-      const truth = () =>
-        ch<{ hour: string; model: string; n: string; cost: string }>(
-          `SELECT toString(toDateTime64(toStartOfHour(start_time), 6, 'UTC')) AS hour, model, toString(count()) AS n, toString(sum(total_cost)) AS cost FROM $db.observations FINAL WHERE environment = '${env}' GROUP BY hour, model ORDER BY hour, model`,
-        );
+      const hourly = () => hourlyRollup(env);
+      const truth = () => hourlyTruth(env);
       const marks = async () =>
         (await sql<{ n: string }>`select count(*)::text as n from analytics_changes where entity = 'h'`.execute(kysely(t.server.db.em())))
           .rows[0]!.n;

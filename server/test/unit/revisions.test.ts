@@ -70,4 +70,18 @@ describe('revisions kept while change notifications arrive', () => {
     await c.get('p', r.read);
     expect(r.reads).toBe(6);
   });
+
+  it('reads again once a kept revision is older than maxAgeMs, notifications or not', async () => {
+    let t = 0;
+    const c = new RevisionCache({ maxAgeMs: 5_000, now: () => t });
+    c.setLive(true);
+    const r = counter(() => '1:1');
+    await c.get('p', r.read);
+    t = 4_999;
+    await c.get('p', r.read);
+    expect(r.reads).toBe(1);
+    t = 5_000;
+    await c.get('p', r.read);
+    expect(r.reads).toBe(2);
+  });
 });

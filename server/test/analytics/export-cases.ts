@@ -310,6 +310,47 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       }
     });
 
+    it('merges each day partition a drained backlog left in several parts, the rows unchanged', async () => {
+      const env = id('compact-env');
+      const day = (d: number, m: number) => new Date(Date.UTC(2025, 1, d, 12, m)).toISOString();
+      const gens = Array.from({ length: 12 }, (_, i) => ({
+        id: id('e'),
+        timestamp: day(10 + (i % 2), i),
+        type: 'generation-create',
+        body: { id: id('g'), environment: env, model: 'cp', startTime: day(10 + (i % 2), i), costDetails: { total: i + 1 } },
+      }));
+      const parts = async () =>
+        await ch<{ p: string; n: string }>(
+          `SELECT partition_id AS p, toString(count()) AS n FROM system.parts WHERE database = '$db' AND table LIKE 'observations%' AND active AND partition_id IN ('20250210', '20250211') GROUP BY p ORDER BY p`,
+        );
+      const rows = async () =>
+        await ch<{ n: string; cost: string }>(
+          `SELECT toString(count()) AS n, toString(sum(total_cost)) AS cost FROM $db.observations FINAL WHERE environment = '${env}' AND NOT _deleted`,
+        );
+      await t.server.exporter!.stop();
+      try {
+        await ingest(gens);
+        // takes of 3 changes: each take's insert is a part in both days
+        const drainer = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), { batchSize: 3 });
+        while ((await drainer.exportOnce()) > 0);
+        await drainer.compacted();
+        expect(drainer.stats.compactedPartitions).toBe(2);
+        expect(await parts()).toEqual([
+          { p: '20250210', n: '1' },
+          { p: '20250211', n: '1' },
+        ]);
+        expect(await rows()).toEqual([{ n: '12', cost: '78' }]);
+        // a short take with no backlog behind it merges nothing
+        await ingest([{ ...gens[0]!, id: id('e'), body: { ...gens[0]!.body, id: id('g') } }]);
+        const steady = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'));
+        expect(await steady.exportOnce()).toBe(1);
+        await steady.compacted();
+        expect(steady.stats.compactedPartitions).toBe(0);
+      } finally {
+        t.server.exporter!.start();
+      }
+    });
+
     it('an export sent twice, or an older version arriving late, leaves the latest row once', async () => {
       const gen = id('g');
       await ingest([{ id: id('e'), timestamp: at(1), type: 'span-create', body: { id: gen, name: 'first', startTime: at(1) } }]);

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { ListenError, startServer } from './server.ts';
 import { DatabaseInUseError } from './db/embedded-lock.ts';
-import { EmbeddedEngineMissing } from './analytics/clickhouse.ts';
+import { EmbeddedEngineMissing } from './analytics/engine-missing.ts';
 
 let config: ReturnType<typeof loadConfig>;
 try {

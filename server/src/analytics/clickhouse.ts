@@ -9,10 +9,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import type { ClickHouseTarget } from '../domain/analytics/target.ts';
+import { EmbeddedEngineMissing } from './engine-missing.ts';
+
+export { EmbeddedEngineMissing };
 
 const ENGINE_PACKAGE = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/chdb/package.json');
-
-export class EmbeddedEngineMissing extends Error {}
 
 type ChdbConnectionModule = { createChdbConnection: (opts: { path: string }) => unknown };
 

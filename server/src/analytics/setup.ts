@@ -10,7 +10,7 @@ import type { ClickHouseTarget } from '../domain/analytics/target.ts';
 import type { Logger } from '../logger.ts';
 import { feedState, setFeed } from '../store/analytics-changes.ts';
 import { kysely } from '../store/sql.ts';
-import { type Analytics, openClickHouse } from './clickhouse.ts';
+import type { Analytics } from './clickhouse.ts';
 
 export async function prepareAnalytics(target: ClickHouseTarget | null, db: Database, log: Logger): Promise<Analytics | null> {
   if (!target) {
@@ -22,6 +22,8 @@ export async function prepareAnalytics(target: ClickHouseTarget | null, db: Data
       );
     return null;
   }
+  // loaded only here: an instance without ClickHouse never pays for its client
+  const { openClickHouse } = await import('./clickhouse.ts');
   const analytics = openClickHouse(target);
   const firstTime = await db.exclusively(() => setFeed(kysely(db.em()), true));
   if (firstTime) log.info('analytics: the change feed to ClickHouse is on; every row already stored is queued for export');

@@ -5,12 +5,15 @@
 // API does not redirect, and a redirect must not lead a call to a refused address. A connection
 // to an IP literal skips `lookup`, so those are checked here first.
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import { refusedHost, type AllowList } from '../domain/llm/egress.ts';
 import { egressLookup } from './egress.ts';
 
+// loaded on the first call out (~110 modules an instance that calls no provider never needs)
+let undici: Promise<typeof import('undici')> | null = null;
+
 export function egressFetch(list: AllowList): typeof fetch {
-  const dispatcher = new Agent({ connect: { lookup: egressLookup(list) as never } });
+  let dispatcher: Agent | undefined;
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -21,6 +24,8 @@ export function egressFetch(list: AllowList): typeof fetch {
           cause: Object.assign(new Error(`refused by the egress policy: ${why}`), { code: 'EGRESS_REFUSED' }),
         });
     }
+    const { Agent, fetch: undiciFetch } = await (undici ??= import('undici'));
+    dispatcher ??= new Agent({ connect: { lookup: egressLookup(list) as never } });
     return undiciFetch(input as never, { ...(init as object), redirect: 'manual', dispatcher } as never);
   }) as unknown as typeof fetch;
 }

@@ -1,7 +1,7 @@
 // Calls a model through a stored connection: decrypts its secrets (they exist in plaintext only
 // for the call), picks the connection's adapter, applies the egress policy and the timeout.
 // Used by the playground, the connection test and (next) the evaluator.
-import { ADAPTERS } from '../adapters/index.ts';
+import { loadAdapter } from '../adapters/index.ts';
 import { LlmError, type LlmCall, type LlmConnectionTarget, type LlmResult } from '../domain/llm/call.ts';
 import { decryptSecret, type Keyring } from '../domain/llm-connections/secret-box.ts';
 import type { Services } from '../app-context.ts';
@@ -31,7 +31,7 @@ export interface GatewayResult extends LlmResult {
 
 export async function callThroughConnection(services: Services, connection: StoredConnection, call: GatewayCall): Promise<GatewayResult> {
   const target = connectionTarget(services.keyring, connection);
-  const adapter = ADAPTERS[connection.adapter];
+  const adapter = await loadAdapter(connection.adapter);
   if (!adapter) throw new LlmError('invalid_request', `Unknown adapter "${connection.adapter}"`);
   const started = performance.now();
   const result = await adapter(target, { ...call, timeoutMs: call.timeoutMs ?? services.llmTimeoutMs }, services.egress);

@@ -24,7 +24,8 @@ export function egressFetch(list: AllowList): typeof fetch {
           cause: Object.assign(new Error(`refused by the egress policy: ${why}`), { code: 'EGRESS_REFUSED' }),
         });
     }
-    const { Agent, fetch: undiciFetch } = await (undici ??= import('undici'));
+    undici ??= import('undici');
+    const { Agent, fetch: undiciFetch } = await undici;
     dispatcher ??= new Agent({ connect: { lookup: egressLookup(list) as never } });
     return undiciFetch(input as never, { ...(init as object), redirect: 'manual', dispatcher } as never);
   }) as unknown as typeof fetch;

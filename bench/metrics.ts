@@ -184,7 +184,7 @@ const WHERE = 'project_id = $1 and start_time >= $2 and start_time <= $3';
 /** date_bin with an origin on a Monday before any stored time: the same buckets as date_trunc(…, 'UTC') for minute/hour/day/week */
 const ORIGIN = `timestamptz '0001-01-01 00:00:00+00'`;
 
-function cases(from30: string, from7: string, to: string): Case[] {
+export function cases(from30: string, from7: string, to: string): Case[] {
   const v2 = (q: Omit<MetricsQueryInput, 'view' | 'fromTimestamp' | 'toTimestamp'>, from = from30): MetricsQueryInput => ({
     view: 'observations',
     fromTimestamp: from,

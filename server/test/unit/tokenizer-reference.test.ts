@@ -1,4 +1,4 @@
-// Tally's OpenAI counts (gpt-tokenizer's encoder, configured in encoders.ts) must be exactly
+// Tally's OpenAI counts (bpe.ts's merge over js-tiktoken's rank files, configured in encoders.ts) must be exactly
 // js-tiktoken's, the reference: on real text (the READMEs of installed packages), on text built to
 // stress the split, and on a 10+ MB generated corpus of prose in many scripts, code, JSON, emoji,
 // whitespace runs and special-token-looking strings (js-tiktoken's specials count as one token,

@@ -1,24 +1,22 @@
-// One encoder per vocabulary per thread. Building one costs CPU (~0.1-0.3 s) and tens of MB, so it
-// must never happen per call: the worker threads build theirs when they start (tokenizer-worker.ts).
-// The rank tables are required lazily (several MB of source), so importing this module is cheap.
+// One encoder per vocabulary per thread. Building one costs CPU (30-90 ms) and a few MB, so it
+// must never happen per call: a worker builds each when a count first needs it (tokenizer-worker.ts).
+// The rank files are required lazily (up to 2.3 MB of source), so importing this module is cheap.
 //
-// OpenAI vocabularies: counted with gpt-tokenizer's byte-pair encoder, configured to give exactly
-// js-tiktoken's counts (the reference; Langfuse uses the WASM tiktoken, which agrees with it):
-// - the pre-tokenisation pattern is js-tiktoken's `pat_str` (gpt-tokenizer's own cl100k_base pattern
-//   is the newer tiktoken one, `\s+$|\s*[\r\n]|…|\s`, which splits some whitespace runs differently);
-// - special tokens are js-tiktoken's set, split off here as one token each (allowed_special "all",
-//   like Langfuse), and nothing else is special: `<|im_start|>`, which gpt-tokenizer's cl100k_base
-//   knows, is plain text for js-tiktoken. gpt-tokenizer's own special-token search is not used (its
-//   sticky regex only finds a special token at the start of the remaining text).
-// Each piece of the split is byte-pair encoded on its own, so the count of a text is the sum over
-// its pieces, and the count of each piece is remembered (pieceCountCache): words repeat (Zipf), and
-// a Map hit is cheaper than gpt-tokenizer's own path (rank lookup, then an LRU merge cache that
-// re-inserts on every hit): 3.4 -> 5.9 M tokens/s on cl100k_base, 2.4 -> 3.5 on o200k_base (mixed
-// 2 KB pieces, one run). gpt-tokenizer's merge cache is switched off: the Map in front of it does
-// that job. A test compares the counts with js-tiktoken's on a 10+ MB corpus.
-// Rejected: js-tiktoken itself (0.15-0.35 M tokens/s on mixed text, 100-170 MB per vocabulary per
-// thread, which the same piece cache brought to about 1 M).
+// Every vocabulary is counted by bpe.ts's byte-pair merge over tiktoken's rank files: js-tiktoken's
+// for o200k_base and cl100k_base (the reference; Langfuse uses the WASM tiktoken, which agrees with
+// it), @anthropic-ai/tokenizer's claude.json for Claude. What makes the counts the reference's:
+// - the pre-tokenisation pattern is the rank file's `pat_str` (kept here; a test checks them);
+// - special tokens are the reference's set, split off here as one token each (allowed_special "all",
+//   like Langfuse), and nothing else is special (`<|im_start|>` is plain text for js-tiktoken);
+// - each piece of the split is merged on its own, so the count of a text is the sum over its pieces.
+// The count of each piece is remembered (pieceCountCache): words repeat (Zipf), and a Map hit is
+// cheaper than a merge. Tests compare the counts with js-tiktoken's and the Claude package's on a
+// 10+ MB corpus.
+// Rejected: js-tiktoken itself (0.2-0.4 M tokens/s on mixed text, 100-170 MB per vocabulary per
+// thread); gpt-tokenizer's encoder (used until 2026-11-28: as fast, but its Map of 200,000 strings
+// took o200k_base to +66 MB RSS, the three vocabularies to +109 MB per thread, against +23 MB now).
 import { createRequire } from 'node:module';
+import { rankTable } from './bpe.ts';
 
 export type Encoding = 'o200k_base' | 'cl100k_base' | 'claude';
 
@@ -64,49 +62,35 @@ export function isEncoderLoaded(encoding: Encoding): boolean {
 
 function build(encoding: Encoding): Encoder {
   if (encoding === 'claude') {
-    // countTokens() of the package builds (and frees) a WASM encoder on every call (~50-100 ms);
-    // getTokenizer() gives the same encoder to keep. Same normalisation and special-token rule
-    // (NFKC first, its special tokens allowed); the pieces of its pattern are remembered like the
-    // OpenAI ones (a test compares with the package's own encoder on a 10+ MB corpus).
-    const { getTokenizer } = require('@anthropic-ai/tokenizer') as {
-      getTokenizer(): { encode(text: string, allowedSpecial: 'all'): ArrayLike<number> };
-    };
-    const tok = getTokenizer();
-    const countPlain = pieceCountCache(new RegExp(CLAUDE.pattern, 'gu'), (piece) => tok.encode(piece, 'all').length);
-    const count = splitSpecials(CLAUDE.specials, countPlain);
+    // The package counts with the WASM tiktoken over claude.json (NFKC first, its special tokens
+    // allowed); the same ranks are counted here by the same merge (a test compares with the
+    // package's own encoder on a 10+ MB corpus).
+    const table = rankTable(loadRanks('@anthropic-ai/tokenizer/claude.json'));
+    const count = splitSpecials(CLAUDE.specials, pieceCountCache(new RegExp(CLAUDE.pattern, 'gu'), table.count));
     return { count: (text) => count(text.normalize('NFKC')) };
   }
-  return { count: openaiCounter(encoding) };
+  const { pattern, specials } = OPENAI_VOCABULARIES[encoding];
+  const table = rankTable(loadRanks(`js-tiktoken/ranks/${encoding}`));
+  return { count: splitSpecials(specials, pieceCountCache(new RegExp(pattern, 'gu'), table.count)) };
 }
 
-interface GptEncodingLike {
-  countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
-  setMergeCacheSize(size: number): void;
+/**
+ * A rank file's `bpe_ranks` text. The module is dropped from require's cache once read: the
+ * table keeps what it needs, and the source (2.3 MB for o200k_base) can go.
+ */
+function loadRanks(id: string): string {
+  const path = require.resolve(id);
+  try {
+    return (require(path) as { bpe_ranks: string }).bpe_ranks;
+  } finally {
+    delete require.cache[path];
+  }
 }
 
 // bounds of the remembered pieces: a piece can be a long run of spaces or dashes, which repeats
 // too (code indentation, markdown rules) and costs the most to count, so the bound is on characters
 const PIECES_MAX = 100_000;
 const PIECE_CHARS_TOTAL_MAX = 2_000_000;
-
-function openaiCounter(encoding: 'o200k_base' | 'cl100k_base'): (text: string) => number {
-  const { pattern, specials } = OPENAI_VOCABULARIES[encoding];
-  // The class's constructor is private in its types; getEncodingApi would use gpt-tokenizer's own
-  // pattern and specials, so the parameters are given here (the same shape getEncodingParams makes).
-  const { GptEncoding } = require('gpt-tokenizer/GptEncoding') as { GptEncoding: new (params: unknown) => GptEncodingLike };
-  const bpe = (require(`gpt-tokenizer/bpeRanks/${encoding}`) as { default: (string | number[])[] }).default;
-  const tok = new GptEncoding({
-    bytePairRankDecoder: bpe,
-    // ids are never returned by a count; the map only has to hold the names
-    specialTokensEncoder: new Map(specials.map((s, i) => [s, 1_000_000 + i])),
-    tokenSplitRegex: new RegExp(pattern, 'gu'),
-  });
-  tok.setMergeCacheSize(0);
-  // Nothing special inside a segment: the text between special tokens is all plain text.
-  const plain = { disallowedSpecial: new Set<string>() };
-  const countPlain = pieceCountCache(new RegExp(pattern, 'gu'), (piece) => tok.countTokens(piece, plain));
-  return splitSpecials(specials, countPlain);
-}
 
 /** special tokens count one each; the text between them is counted as plain text */
 function splitSpecials(specials: readonly string[], countPlain: (segment: string) => number): (text: string) => number {

@@ -36,7 +36,7 @@ export interface Config {
   initSecretKey: string | null;
   /** named prepared statements for the ingestion hot path (off behind PgBouncer < 1.21 in transaction mode) */
   preparedStatements: boolean;
-  /** worker threads that count tokens of large inputs; each holds its own encoders (~150-250 MB) */
+  /** worker threads that count tokens of large inputs; each holds its own encoders (~35 MB a thread, ~30 MB more with all three vocabularies) */
   tokenizerThreads: number;
   /** a tokenizer thread without a request for this long is stopped, its encoders' memory given back; 0 keeps them */
   tokenizerIdleMs: number;

@@ -1,9 +1,10 @@
-// Token counting without blocking the event loop. The encoders count ~2-5 M tokens/s (encoders.ts),
+// Token counting without blocking the event loop. The encoders count ~5-10 M tokens/s (encoders.ts),
 // so a 2 MB input would still stall every request for a few hundred ms: large values go to worker
 // threads. Small ones are counted inline when this thread has the encoder, where the thread hop
 // would cost more than the count itself.
 //
-// Memory: a worker with its encoders holds 150-250 MB. So a worker starts when a count first needs
+// Memory: a worker holds ~35 MB of its own (its V8 isolate and modules) and ~30 MB with all three
+// encoders (bpe.ts; 150-250 MB before 2026-11-28). So a worker starts when a count first needs
 // one, builds only the vocabularies asked for, and is stopped after `idleMs` without a request,
 // which gives all of it back (a thread's heap goes with it); the next count starts one again.
 // Langfuse semantics: on failure or timeout (30 s) the count is skipped entirely (undefined).
@@ -22,7 +23,7 @@ export interface TokenizerPoolOptions {
   /** told why a count was skipped (worker crash, timeout) so the caller can log it */
   onError?: (reason: string) => void;
   /**
-   * Start every worker now and build all its encoders (~0.3 s of CPU each, in its own thread), so
+   * Start every worker now and build all its encoders (0.15 s of CPU for the three, in its own thread), so
    * no count waits for one. Default false: a worker starts on first use, an encoder when first needed.
    */
   startWorkers?: boolean;
@@ -33,7 +34,7 @@ export interface TokenizerPoolOptions {
 export interface TokenizerPool {
   inferUsage(tokenizer: TokenizerRef, input: unknown, output: unknown): Promise<InferredUsage | undefined>;
   /**
-   * Builds every encoder on this thread too (blocks ~0.3 s, adds ~100 MB: only where small values
+   * Builds every encoder on this thread too (blocks ~0.15 s, adds ~25 MB: only where small values
    * should be counted inline) and resolves when every worker has built its own.
    */
   warmup(): Promise<void>;

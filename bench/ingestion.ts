@@ -16,7 +16,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child } from './lib.ts';
+import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child, cpuSeconds } from './lib.ts';
 import { defaultTokenizerThreads } from '../server/src/config.ts';
 import { inferUsage, type TokenizerRef } from '../server/src/domain/tokenizers/index.ts';
 
@@ -249,20 +249,6 @@ async function send(url: string, batches: Batch[], bodies: Buffer[], concurrency
     warnings,
     warningTexts,
   };
-}
-
-/** user+system CPU seconds of these processes (all their threads), from /proc */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15 of the line)
-    } catch {
-      /* gone */
-    }
-  }
-  return ticks / 100;
 }
 
 /** user+system CPU seconds per thread of a process, by thread id and name */

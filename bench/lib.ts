@@ -95,3 +95,17 @@ export function memory(pid: number): { hwm: number; rss: number } {
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
   return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
 }
+
+/** user+system CPU seconds of these processes (all their threads), from /proc */
+export function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15 of the line)
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks / 100;
+}

@@ -1,13 +1,12 @@
-// After a batch's observations are written, in the same transaction: one job per enabled rule
-// assignment whose filters match the observation as it is now and whose deterministic sample
-// takes it. Blocked evaluators get no jobs; internal environments
-// never match (rule-match.ts).
+// The evaluation jobs of a batch, written in the statement that stores its observations
+// (pipeline.ts): one job per enabled rule assignment whose filters match the observation as it is
+// now and whose deterministic sample takes it. Blocked evaluators get no jobs; internal
+// environments never match (rule-match.ts).
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
 import { jobId, sampled } from '../domain/evaluation/ids.ts';
 import { ruleMatches, type ObservationForMatching } from '../domain/evaluation/rule-match.ts';
 import type { EnabledRule } from '../store/evaluation-rules.ts';
-import { enqueueJobs, type NewJob } from '../store/evaluation-jobs.ts';
-import type { Db } from '../store/sql.ts';
+import type { NewJob } from '../store/evaluation-jobs.ts';
 
 const forMatching = (o: ObservationRecord): ObservationForMatching => ({
   id: o.id,
@@ -49,17 +48,4 @@ export function jobsFor(rules: EnabledRule[], observations: ObservationRecord[])
     }
   }
   return jobs;
-}
-
-/** the number of jobs enqueued */
-export async function enqueueEvaluations(
-  db: Db,
-  projectId: string,
-  rules: EnabledRule[],
-  observations: ObservationRecord[],
-): Promise<number> {
-  if (!rules.length || !observations.length) return 0;
-  const jobs = jobsFor(rules, observations);
-  await enqueueJobs(db, projectId, jobs);
-  return jobs.length;
 }

@@ -20,7 +20,8 @@ import { queueMoves } from '../store/analytics-changes.ts';
 import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
-import { enqueueEvaluations } from './evaluation-enqueue.ts';
+import { jobsFor } from './evaluation-enqueue.ts';
+import { enqueueJobsCte } from '../store/evaluation-jobs.ts';
 import { readObservationEvent } from './observation-event.ts';
 import { priceObservation } from './price.ts';
 
@@ -214,6 +215,9 @@ async function applyProject(
     changedTraces.sort(byId),
     mergedObs.map((o) => o.id),
   );
+  // evaluation jobs commit with the observations they judge, or not at all: in the same statement
+  const rules = services.evaluation ? await services.evaluation.rules.get(tx, projectId) : [];
+  const jobs = rules.length ? jobsFor(rules, priced) : [];
   // the metrics roll-up follows the rows in the same statement: what they held out, what they hold now in
   priced.sort(byId);
   await upsertObservations(
@@ -221,6 +225,7 @@ async function applyProject(
     projectId,
     priced,
     priced.flatMap((o) => existing.observations.get(o.id) ?? []),
+    jobs.length ? { key: 'jobs', cte: enqueueJobsCte(projectId, jobs) } : undefined,
   );
   // an archived row stored again is an insert to the feed's triggers: the hour it had in ClickHouse is told apart
   const moved = priced.flatMap((o) => {
@@ -229,9 +234,6 @@ async function applyProject(
     return was && hour(was.startTime) !== hour(o.startTime) ? [{ id: o.id, oldTimeMs: was.startTime.getTime() }] : [];
   });
   if (moved.length) await queueMoves(db, projectId, moved);
-  // evaluation jobs commit with the observations they judge, or not at all
-  const rules = services.evaluation ? await services.evaluation.rules.get(tx, projectId) : [];
-  const jobs = await enqueueEvaluations(db, projectId, rules, priced);
   // one row per score id: of two events for the same score in a batch the later one wins (one
   // upsert cannot write a row twice)
   const scores = new Map(
@@ -240,5 +242,5 @@ async function applyProject(
       .map((sc) => [sc.id, sc]),
   );
   await upsertScores(db, projectId, [...scores.values()].sort(byId));
-  return jobs;
+  return jobs.length;
 }

@@ -79,17 +79,23 @@ const textArray = (values: string[]) => sql`array(select jsonb_array_elements_te
  */
 export async function enqueueJobs(db: Db, projectId: string, jobs: NewJob[]): Promise<void> {
   if (!jobs.length) return;
+  // prepared on PostgreSQL like the other statements of a batch (its text is the same for every batch)
+  await prepared('enqueue_evaluation_jobs', sql`with ${enqueueJobsCte(projectId, jobs)} select 1`).execute(db);
+}
+
+/**
+ * enqueueJobs' insert as a common table expression (`enqueued_jobs`), for ingestion to run in the
+ * statement that writes the jobs' observations: one round trip less per batch (a data-modifying
+ * CTE runs whether or not the statement reads it). Its text is the same whatever the jobs.
+ */
+export function enqueueJobsCte(projectId: string, jobs: NewJob[]) {
   const sorted = [...jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const col = (f: keyof NewJob) => textArray(sorted.map((j) => j[f]));
-  // prepared on PostgreSQL like the other statements of a batch (its text is the same for every batch)
-  await prepared(
-    'enqueue_evaluation_jobs',
-    sql`insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
+  return sql`enqueued_jobs as (insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
     select ${projectId}, u.* , 'PENDING' from unnest(${col('id')}, ${col('ruleId')}, ${col('assignmentId')}, ${col('evaluatorId')}, ${col('traceId')}, ${col('observationId')})
       as u(id, rule_id, assignment_id, evaluator_id, trace_id, observation_id)
     on conflict (project_id, id) do update set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null, first_attempt_at = null,
-      error = null, updated_at = now()`,
-  ).execute(db);
+      error = null, updated_at = now())`;
 }
 
 /** up to `limit` due jobs (PENDING or DELAYED and due, or RUNNING with an expired lease), now RUNNING under a lease until `leaseUntil` */

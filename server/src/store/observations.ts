@@ -3,7 +3,18 @@ import { observationFieldTimes, type StoredFieldTimes } from '../domain/ingestio
 import type { ObservationRecord, ObservationType, CostStatus } from '../domain/ingestion/types.ts';
 import { observationFilterSql } from './filter-sql.ts';
 import type { CheckedFilter } from '../domain/filters/check.ts';
-import { ConcurrentWriteError, num, prepared, sql, toDate, toDateOrNull, type Db, type Numeric, type Timestamp } from './sql.ts';
+import {
+  ConcurrentWriteError,
+  num,
+  prepared,
+  sql,
+  toDate,
+  toDateOrNull,
+  type Db,
+  type Numeric,
+  type RawBuilder,
+  type Timestamp,
+} from './sql.ts';
 import { guardedUpdate, guardedUpsert, type Column } from './upsert.ts';
 import { ROLLUP_SOURCE_COLUMNS, rollupCte } from './rollups.ts';
 
@@ -170,6 +181,8 @@ export async function upsertObservations(
   projectId: string,
   records: ObservationRecord[],
   before: ObservationRecord[],
+  /** another write to run in the same statement (a CTE whose text depends on `key` only): the batch's evaluation jobs */
+  also?: { key: string; cte: RawBuilder<unknown> },
 ): Promise<void> {
   if (!records.length) return;
   // zipJson: nothing joins on the written rows here (the roll-up only groups them)
@@ -183,8 +196,8 @@ export async function upsertObservations(
     { zipJson: true },
   );
   const { rows } = await prepared(
-    `upsert_observations_${variant}`,
-    sql`with ${ctes}, ${rollupCte(projectId, before)} select id from written`,
+    `upsert_observations_${variant}${also ? `_${also.key}` : ''}`,
+    sql`with ${ctes}, ${rollupCte(projectId, before)}${also ? sql`, ${also.cte}` : sql``} select id from written`,
   ).execute(db);
   if (rows.length !== records.length) throw new ConcurrentWriteError(`${records.length - rows.length} observations changed concurrently`);
 }

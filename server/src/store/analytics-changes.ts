@@ -196,6 +196,17 @@ export async function forgetChanges(tx: Db, seqs: string[]): Promise<void> {
   if (seqs.length) await sql`delete from analytics_changes where seq = any(${seqs}::bigint[])`.execute(tx);
 }
 
+/**
+ * Vacuums the feed: every export deletes the changes it shipped, and until vacuum their dead rows
+ * and index entries stay, which every take from the start of the queue and every lag count read
+ * through (11 M exported changes: 0.54-0.71 s of a backend's CPU per take, one every 250 ms while
+ * the feed is empty, with autovacuum off). A table emptied so is truncated to nothing. Outside a
+ * transaction (VACUUM refuses to run in one).
+ */
+export async function vacuumFeed(db: Db): Promise<void> {
+  await sql`vacuum analytics_changes`.execute(db);
+}
+
 /** changes counted one by one; past this the lag is the span of the queued sequence numbers */
 const EXACT_LAG = 10_000;
 

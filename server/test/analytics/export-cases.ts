@@ -359,6 +359,49 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       }
     });
 
+    it('vacuums the feed once a backlog has drained: the exported changes leave no dead rows behind', async () => {
+      const env = id('vacuum-env');
+      const gens = Array.from({ length: 40 }, (_, i) => ({
+        id: id('e'),
+        timestamp: at(i),
+        type: 'generation-create',
+        body: { id: id('g'), environment: env, model: 'vf', startTime: at(i) },
+      }));
+      const db = () => kysely(t.server.db.em());
+      const feedPages = async () =>
+        Number(
+          (
+            await sql<{
+              n: string;
+            }>`select (pg_relation_size('analytics_changes') / current_setting('block_size')::int)::text as n`.execute(db())
+          ).rows[0]!.n,
+        );
+      await t.server.exporter!.stop();
+      try {
+        await ingest(gens);
+        expect(await feedPages()).toBeGreaterThan(0);
+        const drainer = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), { batchSize: 5 });
+        while ((await drainer.exportOnce()) > 0);
+        await drainer.stop();
+        expect(drainer.stats.feedVacuums).toBe(1);
+        // every change deleted and vacuumed: the table is truncated to nothing (without the vacuum,
+        // and with autovacuum off or not yet round, its pages stay, full of dead rows)
+        expect(await feedPages()).toBe(0);
+        // steady exports vacuum only every vacuumAfterChanges
+        await ingest([{ ...gens[0]!, id: id('e'), body: { ...gens[0]!.body, id: id('g') } }]);
+        const steady = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), { vacuumAfterChanges: 2 });
+        expect(await steady.exportOnce()).toBe(1);
+        await steady.stop();
+        expect(steady.stats.feedVacuums).toBe(0);
+        await ingest([{ ...gens[1]!, id: id('e'), body: { ...gens[1]!.body, id: id('g') } }]);
+        expect(await steady.exportOnce()).toBe(1);
+        await steady.stop();
+        expect(steady.stats.feedVacuums).toBe(1);
+      } finally {
+        t.server.exporter!.start();
+      }
+    });
+
     it('an export sent twice, or an older version arriving late, leaves the latest row once', async () => {
       const gen = id('g');
       await ingest([{ id: id('e'), timestamp: at(1), type: 'span-create', body: { id: gen, name: 'first', startTime: at(1) } }]);

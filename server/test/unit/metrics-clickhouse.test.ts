@@ -214,7 +214,7 @@ describe('the ClickHouse dialect', () => {
     );
     // one level, grouped by the bin alone: the bounds stay constants
     expect(one).toContain(
-      'b.1 AS b_lo, b.2 AS b_hi SELECT toString(b_lo) AS lo, toString(b_hi) AS hi, if(b_hi = b_lo, 1, 1 + ((x - b_lo) * 4 >= (b_hi - b_lo) * 1) + ((x - b_lo) * 4 >= (b_hi - b_lo) * 2) + ((x - b_lo) * 4 >= (b_hi - b_lo) * 3)) AS bin',
+      'b.1 AS b_lo, b.2 AS b_hi SELECT toString(b_lo) AS lo, toString(b_hi) AS hi, if(b_hi = b_lo, 1, 1 + (x * 4 >= b_lo * 4 + (b_hi - b_lo) * 1) + (x * 4 >= b_lo * 4 + (b_hi - b_lo) * 2) + (x * 4 >= b_lo * 4 + (b_hi - b_lo) * 3)) AS bin',
     );
     expect(one).toContain('GROUP BY bin ORDER BY bin ASC');
     // many bins: the Float64 guess, corrected, costs less than one comparison per edge

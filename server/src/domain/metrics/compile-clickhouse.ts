@@ -292,11 +292,13 @@ function binIndex(kind: Kind, bins: number, lo = 'lo', hi = 'hi'): string {
  * ⌊(x − lo)·bins / (hi − lo)⌋ + 1, at most `bins`, as a sum of exact comparisons against the bins'
  * edges: with lo and hi constants (one group) each comparison is one Decimal compare per value,
  * cheaper than the Float64 guess (a Decimal128 → Float64 conversion costs about as much as reading
- * the column) up to a few dozen bins
+ * the column) up to a few dozen bins. Written x·bins ≥ lo·bins + (hi − lo)·k, the same test exactly
+ * (decimals of one scale multiplied by integers and added), so each value costs one product and
+ * the right sides are constants: 168 against 191 ms over 7.6 M costs (merged 10 M store, p50 of 5)
  */
 const COMPARED_BINS_MAX = 40;
 const binByEdges = (bins: number, lo: string, hi: string) =>
-  `1 + ${Array.from({ length: bins - 1 }, (_, k) => `((x - ${lo}) * ${bins} >= (${hi} - ${lo}) * ${k + 1})`).join(' + ') || '0'}`;
+  `1 + ${Array.from({ length: bins - 1 }, (_, k) => `(x * ${bins} >= ${lo} * ${bins} + (${hi} - ${lo}) * ${k + 1})`).join(' + ') || '0'}`;
 
 /**
  * per group (and bucket): `bins` equal-width bins between the group's min and max, empty bins left

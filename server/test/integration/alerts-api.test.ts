@@ -8,7 +8,9 @@ const body = (over: Record<string, unknown> = {}) => ({
   query: { view: 'observations', metric: { measure: 'totalCost', aggregation: 'sum' } },
   groupBy: { field: 'userId', topN: 10 },
   windowMinutes: 60,
-  condition: { operator: 'gte', warning: 1, alert: 2 },
+  // out of reach of the costs other tests ingest into the shared project: the alert worker
+  // evaluates an enabled alert as soon as it is created, and one that fired has deliveries
+  condition: { operator: 'gte', warning: 1_000_000_000, alert: 2_000_000_000 },
   webhook: { url: 'http://127.0.0.2:9/hook', secret: 'whsec-0123456789abcdef' },
   ...over,
 });
@@ -24,7 +26,7 @@ describe('alerts API', () => {
       groupBy: { field: 'userId', topN: 10 },
       windowMinutes: 60,
       calendarMonth: false,
-      condition: { operator: 'gte', warning: 1, alert: 2 },
+      condition: { operator: 'gte', warning: 1_000_000_000, alert: 2_000_000_000 },
       baseline: false,
       noData: 'keep',
       intervalSeconds: 120,

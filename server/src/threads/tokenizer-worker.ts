@@ -13,7 +13,7 @@ export type WorkerResponse = { id: number; usage?: Record<string, number>; error
 const port = parentPort;
 if (!port) throw new Error('tokenizer-worker.ts must run as a worker thread');
 
-// An encoder is built when a count first needs it (30-90 ms, 5-20 MB each): a server whose
+// An encoder is built when a count first needs it (30-90 ms, up to ~25 MB each): a server whose
 // events carry their usage never builds one, and one that prices only OpenAI models never builds
 // Claude's. A warmup builds all three.
 function handle(req: WorkerRequest): WorkerResponse {

@@ -17,21 +17,22 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('byte-pair counts of singl
 
   it('merges long runs and mixed single pieces exactly as js-tiktoken does', () => {
     const pieces = [
-      ' '.repeat(3000),
-      '-'.repeat(2001),
-      'a'.repeat(1999),
-      'ab'.repeat(1500),
-      'Supercalifragilisticexpialidocious'.repeat(40),
-      '日本語のテキスト'.repeat(200),
-      '😀'.repeat(500),
-      'x̄'.repeat(700),
-      '=+'.repeat(900),
+      ' '.repeat(1200),
+      '-'.repeat(1001),
+      'a'.repeat(999),
+      'ab'.repeat(600),
+      'Supercalifragilisticexpialidocious'.repeat(20),
+      '日本語のテキスト'.repeat(100),
+      '😀'.repeat(300),
+      'x̄'.repeat(400),
+      '=+'.repeat(500),
       'é',
       'hello',
       ' world',
     ];
     for (const p of pieces) expect(table.count(p), JSON.stringify(p.slice(0, 20))).toBe(exact(p));
-  });
+    // js-tiktoken's merge is quadratic: these pieces cost it seconds on a busy machine
+  }, 60_000);
 
   it("counts a piece of a million bytes (tiktoken's own merge rescans every part after each one)", () => {
     const n = table.count(' '.repeat(1_000_000));
@@ -40,8 +41,8 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('byte-pair counts of singl
     expect(n).toBeLessThan(1_000_000 / 2);
     // and the same again (its scratch is not kept, the kept one still works)
     expect(table.count(' '.repeat(1_000_000))).toBe(n);
-    expect(table.count(' '.repeat(3000))).toBe(exact(' '.repeat(3000)));
-  });
+    expect(table.count(' '.repeat(1200))).toBe(exact(' '.repeat(1200)));
+  }, 60_000);
 
   it('counts an empty piece as none and any single byte as one token', () => {
     expect(table.count('')).toBe(0);

@@ -3,13 +3,14 @@
 // each token as its own string or array in a Map, tens of MB per vocabulary per thread (o200k_base:
 // +66 MB RSS with gpt-tokenizer, 100-170 MB with js-tiktoken; Claude's WASM tiktoken +38 MB). Here
 // all tokens' bytes sit in one Uint8Array and an open-addressing hash table of Int32 maps bytes to
-// the token: about 5 MB for o200k_base (+17 MB RSS in all, the rank file read and dropped). A count
+// the token: about 5 MB of arrays for o200k_base by their sizes (+17 MB RSS measured in all, the
+// rank file read and dropped). A count
 // needs no token ids, only how many parts the merge ends with.
 //
 // The merge is tiktoken's (`_byte_pair_merge`): start from single bytes, repeatedly merge the
 // adjacent pair whose concatenation has the lowest rank (the leftmost of equals) until no
-// adjacent pair is a token. tiktoken rescans all parts after each merge (quadratic: a 1 MB run of
-// spaces would take minutes); here the pairs wait in a min-heap keyed by (rank, position), which
+// adjacent pair is a token. tiktoken rescans all parts after each merge (quadratic in the piece's
+// bytes); here the pairs wait in a min-heap keyed by (rank, position), which
 // picks the same pair every time, so the count is the same in O(n log n).
 
 const NONE = -1;

@@ -574,6 +574,8 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
   let userRollupPlans = 0;
   /** how many histograms took their bounds from the roll-ups */
   let rollupBounds = 0;
+  /** how many histograms read the days their window covers whole by partition (and the others' rows by time) */
+  let partitionScans = 0;
 
   /** the rows of the execute stage on both engines (PostgreSQL with its roll-ups, as it answers), and on ClickHouse with its roll-ups and without */
   async function rows(c: MetricsCase): Promise<string | null> {
@@ -593,6 +595,7 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
     const main = rowsDiffer(p.rows, q.rows, floatSums(c.query));
     if (main) return `main statement: ${main}`;
     if (ch.compiled.histograms.some((h) => h.query.sql.includes('_min)'))) rollupBounds++;
+    if (ch.compiled.histograms.some((h) => h.query.sql.includes('_partition_id'))) partitionScans++;
     if (ch.plan.rollup) {
       // ClickHouse's own roll-ups against its base table
       rollupPlans++;
@@ -701,6 +704,7 @@ export function identitySuite(name: string, target: () => Promise<ClickHouseUnde
       // the user roll-up and the roll-ups' bounds were read, and answered as the base table does
       expect(userRollupPlans).toBeGreaterThanOrEqual(3);
       expect(rollupBounds).toBeGreaterThanOrEqual(3);
+      expect(partitionScans).toBeGreaterThanOrEqual(3);
     });
   });
 }

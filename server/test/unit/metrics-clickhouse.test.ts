@@ -12,6 +12,7 @@ import {
 } from '../../src/domain/metrics/index.ts';
 import { dailyQueries } from '../../src/domain/metrics/daily.ts';
 import { div, fromFloat8, numeric, text } from '../../src/domain/metrics/pg-numeric.ts';
+import { windowDays } from '../../src/domain/metrics/clickhouse-sql.ts';
 
 // the base tables' statements (the roll-up path has a test of its own below)
 const ch = clickHouseDialect('tally', { rollups: false });
@@ -125,6 +126,40 @@ describe('the ClickHouse dialect', () => {
       { filters: [{ column: 'traceName', operator: '=' as const, value: 'x', type: 'string' as const }] },
     ])
       expect(bounds({ ...input, ...over } as MetricsQueryInput), JSON.stringify(over)).not.toMatch(/observation_(hourly|daily)|_min\)/);
+  });
+
+  it("reads a histogram's whole days by partition and compares only the edge days' times", () => {
+    const input = q({
+      fromTimestamp: '2026-01-01T10:30:00Z',
+      toTimestamp: '2026-01-05T12:00:00Z',
+      metrics: [{ measure: 'totalCost', aggregation: 'histogram' }],
+    });
+    const h = prepareMetrics(input, 'p1', { version: 'v2' }, clickHouseDialect('tally')).compiled.histograms[0]!.query;
+    // the values: SELECT … WHERE … _partition_id IN {whole days} UNION ALL SELECT … WHERE … _partition_id IN {edge days}
+    const values = h.sql.slice(h.sql.lastIndexOf('FROM (SELECT') + 6, h.sql.indexOf(') GROUP BY bin'));
+    const branches = values.split(' UNION ALL ');
+    expect(branches).toHaveLength(2);
+    const [whole, edges] = branches.map((b) => b.match(/_partition_id IN \{(p\d+):Array\(String\)\}/)![1]!);
+    expect(h.params[whole!]).toEqual(['20260102', '20260103', '20260104']);
+    expect(h.params[edges!]).toEqual(['20260101', '20260105']);
+    // the whole days' branch compares no time; the edge days' compares the window's
+    expect(branches[0]).not.toContain('start_time');
+    expect(branches[1]).toContain('o.start_time >= fromUnixTimestamp64Milli');
+    // not through a cluster's Distributed table, and not without a whole day in the window
+    const off = prepareMetrics(input, 'p1', { version: 'v2' }, clickHouseDialect('tally', { dayPartitions: false }));
+    expect(off.compiled.histograms[0]!.query.sql).not.toContain('_partition_id');
+    const sameDay = q({ ...input, fromTimestamp: '2026-01-01T01:00:00Z', toTimestamp: '2026-01-01T23:00:00Z' });
+    expect(prepareMetrics(sameDay, 'p1', { version: 'v2' }, clickHouseDialect('tally')).compiled.histograms[0]!.query.sql).not.toContain(
+      '_partition_id',
+    );
+  });
+
+  it('splits a window into the UTC days it covers whole and those it covers in part', () => {
+    const d = (from: string, to: string) => windowDays(new Date(from), new Date(to));
+    expect(d('2026-01-01T00:00:00Z', '2026-01-03T00:00:00Z')).toEqual({ whole: ['20260101', '20260102'], partial: ['20260103'] });
+    expect(d('2026-01-01T00:00:00.001Z', '2026-01-03T23:59:59Z')).toEqual({ whole: ['20260102'], partial: ['20260101', '20260103'] });
+    expect(d('2025-12-31T18:30:00Z', '2026-01-01T10:00:00Z')).toBeNull();
+    expect(d('1970-01-01T00:00:00Z', '2026-01-01T00:00:00Z')).toBeNull();
   });
 
   it('puts every caller value in a parameter, numbers past 2^53 as their text', () => {

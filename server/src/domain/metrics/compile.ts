@@ -25,11 +25,14 @@ export const POSTGRES: Dialect<CompiledMetrics> = { name: 'postgres', rollups: t
  * ClickHouse with Tally's tables in `database` (statements name it: the embedded engine has no
  * per-client default); `rollups: false` reads the base tables only (the identity tests compare both)
  */
-export const clickHouseDialect = (database: string, opts: { rollups?: boolean } = {}): Dialect<ClickHouseMetrics> => ({
+export const clickHouseDialect = (
+  database: string,
+  opts: { rollups?: boolean; dayPartitions?: boolean } = {},
+): Dialect<ClickHouseMetrics> => ({
   name: 'clickhouse',
   rollups: opts.rollups ?? true,
   userRollup: opts.rollups ?? true,
-  compile: (plan, projectId) => compileClickHouse(plan, projectId, database),
+  compile: (plan, projectId) => compileClickHouse(plan, projectId, database, { dayPartitions: opts.dayPartitions ?? true }),
 });
 
 /** PostgreSQL's statements (the dialect without a store configured) */

@@ -10,6 +10,7 @@ import type { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 import type { ModelCatalog } from './caches/model-catalog.ts';
 import type { TokenizerPool } from './threads/tokenizer-pool.ts';
 import type { ClickHouseMetrics, MetricsStore } from './domain/metrics/index.ts';
+import type { IngestionLoad } from './background/ingestion-load.ts';
 
 /** reads of what retention removed from PostgreSQL (analytics/reads.ts over ClickHouse) */
 import type { TraceListFilter, TraceOrder, TraceTotals } from './domain/traces/list.ts';
@@ -54,8 +55,11 @@ export interface Services {
   llmTimeoutMs: number;
   /** told the rows each committed ingestion batch wrote; analyses the tables as a new database fills (store/planner-stats.ts) */
   tableGrowth?: GrowthAnalyzer;
-  /** evaluation rules as ingestion matches them, and the wake-up of this process's evaluation workers */
-  evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; batchApplied: () => void };
+  /**
+   * evaluation rules as ingestion matches them, the wake-up of this process's evaluation workers,
+   * and ingestion's load (senders' batches under way), which the workers yield to
+   */
+  evaluation?: { rules: EvaluationRulesCache; jobsEnqueued: () => void; load: IngestionLoad };
   /** reprice jobs: the worker's wake-up when one is created */
   reprice?: { jobCreated: () => void };
   /** spend alerts: the shortest interval one may ask for (TALLY_ALERTS_MIN_INTERVAL_SECONDS) */

@@ -23,6 +23,7 @@ import { MODEL_REVISIONS_CHANNEL } from './store/models.ts';
 import { backoffMs } from './domain/backoff.ts';
 import { resolveKeyring } from './secrets/encryption-keys.ts';
 import { createTokenizerPool } from './threads/tokenizer-pool.ts';
+import { IngestionLoad } from './background/ingestion-load.ts';
 import { EvaluationWorker } from './background/evaluation-worker.ts';
 import { RepriceWorker } from './background/reprice-worker.ts';
 import { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
@@ -45,7 +46,8 @@ import type { Analytics } from './analytics/clickhouse.ts';
 import { clickHouseMetricsStore } from './analytics/metrics.ts';
 
 /** how long after the last ingestion batch the evaluation workers count ingestion as under way */
-const INGESTION_QUIET_MS = 300;
+/** ingestion's share of the last second above which the evaluation worker keeps to its trickle */
+const INGESTION_BUSY_SHARE = 0.5;
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -174,7 +176,7 @@ export async function startServer(
   const tokenizers = createTokenizerPool({ size: config.tokenizerThreads, idleMs: config.tokenizerIdleMs });
   let worker: EvaluationWorker | null = null;
   let repricer: RepriceWorker | null = null;
-  let lastBatchAt = -Infinity;
+  const ingestionLoad = new IngestionLoad();
   const services: Services = {
     version: VERSION,
     models,
@@ -220,16 +222,14 @@ export async function startServer(
     evaluation: {
       rules: new EvaluationRulesCache(),
       jobsEnqueued: () => worker?.wake(),
-      batchApplied: () => {
-        lastBatchAt = performance.now();
-      },
+      load: ingestionLoad,
     },
   };
   if (config.evalConcurrency > 0) {
     worker = new EvaluationWorker(db, services, log, {
       concurrency: config.evalConcurrency,
       retryBaseMs: config.evalRetryBaseMs,
-      ingestionBusy: () => performance.now() - lastBatchAt < INGESTION_QUIET_MS,
+      ingestionBusy: () => ingestionLoad.share() >= INGESTION_BUSY_SHARE,
     });
   }
   if (config.repriceJobs) repricer = new RepriceWorker(db, services, log, { batchesInFlight: config.repriceInFlight });

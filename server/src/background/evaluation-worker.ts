@@ -25,6 +25,12 @@ export const MAX_ATTEMPTS = 4;
 export const MAX_AGE_MS = 2 * 3_600_000;
 const POLL_MS = 500;
 /**
+ * While ingestion is busy, one job per this. Each job is a judge call plus a batch of its own (the
+ * execution trace and generation) and a score: one every 500 ms cost a saturating ingestion 2-3%
+ * (bench/evaluation.ts, 2026-11-29).
+ */
+const BUSY_POLL_MS = 1_000;
+/**
  * Idle, the poll interval doubles up to this: each poll is a query, and on the embedded database
  * a query costs CPU in this process (two polls a second and the reprice worker's one were ~1.2% of
  * a core at rest). Jobs committed here wake the worker at once, and a retry it schedules wakes it
@@ -53,10 +59,10 @@ const BLOCK_REASONS: Partial<Record<LlmErrorKind, string>> = {
 export interface EvaluationWorkerOptions {
   concurrency: number;
   /**
-   * True while ingestion is under way in this process: the worker then starts at most one job
-   * per POLL_MS, so judging (a full trace and generation written per job, on the same cores)
-   * takes next to nothing of ingestion's throughput yet never stops; it catches up at full
-   * concurrency when ingestion pauses.
+   * True while ingestion keeps this process busy (batches under way for most of the last second):
+   * the worker then starts at most one job per BUSY_POLL_MS, so judging (a full trace and
+   * generation written per job, on the same cores) takes next to nothing of ingestion's
+   * throughput yet never stops; it catches up at full concurrency when ingestion eases.
    */
   ingestionBusy?: () => boolean;
   /** the first retry's delay; each further one doubles it (half jitter: a random 50-100% of it is waited) */
@@ -141,7 +147,7 @@ export class EvaluationWorker {
       this.idlePolls = idle ? this.idlePolls + 1 : 0;
       this.schedule(
         this.opts.ingestionBusy?.()
-          ? POLL_MS
+          ? BUSY_POLL_MS
           : claimed > 0 && this.running < this.opts.concurrency
             ? 0
             : idle

@@ -79,14 +79,23 @@ export async function applyBatch(
   projectId: string,
   events: AcceptedEvent[],
 ): Promise<BatchResult> {
+  // senders' batches only: the judge's own records must not count as ingestion under way
+  const load = events.some((e) => e.internal) ? undefined : services.evaluation?.load;
+  load?.begin();
+  try {
+    return await applyAttempts(em, services, projectId, events);
+  } finally {
+    load?.end();
+  }
+}
+
+async function applyAttempts(em: SqlEntityManager, services: Services, projectId: string, events: AcceptedEvent[]): Promise<BatchResult> {
   const warnings = new Map<AcceptedEvent, string[]>();
   for (let attempt = 1; ; attempt++) {
     try {
       warnings.clear();
       const jobs = await em.transactional((tx) => applyProject(tx, services, projectId, events, warnings, new Date()));
       // committed: a worker of this process can claim them now rather than at its next poll
-      // senders' batches only: the judge's own records must not count as ingestion under way
-      if (!events.some((e) => e.internal)) services.evaluation?.batchApplied();
       if (jobs > 0) services.evaluation?.jobsEnqueued();
       services.analytics?.changed();
       services.tableGrowth?.written(events.length);

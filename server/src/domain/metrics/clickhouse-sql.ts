@@ -108,7 +108,7 @@ interface Related {
 }
 
 const DAY_MS = 86_400_000;
-/** a window wider than this reads every row's time: a partition list that long costs more than it saves */
+/** a window wider than this reads every row's time: it keeps the partition list, a parameter, small */
 const WINDOW_DAYS_MAX = 1_000;
 const partitionId = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '');
 

@@ -33,8 +33,6 @@ export interface ExporterOptions {
   maxBatchSize?: number;
   /** the pause when the feed is empty; a batch applied wakes the exporter at once */
   idleMs?: number;
-  /** an insert of more rows than this goes in as two at once (default 10,000; see insertRaw) */
-  splitInsertRows?: number;
   /**
    * rounds in flight at once (default 2): while one reads rows from PostgreSQL another inserts
    * into ClickHouse; they take disjoint changes (SKIP LOCKED)
@@ -74,7 +72,6 @@ export class AnalyticsExporter {
   private loops: Promise<void>[] = [];
   private wakeUps = new Set<() => void>();
   private readonly concurrency: number;
-  private readonly splitInsertRows: number;
   private readonly batchSize: number;
   private readonly maxBatchSize: number;
   private readonly idleMs: number;
@@ -96,7 +93,6 @@ export class AnalyticsExporter {
     this.maxBatchSize = Math.max(this.batchSize, opts.maxBatchSize ?? 50_000);
     this.idleMs = opts.idleMs ?? 250;
     this.concurrency = opts.concurrency ?? 2;
-    this.splitInsertRows = opts.splitInsertRows ?? SPLIT_INSERT_ROWS;
     this.compactAboveParts = opts.compactAboveParts ?? 1;
     this.compactEveryMs = opts.compactEveryMs ?? 600_000;
     this.vacuumAfterChanges = opts.vacuumAfterChanges ?? 1_000_000;
@@ -342,16 +338,6 @@ export class AnalyticsExporter {
   }
 
   private async insertRaw(target: string, format: string, lines: string[]): Promise<void> {
-    // a large take goes in as two inserts at once: one insert parses and writes its part on one
-    // core, and a drain's last take (up to 50,000 rows) ran alone while the other loop had found
-    // nothing left. Draining 100,000 changes: 34,468-34,688 rows/s against 28,231-31,067
-    // (bench/analytics-export.ts, alternating, 2026-11-29). A failed half fails the take, which is
-    // sent again whole (versions make the rows that did land harmless)
-    if (lines.length > this.splitInsertRows) {
-      const half = Math.ceil(lines.length / 2);
-      await Promise.all([this.insertRaw(target, format, lines.slice(0, half)), this.insertRaw(target, format, lines.slice(half))]);
-      return;
-    }
     const result = await this.analytics.client.exec({
       query: `INSERT INTO ${this.analytics.database}.${target} FORMAT ${format}`,
       clickhouse_settings: OBSERVATION_WRITE_SETTINGS,
@@ -400,8 +386,6 @@ export class AnalyticsExporter {
   }
 }
 
-/** rows above which one insert is split in two (insertRaw) */
-const SPLIT_INSERT_ROWS = 10_000;
 const HOUR_MS = 3_600_000;
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 

@@ -5,7 +5,6 @@
 // version arriving late leaves one row, and an outage keeps the changes queued until it ends.
 // On PostgreSQL (DATABASE_URL) the server runs on a database of the test's own, so its triggers
 // never meet the integration suite's.
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsExporter } from '../../src/background/analytics-exporter.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -355,51 +354,6 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         expect(await steady.exportOnce()).toBe(1);
         await steady.compacted();
         expect(steady.stats.compactedPartitions).toBe(0);
-      } finally {
-        t.server.exporter!.start();
-      }
-    });
-
-    it('a large take goes in as two inserts, and every row lands once with its values', async () => {
-      const env = id('split-env');
-      const day = (d: number, m: number) => new Date(Date.UTC(2025, 1, d, 12, m)).toISOString();
-      const gens = Array.from({ length: 9 }, (_, i) => ({
-        id: id('e'),
-        timestamp: day(12, i),
-        type: 'generation-create',
-        body: { id: id('g'), environment: env, model: 'sp', startTime: day(12, i), costDetails: { total: i + 1 } },
-      }));
-      // the rows of each observations insert the exporter sends
-      const a = t.server.analytics!;
-      const inserts: number[] = [];
-      const client = new Proxy(a.client, {
-        get(target, key, receiver) {
-          if (key !== 'exec') return Reflect.get(target, key, receiver);
-          return async (params: { query: string; values?: Readable }) => {
-            if (/^INSERT INTO \S+\.observations \(/.test(params.query) && params.values) {
-              const chunks: Buffer[] = [];
-              for await (const c of params.values) chunks.push(Buffer.from(c));
-              const text = Buffer.concat(chunks).toString();
-              inserts.push(text.split('\n').filter(Boolean).length);
-              return target.exec({ ...params, values: Readable.from([Buffer.from(text)], { objectMode: false }) } as never);
-            }
-            return target.exec(params as never);
-          };
-        },
-      });
-      await t.server.exporter!.stop();
-      try {
-        await ingest(gens);
-        // a take of 9 split above 4 rows: 5 + 4, the 5 again into 3 + 2
-        const splitter = new AnalyticsExporter(t.server.db, { ...a, client }, createLogger('silent'), { batchSize: 9, splitInsertRows: 4 });
-        while ((await splitter.exportOnce()) > 0);
-        await splitter.compacted();
-        expect(inserts.sort()).toEqual([2, 3, 4]);
-        expect(
-          await ch<{ n: string; ids: string; cost: string }>(
-            `SELECT toString(count()) AS n, toString(uniqExact(id)) AS ids, toString(sum(total_cost)) AS cost FROM $db.observations FINAL WHERE environment = '${env}' AND NOT _deleted`,
-          ),
-        ).toEqual([{ n: '9', ids: '9', cost: '45' }]);
       } finally {
         t.server.exporter!.start();
       }

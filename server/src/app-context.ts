@@ -10,7 +10,7 @@ import type { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';
 import type { ModelCatalog } from './caches/model-catalog.ts';
 import type { TokenizerPool } from './threads/tokenizer-pool.ts';
 import type { ClickHouseMetrics, MetricsStore } from './domain/metrics/index.ts';
-import type { IngestionLoad } from './background/ingestion-load.ts';
+import type { IngestionLoad } from './domain/ingestion/load.ts';
 
 /** reads of what retention removed from PostgreSQL (analytics/reads.ts over ClickHouse) */
 import type { TraceListFilter, TraceOrder, TraceTotals } from './domain/traces/list.ts';

@@ -23,7 +23,7 @@ import { MODEL_REVISIONS_CHANNEL } from './store/models.ts';
 import { backoffMs } from './domain/backoff.ts';
 import { resolveKeyring } from './secrets/encryption-keys.ts';
 import { createTokenizerPool } from './threads/tokenizer-pool.ts';
-import { IngestionLoad } from './background/ingestion-load.ts';
+import { IngestionLoad } from './domain/ingestion/load.ts';
 import { EvaluationWorker } from './background/evaluation-worker.ts';
 import { RepriceWorker } from './background/reprice-worker.ts';
 import { EvaluationRulesCache } from './caches/evaluation-rules-cache.ts';

@@ -1,7 +1,7 @@
-// The evaluation worker yields to ingestion by this measure (background/ingestion-load.ts): the
+// The evaluation worker yields to ingestion by this measure (domain/ingestion/load.ts): the
 // share of the last second with a sender's batch under way.
 import { describe, expect, it } from 'vitest';
-import { IngestionLoad } from '../../src/background/ingestion-load.ts';
+import { IngestionLoad } from '../../src/domain/ingestion/load.ts';
 
 describe("ingestion's load", () => {
   it('is the share of the last second with at least one batch under way, overlapping batches counted once', () => {

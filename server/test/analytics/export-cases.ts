@@ -175,6 +175,82 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       expect(s).toEqual({ name: 'quality', value: 0.75, trace_id: trace });
     });
 
+    it('ships text of every kind as PostgreSQL holds it: tabs, newlines, backslashes, quotes, \\N', async () => {
+      const trace = id('t');
+      const gen = id('g');
+      const odd = `a\tb\nc\rd \\ e \\N f ' g " h [x, 'y'] {k: 1} ünï 😀`;
+      await ingest([
+        {
+          id: id('e'),
+          timestamp: at(0),
+          type: 'trace-create',
+          body: {
+            id: trace,
+            name: odd,
+            userId: `${odd}-user`,
+            sessionId: '\\N',
+            tags: [odd, "it's", '\\', ''],
+            public: true,
+            release: '\t',
+          },
+        },
+        {
+          id: id('e'),
+          timestamp: at(1),
+          type: 'generation-create',
+          body: {
+            id: gen,
+            traceId: trace,
+            name: odd,
+            version: '\\t',
+            startTime: at(1),
+            statusMessage: `line 1\nline 2\\n`,
+            input: { text: odd, nested: [odd] },
+            output: odd,
+            metadata: { [odd]: odd },
+            usageDetails: { input: 3, "in'put\t2": 4 },
+          },
+        },
+      ]);
+      await caughtUp();
+      const db = kysely(t.server.db.em());
+      const pgObs = await sql<Record<string, unknown>>`select name, version, status_message, trace_name, user_id, session_id, release, tags,
+          input::text as input, output::text as output, metadata::text as metadata, usage_details::text as usage
+        from observations where id = ${gen}`.execute(db);
+      const [o] = await ch<Record<string, unknown>>(
+        `SELECT name, version, status_message, trace_name, user_id, session_id, release, tags, input, output, metadata, usage_details FROM $db.observations FINAL WHERE id = '${gen}'`,
+      );
+      const p = pgObs.rows[0]!;
+      expect(o).toEqual({
+        name: p.name,
+        version: p.version,
+        status_message: p.status_message,
+        trace_name: p.trace_name,
+        user_id: p.user_id,
+        session_id: p.session_id,
+        release: p.release,
+        tags: p.tags,
+        input: p.input,
+        output: p.output,
+        metadata: p.metadata,
+        usage_details: JSON.parse(p.usage as string),
+      });
+      expect(o!.name).toBe(odd);
+      // tags are kept sorted
+      expect(o!.tags).toEqual([odd, "it's", '\\', ''].sort());
+      const [tr] = await ch<Record<string, unknown>>(
+        `SELECT name, user_id, session_id, tags, public, release FROM $db.traces FINAL WHERE id = '${trace}'`,
+      );
+      expect(tr).toEqual({
+        name: odd,
+        user_id: `${odd}-user`,
+        session_id: '\\N',
+        tags: [odd, "it's", '\\', ''].sort(),
+        public: true,
+        release: '\t',
+      });
+    });
+
     it('an update replaces the row; a delete hides it', async () => {
       const trace = id('t');
       const gen = id('g');

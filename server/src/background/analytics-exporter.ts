@@ -4,7 +4,7 @@
 // forgets the changes, in the same transaction. A crash or an outage between the insert and the
 // commit sends the same rows again later with the same versions: ClickHouse keeps one of them.
 import { Readable } from 'node:stream';
-import type { Analytics } from '../analytics/clickhouse.ts';
+import type { Analytics, RawFormat } from '../analytics/clickhouse.ts';
 import { migrateClickHouse, OBSERVATION_WRITE_SETTINGS } from '../analytics/schema.ts';
 import { chTime, tombstone } from '../analytics/rows.ts';
 import type { Database } from '../db/orm.ts';
@@ -192,11 +192,12 @@ export class AnalyticsExporter {
           // raw text as PostgreSQL wrote it, positional (no key per value): no row is parsed or rebuilt here
           if (rows.length)
             await this.insertRaw(
-              `${table} (${[...columns.map((c) => c.name), '_version', '_deleted'].join(', ')})`,
+              table,
+              [...columns.map((c) => c.name), '_version', '_deleted'],
               'JSONCompactEachRow',
               rows.map((r) => r.line),
             );
-          if (gone.length) await this.insertRaw(table, 'JSONEachRow', gone);
+          if (gone.length) await this.insertRaw(table, null, 'JSONEachRow', gone);
           this.stats.exportedRows += rows.length + gone.length;
         }
         // a full take means a backlog: its hours are recomputed once it is drained, not after every
@@ -337,11 +338,14 @@ export class AnalyticsExporter {
     return this.schema;
   }
 
-  private async insertRaw(target: string, format: string, lines: string[]): Promise<void> {
+  private async insertRaw(table: string, columns: string[] | null, format: RawFormat, lines: string[]): Promise<void> {
+    const body = Buffer.from(`${lines.join('\n')}\n`);
+    const { rawInsert, database } = this.analytics;
+    if (rawInsert) return rawInsert(`${database}.${table}`, columns, format, body, OBSERVATION_WRITE_SETTINGS);
     const result = await this.analytics.client.exec({
-      query: `INSERT INTO ${this.analytics.database}.${target} FORMAT ${format}`,
+      query: `INSERT INTO ${database}.${table}${columns ? ` (${columns.join(', ')})` : ''} FORMAT ${format}`,
       clickhouse_settings: OBSERVATION_WRITE_SETTINGS,
-      values: Readable.from([Buffer.from(`${lines.join('\n')}\n`)], { objectMode: false }),
+      values: Readable.from([body], { objectMode: false }),
     });
     result.stream.resume();
   }

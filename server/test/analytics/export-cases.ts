@@ -576,11 +576,15 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
     it('keeps changes queued while ClickHouse refuses them, and ships them when it is back', async () => {
       const a = t.server.analytics!;
       const exec = a.client.exec.bind(a.client);
+      const rawInsert = a.rawInsert;
       let refused = 0;
-      a.client.exec = (async () => {
+      const down = async () => {
         refused++;
         throw new Error('ClickHouse is down (test)');
-      }) as typeof a.client.exec;
+      };
+      a.client.exec = down as typeof a.client.exec;
+      // the embedded engine's inserts take their own road
+      if (rawInsert) a.rawInsert = down;
       const gen = id('g');
       try {
         await ingest([
@@ -592,6 +596,7 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         expect(lag.lagRows).toBeGreaterThan(0);
       } finally {
         a.client.exec = exec;
+        a.rawInsert = rawInsert;
       }
       t.server.exporter!.wake();
       await caughtUp();

@@ -36,7 +36,8 @@ export interface Analytics {
   /**
    * The embedded engine's own insert: the payload handed to it as bytes (chdb's rawInsert). Its
    * Connection's insert makes the payload part of the statement's text; the exporter drained
-   * 34,797-36,062 rows/s this way against 30,012-30,033 (bench/analytics-export.ts, alternating)
+   * 33,194-36,062 rows/s this way against 30,012-30,920 (bench/analytics-export.ts, three
+   * alternating pairs)
    */
   rawInsert?: (
     table: string,

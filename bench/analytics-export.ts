@@ -62,6 +62,9 @@ async function phase(mode: 'baseline' | 'live' | 'outage', total: number): Promi
   const port = await freePort();
   let child: Child | null = null;
   try {
+    // the outage's drain is the exporter's steady rate: ClickHouse's schema is made first, by a
+    // start that exports one event (creating it took 0.5 s of a 7 s drain when the drain's start did it)
+    if (mode === 'outage') await prepareSchema(chDir);
     child = startChild('server/src/main.ts', {
       ...keys,
       DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
@@ -132,6 +135,35 @@ async function phase(mode: 'baseline' | 'live' | 'outage', total: number): Promi
   }
 }
 
+/** a start with the embedded engine at `chDir` that exports one event (its schema migrated), then stops */
+async function prepareSchema(chDir: string): Promise<void> {
+  const port = await freePort();
+  const child = startChild('server/src/main.ts', {
+    ...keys,
+    DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
+    PORT: String(port),
+    TALLY_EVAL_CONCURRENCY: '0',
+    TALLY_CLICKHOUSE_URL: `chdb:${chDir}`,
+  });
+  try {
+    const base = `http://127.0.0.1:${port}/api/public`;
+    await waitHealthy(`${base}/health`);
+    const r = await fetch(`${base}/ingestion`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: batches(BATCH, `s${Date.now().toString(36)}`)[0]!,
+    });
+    if (r.status !== 207) throw new Error(`ingestion answered ${r.status}`);
+    for (;;) {
+      const h = (await (await fetch(`${base}/health`)).json()) as { analytics: { lagRows?: number } };
+      if (h.analytics.lagRows === 0) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  } finally {
+    await child.stop();
+  }
+}
+
 export async function run(): Promise<string[]> {
   if (!existsSync(join(ROOT, 'engines/chdb/node_modules/chdb')))
     return ['the embedded ClickHouse engine is not installed (make engines): skipped'];
@@ -154,7 +186,7 @@ export async function run(): Promise<string[]> {
     `  export lag       p50 ${percentile(sorted, 50).toFixed(2)} s  p95 ${p95.toFixed(2)} s  max ${(sorted.at(-1) ?? 0).toFixed(2)} s over ${sorted.length} samples (target p95 <= 2 s: ${p95 <= 2 ? 'met' : 'NOT met'})`,
     `  after the load   ${ch.lagAtEnd.toLocaleString('en')} changes left, drained in ${ch.drainSeconds.toFixed(1)} s`,
     `  outage           ClickHouse unreachable during the load: ingestion ${Math.round(outage.eventsPerSecond).toLocaleString('en')} events/s, ${outage.lagAtEnd.toLocaleString('en')} changes queued; after a restart with the engine, drained in ${outage.drainSeconds.toFixed(1)} s`,
-    `  exporter         ${Math.round(exportRate).toLocaleString('en')} rows/s draining alone = ${(exportRate / baseline.eventsPerSecond).toFixed(2)}x the ingestion rate without ClickHouse (target >= 2x: ${exportRate >= 2 * baseline.eventsPerSecond ? 'met' : 'NOT met'})`,
+    `  exporter         ${Math.round(exportRate).toLocaleString('en')} rows/s draining alone (schema in place) = ${(exportRate / baseline.eventsPerSecond).toFixed(2)}x the ingestion rate without ClickHouse (target >= 2x: ${exportRate >= 2 * baseline.eventsPerSecond ? 'met' : 'NOT met'})`,
   ];
   return lines;
 }

@@ -135,9 +135,13 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         },
         { id: id('e'), timestamp: at(4), type: 'score-create', body: { id: score, traceId: trace, name: 'quality', value: 0.75 } },
       ]);
+      // microseconds, as OTel spans carry them (the exporter's inserts read times in ClickHouse's basic form)
+      await sql`update observations set completion_start_time = '2026-11-20 10:00:01.234567+00' where id = ${gen}`.execute(
+        kysely(t.server.db.em()),
+      );
       await caughtUp();
       const [o] = await ch<Record<string, unknown>>(
-        `SELECT id, trace_id, type, name, model, toString(total_cost) AS total, toString(input_cost) AS input_cost, cost_details, usage_details, input_usage, output_usage, trace_name, user_id, tags, environment, start_time, end_time, input FROM $db.observations FINAL WHERE id = '${gen}'`,
+        `SELECT id, trace_id, type, name, model, toString(total_cost) AS total, toString(input_cost) AS input_cost, cost_details, usage_details, input_usage, output_usage, trace_name, user_id, tags, environment, start_time, end_time, completion_start_time, input FROM $db.observations FINAL WHERE id = '${gen}'`,
       );
       expect(o).toMatchObject({
         id: gen,
@@ -154,6 +158,7 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         environment: 'prod',
         start_time: '2026-11-20 10:00:01.000000',
         end_time: '2026-11-20 10:00:03.000000',
+        completion_start_time: '2026-11-20 10:00:01.234567',
       });
       // every digit of PostgreSQL's numeric costs
       const stored = await sql<{

@@ -2,6 +2,7 @@
 import { run as startupAndModels } from './startup-and-models.ts';
 import { run as ingestion } from './ingestion.ts';
 import { run as memory } from './memory.ts';
+import { run as idle } from './idle.ts';
 import { run as hostileMemory } from './hostile-memory.ts';
 import { run as metrics } from './metrics.ts';
 import { run as tokenizers } from './tokenizers.ts';
@@ -22,6 +23,9 @@ for (const line of await ingestion()) console.log(line);
 
 console.log('== server memory on both databases (BENCH_MEMORY_EVENTS, default 20000) ==');
 for (const line of await memory()) console.log(line);
+
+console.log('== idle CPU (BENCH_IDLE_SECONDS, default 30) ==');
+for (const line of await idle()) console.log(line);
 
 console.log('== server memory while refusing hostile bodies, against normal load (target: within 100 MB) ==');
 for (const line of await hostileMemory()) console.log(line);

@@ -393,6 +393,36 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
       }
     });
 
+    it('polls an empty feed less and less often, and a batch applied wakes it at once', async () => {
+      await t.server.exporter!.stop();
+      const idle = new AnalyticsExporter(t.server.db, t.server.analytics!, createLogger('silent'), {
+        idleMs: 20,
+        maxIdleMs: 5_000,
+        concurrency: 1,
+      });
+      let polls = 0;
+      const exportOnce = idle.exportOnce.bind(idle);
+      idle.exportOnce = (size?: number) => {
+        polls++;
+        return exportOnce(size);
+      };
+      try {
+        idle.start();
+        await new Promise((r) => setTimeout(r, 800));
+        // pauses of 20, 40, 80, 160, 320 ms: 5 or 6 polls where a fixed 20 ms pause makes about 40
+        expect(polls).toBeGreaterThanOrEqual(3);
+        expect(polls).toBeLessThanOrEqual(8);
+        const before = polls;
+        // the pause under way is 640 ms or more; a wake-up (what an applied batch does) cuts it short
+        idle.wake();
+        await new Promise((r) => setTimeout(r, 150));
+        expect(polls).toBeGreaterThan(before);
+      } finally {
+        await idle.stop();
+        t.server.exporter!.start();
+      }
+    });
+
     it('merges each day partition a drained backlog left in several parts, the rows unchanged', async () => {
       const env = id('compact-env');
       const day = (d: number, m: number) => new Date(Date.UTC(2025, 1, d, 12, m)).toISOString();

@@ -16,14 +16,24 @@ export { EmbeddedEngineMissing };
 const ENGINE_PACKAGE = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/chdb/package.json');
 
 type ChdbConnectionModule = { createChdbConnection: (opts: { path: string }) => unknown };
+type ChdbModule = { Session: new (path: string, opts: { connectionArgs: string[] }) => { close(): void } };
 
-function loadChdb(): ChdbConnectionModule {
+/**
+ * The embedded engine's server configuration, given when it starts. ClickHouse's memory worker
+ * reads the process's memory every 100 ms by default, to correct its memory tracker: 0.5% of a
+ * core of an otherwise idle server (bench/idle.ts); once a second is ample for a tracker that
+ * guards a limit Tally does not set.
+ */
+const ENGINE_ARGS = ['--memory_worker_period_ms=1000'];
+
+function loadChdb(): ChdbConnectionModule & ChdbModule {
   const installed = existsSync(join(dirname(ENGINE_PACKAGE), 'node_modules', 'chdb'));
   if (!installed)
     throw new EmbeddedEngineMissing(
       'TALLY_CLICKHOUSE_URL=chdb:… needs the embedded ClickHouse engine, which is not installed: run `make engines` (make run and make test install it when TALLY_CLICKHOUSE_URL starts with chdb:)',
     );
-  return createRequire(ENGINE_PACKAGE)('chdb/connection') as ChdbConnectionModule;
+  const require = createRequire(ENGINE_PACKAGE);
+  return { ...(require('chdb/connection') as ChdbConnectionModule), Session: (require('chdb') as ChdbModule).Session };
 }
 
 export interface Analytics {
@@ -80,10 +90,20 @@ export function openClickHouse(target: ClickHouseTarget): Analytics {
     });
     return { client, database: target.database, cluster: target.cluster, target };
   }
-  const connection = loadChdb().createChdbConnection({ path: target.path }) as unknown as ChdbConnection;
+  const chdb = loadChdb();
+  // chdb starts one engine per process, with the arguments of the first session at its directory
+  // (its Connection takes none): this session starts it with ENGINE_ARGS and is kept open for it
+  const engine = new chdb.Session(target.path, { connectionArgs: ENGINE_ARGS });
+  const connection = chdb.createChdbConnection({ path: target.path }) as unknown as ChdbConnection;
+  const client = createClient({ connection: connection as never, clickhouse_settings: settings });
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await close();
+    engine.close();
+  };
   return {
     // chdb's Connection implements @clickhouse/client's interface (chdb/connection)
-    client: createClient({ connection: connection as never, clickhouse_settings: settings }),
+    client,
     database: target.database,
     cluster: target.cluster,
     target,

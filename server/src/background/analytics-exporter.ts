@@ -78,8 +78,9 @@ const RETRY = { baseMs: 250, maxMs: 30_000, jitter: 'half' } as const;
  * chTime), so it is read as such rather than guessed at (the connection's best_effort, which the
  * engine otherwise applies to every one of an observation's five times). Draining 100,000 changes
  * (three alternating triples, 2026-11-29): 15,007-17,273 rows/s and 9.2-10.3 s of server and
- * PostgreSQL CPU, against 13,527-15,820 rows/s and 10.2-12.0 s; with input_format_parallel_parsing
- * off as well, 12,880-15,548 rows/s (not taken)
+ * PostgreSQL CPU, against 13,527-15,820 rows/s and 10.2-12.0 s (2 of 3 triples favour it; one
+ * 50,000-row insert alone varied 0.8-2.0 s of CPU on this machine, too noisy to show it apart);
+ * with input_format_parallel_parsing off as well, 12,880-15,548 rows/s (not taken)
  */
 const EXPORT_INSERT_SETTINGS = { ...OBSERVATION_WRITE_SETTINGS, date_time_input_format: 'basic' } as const;
 

@@ -94,7 +94,13 @@ export function openClickHouse(target: ClickHouseTarget): Analytics {
   // chdb starts one engine per process, with the arguments of the first session at its directory
   // (its Connection takes none): this session starts it with ENGINE_ARGS and is kept open for it
   const engine = new chdb.Session(target.path, { connectionArgs: ENGINE_ARGS });
-  const connection = chdb.createChdbConnection({ path: target.path }) as unknown as ChdbConnection;
+  let connection: ChdbConnection;
+  try {
+    connection = chdb.createChdbConnection({ path: target.path }) as unknown as ChdbConnection;
+  } catch (e) {
+    engine.close();
+    throw e;
+  }
   const client = createClient({ connection: connection as never, clickhouse_settings: settings });
   const close = client.close.bind(client);
   client.close = async () => {

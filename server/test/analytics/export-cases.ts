@@ -12,6 +12,7 @@ import { queueChange } from '../../src/store/analytics-changes.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 import { basic, startTestServer, type TestServer } from '../support/start.ts';
 import { exportCaughtUp } from '../support/analytics-lag.ts';
+import { clickHouseDown } from '../support/clickhouse-down.ts';
 import { pgAdmin } from '../support/pg-admin.ts';
 
 const pgUrl = process.env.DATABASE_URL;
@@ -407,16 +408,18 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
         return exportOnce(size);
       };
       try {
+        const started = performance.now();
         idle.start();
-        await new Promise((r) => setTimeout(r, 800));
-        // pauses of 20, 40, 80, 160, 320 ms: 5 or 6 polls where a fixed 20 ms pause makes about 40
-        expect(polls).toBeGreaterThanOrEqual(3);
-        expect(polls).toBeLessThanOrEqual(8);
-        const before = polls;
-        // the pause under way is 640 ms or more; a wake-up (what an applied batch does) cuts it short
+        // pauses of 20, 40, 80, … ms: the eighth poll comes after 20 + 40 + … + 1,280 = 2,540 ms of
+        // them (a fixed 20 ms pause reaches it in under 200), and is followed by a 2,560 ms pause
+        while (polls < 8 && performance.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+        expect(polls).toBe(8);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(2_500);
+        await new Promise((r) => setTimeout(r, 50));
+        // a wake-up (what an applied batch does) cuts that pause short, and the pauses start over from 20 ms
         idle.wake();
-        await new Promise((r) => setTimeout(r, 150));
-        expect(polls).toBeGreaterThan(before);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(polls).toBeGreaterThan(8);
       } finally {
         await idle.stop();
         t.server.exporter!.start();
@@ -609,29 +612,18 @@ export function exportSuite(name: string, target: () => Promise<ClickHouseUnderT
     });
 
     it('keeps changes queued while ClickHouse refuses them, and ships them when it is back', async () => {
-      const a = t.server.analytics!;
-      const exec = a.client.exec.bind(a.client);
-      const rawInsert = a.rawInsert;
-      let refused = 0;
-      const down = async () => {
-        refused++;
-        throw new Error('ClickHouse is down (test)');
-      };
-      a.client.exec = down as typeof a.client.exec;
-      // the embedded engine's inserts take their own road
-      if (rawInsert) a.rawInsert = down;
+      const outage = clickHouseDown(t.server.analytics!);
       const gen = id('g');
       try {
         await ingest([
           { id: id('e'), timestamp: at(1), type: 'event-create', body: { id: gen, name: 'during the outage', startTime: at(1) } },
         ]);
-        for (let i = 0; i < 100 && refused < 2; i++) await new Promise((r) => setTimeout(r, 50));
-        expect(refused).toBeGreaterThanOrEqual(1);
+        for (let i = 0; i < 100 && outage.refused() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(outage.refused()).toBeGreaterThanOrEqual(1);
         const lag = await health();
         expect(lag.lagRows).toBeGreaterThan(0);
       } finally {
-        a.client.exec = exec;
-        a.rawInsert = rawInsert;
+        outage.restore();
       }
       t.server.exporter!.wake();
       await caughtUp();

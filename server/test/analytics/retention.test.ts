@@ -11,6 +11,7 @@ import { kysely, sql } from '../../src/store/sql.ts';
 import { basic, type TestServer } from '../support/start.ts';
 import { startWithClickHouse } from './export-cases.ts';
 import { exportCaughtUp } from '../support/analytics-lag.ts';
+import { clickHouseDown } from '../support/clickhouse-down.ts';
 
 let t: TestServer;
 let stop: () => Promise<void>;
@@ -236,15 +237,7 @@ describe('PostgreSQL retention with ClickHouse', () => {
   });
 
   it('never deletes a row whose change has not reached ClickHouse', async () => {
-    const a = t.server.analytics!;
-    const exec = a.client.exec.bind(a.client);
-    const rawInsert = a.rawInsert;
-    const down = async () => {
-      throw new Error('ClickHouse is down (test)');
-    };
-    a.client.exec = down as typeof a.client.exec;
-    // the embedded engine's inserts take their own road
-    if (rawInsert) a.rawInsert = down;
+    const outage = clickHouseDown(t.server.analytics!);
     const waiting = uid('g');
     try {
       await ingest([
@@ -253,8 +246,7 @@ describe('PostgreSQL retention with ClickHouse', () => {
       await pruneExported(t.server.db, 30);
       expect(await inPostgres('observations', waiting)).toBe(1);
     } finally {
-      a.client.exec = exec;
-      a.rawInsert = rawInsert;
+      outage.restore();
     }
     t.server.exporter!.wake();
     await caughtUp();

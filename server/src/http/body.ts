@@ -17,6 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { constants as zc, createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { bodyBytesPassed } from './body-gc.ts';
 import { decodeUtf8, pruneDeepJson } from './json-bytes.ts';
 import { mayHoldUnstorableText } from '../domain/unstorable-text.ts';
 
@@ -201,6 +202,7 @@ function drain(req: IncomingMessage, then: () => void): void {
   req.once('end', once);
   req.once('close', once);
   req.once('error', once);
+  req.on('data', (chunk: Buffer) => bodyBytesPassed(chunk.length));
   req.resume();
 }
 
@@ -282,6 +284,7 @@ export function readBody(req: IncomingMessage, budget: BodyBudget, claim: Claim,
 
     const store = (chunk: Buffer) => {
       received += chunk.length;
+      bodyBytesPassed(chunk.length);
       if (received > limit) return fail(bodyError(413, 'entity.too.large', 'request entity too large'));
       if (dropping) return;
       if (whole) {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyBudget, readBody, type BodyError } from '../../src/http/body.ts';
+import { NUDGE_EVERY_BYTES } from '../../src/http/body-gc.ts';
 import { decodeUtf8, invalidJsonAt, pruneDeepJson } from '../../src/http/json-bytes.ts';
 import { INVALID_UTF8_MARK } from '../../src/domain/unstorable-text.ts';
 import { findTooDeep } from '../../src/http/json-depth.ts';
@@ -241,6 +242,29 @@ describe('the budget for buffered bodies', () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     expect(budget.used).toBe(0);
+  });
+
+  it('asks V8 for a scavenge once every 16 MB of body bytes, kept or read off and dropped', async () => {
+    const calls: unknown[] = [];
+    const g = globalThis as { gc?: unknown };
+    const had = g.gc;
+    g.gc = (o: unknown) => calls.push(o);
+    try {
+      const budget = new BodyBudget(64 * 1024 * 1024, 5000);
+      const port = await serve(budget, 8 * 1024 * 1024);
+      const piece = Buffer.alloc(1024 * 1024, 'a');
+      // 6 MB kept (within the limit), 6 times over
+      for (let i = 0; i < 6; i++) expect(await post(port, Array(6).fill(piece))).toEqual({ status: 200, length: 6 * piece.length });
+      const kept = calls.length;
+      expect(kept).toBeGreaterThanOrEqual(Math.floor((36 * piece.length) / NUDGE_EVERY_BYTES) - 1);
+      expect(calls.every((o) => (o as { type?: string }).type === 'minor')).toBe(true);
+      // 40 MB declared over the limit: refused at once and read off, every byte still counted
+      const big = Buffer.alloc(40 * 1024 * 1024, 'b');
+      expect(await post(port, [big], { 'content-length': String(big.length) })).toMatchObject({ status: 413 });
+      expect(calls.length - kept).toBeGreaterThanOrEqual(2);
+    } finally {
+      g.gc = had;
+    }
   });
 
   it('makes a request wait while the budget is spent, then read on', async () => {

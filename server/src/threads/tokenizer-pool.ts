@@ -94,6 +94,10 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     // A small young generation: the requests' strings die young, and V8's default (sized for the
     // whole process) let a busy worker's heap grow by 100-200 MB before collecting them. The old
     // generation keeps room for one very large value (a body holds at most a few MB of text).
+    // Where the process is started with --max-semi-space-size (server/node-flags), V8 takes the
+    // flag over this limit: the worker's semi-spaces are the flag's 16 MB (tried 2026-11-29: the
+    // limit honoured at 4 or 16 MB, by resetting the flag before the worker starts, left the peak
+    // of make bench's tokenised phase where it was, 322-335 MB).
     const worker = startWorker();
     const slot: Slot = { worker, lastActive: performance.now(), pending: new Map(), queue: [] };
     worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {

@@ -45,7 +45,6 @@ import {
 import type { Analytics } from './analytics/clickhouse.ts';
 import { clickHouseMetricsStore } from './analytics/metrics.ts';
 
-/** how long after the last ingestion batch the evaluation workers count ingestion as under way */
 /** ingestion's share of the last second above which the evaluation worker keeps to its trickle */
 const INGESTION_BUSY_SHARE = 0.5;
 

@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Child, cpuSeconds, freePort, psql, ROOT, startChild, waitHealthy } from './lib.ts';
+import { type Child, cpuSeconds, freePort, pgBackendPids, psql, ROOT, startChild, waitHealthy } from './lib.ts';
 
 const PG_ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB = 'tally_bench_idle';
@@ -23,22 +23,13 @@ interface Idle {
   postgres: number;
 }
 
-const backends = (url: string): number[] =>
-  psql(
-    url,
-    `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-  )
-    .split(',')
-    .filter(Boolean)
-    .map(Number);
-
 async function idle(script: string, env: Record<string, string>, seconds: number, dbUrl?: string): Promise<Idle> {
   const port = await freePort();
   let child: Child | null = startChild(script, { ...keys, PORT: String(port), TALLY_EVAL_CONCURRENCY: '2', ...env });
   try {
     await waitHealthy(`http://127.0.0.1:${port}/${script.includes('baseline') ? '' : 'api/public/health'}`);
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    const pgPids = dbUrl ? backends(dbUrl) : [];
+    const pgPids = dbUrl ? pgBackendPids(dbUrl) : [];
     const pid = child.proc.pid!;
     const s0 = cpuSeconds([pid]);
     const p0 = cpuSeconds(pgPids);

@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import { buildBatches, mulberry32 } from './ingestion.ts';
-import { psql } from './lib.ts';
+import { pgBackendPids, psql } from './lib.ts';
 import { loadConfig } from '../server/src/config.ts';
 import { startServer } from '../server/src/server.ts';
 import { createLogger } from '../server/src/logger.ts';
@@ -91,11 +91,7 @@ try {
   if (process.env.BENCH_SQL) psql(url, process.env.BENCH_SQL);
   const projectId = (await projectForPublicKey(srv.db.em(), keys.TALLY_INIT_PUBLIC_KEY))!;
   const validate = createEventValidator();
-  const backends = () =>
-    psql(url, `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`)
-      .split(',')
-      .filter(Boolean)
-      .map(Number);
+  const backends = () => pgBackendPids(url);
   console.log(
     `${N.toLocaleString('en-US')} ${tokenised ? 'text-only (tokenised)' : 'usage-provided'} events per round in batches of 100, one batch at a time; round 0 warms up`,
   );

@@ -16,7 +16,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { fmt, freePort, memory, percentile, psql, startChild, waitHealthy, type Child, cpuSeconds } from './lib.ts';
+import { fmt, freePort, memory, percentile, pgBackendPids, psql, startChild, waitHealthy, type Child, cpuSeconds } from './lib.ts';
 import { defaultTokenizerThreads } from '../server/src/config.ts';
 import { inferUsage, type TokenizerRef } from '../server/src/domain/tokenizers/index.ts';
 
@@ -268,15 +268,6 @@ function threadCpu(pid: number): Map<string, number> {
     /* gone */
   }
   return out;
-}
-
-/** the server's connections to the bench database (pool connections live as long as the server) */
-function pgBackendPids(url: string): number[] {
-  const out = psql(
-    url,
-    `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-  );
-  return out ? out.split(',').map(Number) : [];
 }
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);

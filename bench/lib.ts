@@ -97,6 +97,15 @@ export function memory(pid: number): { hwm: number; rss: number } {
 }
 
 /** user+system CPU seconds of these processes (all their threads), from /proc */
+/** the server's connections to the database of `url` (pool connections live as long as the server) */
+export function pgBackendPids(url: string): number[] {
+  const out = psql(
+    url,
+    `select coalesce(string_agg(pid::text, ','), '') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+  );
+  return out ? out.split(',').map(Number) : [];
+}
+
 export function cpuSeconds(pids: number[]): number {
   let ticks = 0;
   for (const pid of pids) {

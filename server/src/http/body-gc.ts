@@ -18,7 +18,7 @@ type Gc = (options: { type: 'minor' | 'major'; execution?: 'sync' | 'async' }) =
 
 let passed = 0;
 
-/** `bytes` of a body passed through Buffers that are now dropped */
+/** `bytes` of a body were read: their Buffer is dropped once copied or counted (a small body's pieces, once it is answered) */
 export function bodyBytesPassed(bytes: number): void {
   // looked up on each call, not at import: a test (or a preload) may install it later
   const gc = (globalThis as { gc?: Gc }).gc;

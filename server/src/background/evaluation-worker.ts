@@ -14,7 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { Services } from '../app-context.ts';
 import { JudgeAnswerError, runJudge } from '../llm/judge.ts';
 import { ConnectionSecretsUnreadable } from '../llm/llm-gateway.ts';
-import { claimJobs, finishJob, renewLease, type JobOutcome, type StoredJob } from '../store/evaluation-jobs.ts';
+import { admitJobs, claimJobs, finishJob, renewLease, type JobOutcome, type StoredJob } from '../store/evaluation-jobs.ts';
 import { enabledRulesFor } from '../store/evaluation-rules.ts';
 import { blockEvaluator } from '../store/evaluators.ts';
 import { getConnectionByProvider } from '../store/llm-connections.ts';
@@ -24,6 +24,8 @@ import { kysely } from '../store/sql.ts';
 export const MAX_ATTEMPTS = 4;
 export const MAX_AGE_MS = 2 * 3_600_000;
 const POLL_MS = 500;
+/** intake rows an idle poll admits before it claims (each a batch's jobs); more are taken at the next poll, at once */
+const ADMIT_PER_POLL = 1_000;
 /**
  * While ingestion is busy, one job per this. Each job is a judge call plus a batch of its own (the
  * execution trace and generation) and a score: one every 500 ms cost a saturating ingestion 2-3%
@@ -124,8 +126,15 @@ export class EvaluationWorker {
     if (this.polling || this.stopped) return;
     this.polling = true;
     let claimed = 0;
+    let admittedAll = true;
     try {
-      const free = (this.opts.ingestionBusy?.() ? 1 : this.opts.concurrency) - this.running;
+      const busy = this.opts.ingestionBusy?.() ?? false;
+      // The intake's jobs become claimable rows here. While ingestion is busy, one intake row per
+      // poll (a batch's jobs): admitting is PostgreSQL work on the cores ingestion is using, and
+      // the one job a busy poll starts needs only a few; the rest are admitted when it eases.
+      const limit = busy ? 1 : ADMIT_PER_POLL;
+      admittedAll = (await admitJobs(kysely(this.db.em()), { limit })) < limit;
+      const free = (busy ? 1 : this.opts.concurrency) - this.running;
       if (free > 0) {
         const jobs = await claimJobs(this.db.em(), free, new Date(Date.now() + (this.opts.leaseMs ?? LEASE_MS)));
         claimed = jobs.length;
@@ -143,12 +152,12 @@ export class EvaluationWorker {
     } finally {
       this.polling = false;
       // a full claim may have left more due jobs behind: look again at once (not while ingestion is busy)
-      const idle = claimed === 0 && this.running === 0;
+      const idle = claimed === 0 && this.running === 0 && admittedAll;
       this.idlePolls = idle ? this.idlePolls + 1 : 0;
       this.schedule(
         this.opts.ingestionBusy?.()
           ? BUSY_POLL_MS
-          : claimed > 0 && this.running < this.opts.concurrency
+          : (claimed > 0 && this.running < this.opts.concurrency) || !admittedAll
             ? 0
             : idle
               ? Math.min(POLL_MS * 2 ** (this.idlePolls - 1), IDLE_POLL_MAX_MS)

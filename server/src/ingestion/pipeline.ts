@@ -21,7 +21,7 @@ import { upsertScores } from '../store/scores.ts';
 import { isLockTimeout, isTransientConflict, kysely, runsOneAtATime } from '../store/sql.ts';
 import { upsertTraces } from '../store/traces.ts';
 import { jobsFor } from './evaluation-enqueue.ts';
-import { enqueueJobsCte } from '../store/evaluation-jobs.ts';
+import { intakeJobsCte } from '../store/evaluation-jobs.ts';
 import { readObservationEvent } from './observation-event.ts';
 import { priceObservation } from './price.ts';
 
@@ -224,7 +224,8 @@ async function applyProject(
     changedTraces.sort(byId),
     mergedObs.map((o) => o.id),
   );
-  // evaluation jobs commit with the observations they judge, or not at all: in the same statement
+  // evaluation jobs commit with the observations they judge, or not at all: in the same statement,
+  // into the intake the evaluation worker admits them from
   const rules = services.evaluation ? await services.evaluation.rules.get(tx, projectId) : [];
   const jobs = rules.length ? jobsFor(rules, priced) : [];
   // the metrics roll-up follows the rows in the same statement: what they held out, what they hold now in
@@ -234,7 +235,7 @@ async function applyProject(
     projectId,
     priced,
     priced.flatMap((o) => existing.observations.get(o.id) ?? []),
-    jobs.length ? { key: 'jobs', cte: enqueueJobsCte(projectId, jobs) } : undefined,
+    jobs.length ? { key: 'jobs', cte: intakeJobsCte(projectId, jobs) } : undefined,
   );
   // an archived row stored again is an insert to the feed's triggers: the hour it had in ClickHouse is told apart
   const moved = priced.flatMap((o) => {

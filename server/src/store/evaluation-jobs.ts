@@ -1,7 +1,7 @@
 // Evaluation jobs at rest (migration 13): enqueued by ingestion inside its transaction, claimed
 // by workers with FOR UPDATE SKIP LOCKED under a lease, finished only by the lease holder.
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { kysely, prepared, sql, toDate, type Db, type Timestamp } from './sql.ts';
+import { kysely, sql, toDate, type Db, type Timestamp } from './sql.ts';
 
 export type JobStatus = 'PENDING' | 'DELAYED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'CANCELLED';
 
@@ -70,32 +70,62 @@ const fromRow = (r: JobRow): StoredJob => ({
   updatedAt: toDate(r.updated_at),
 });
 
-const textArray = (values: string[]) => sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
-
-/**
- * New jobs PENDING; a job that exists (the observation was ingested again) goes back to PENDING
- * with its attempts reset, so it runs on what the observation holds now. Ids in one order, so
- * concurrent batches enqueueing the same jobs queue rather than deadlock.
- */
+/** jobs straight into evaluation_jobs, through the intake as ingestion's are (tests and tools) */
 export async function enqueueJobs(db: Db, projectId: string, jobs: NewJob[]): Promise<void> {
   if (!jobs.length) return;
-  // prepared on PostgreSQL like the other statements of a batch (its text is the same for every batch)
-  await prepared('enqueue_evaluation_jobs', sql`with ${enqueueJobsCte(projectId, jobs)} select 1`).execute(db);
+  await sql`with ${intakeJobsCte(projectId, jobs)} select 1`.execute(db);
+  await admitJobs(db, { projectId });
 }
 
 /**
- * enqueueJobs' insert as a common table expression (`enqueued_jobs`), for ingestion to run in the
- * statement that writes the jobs' observations: one round trip less per batch (a data-modifying
- * CTE runs whether or not the statement reads it). Its text is the same whatever the jobs.
+ * A batch's jobs as one row of `evaluation_intake`, for ingestion to run in the statement that
+ * writes the jobs' observations (a data-modifying CTE runs whether or not the statement reads
+ * it): the jobs commit with their observations or not at all, at the cost of one small row
+ * (migration 25 says what a job row cost). Its text is the same whatever the jobs.
  */
-export function enqueueJobsCte(projectId: string, jobs: NewJob[]) {
-  const sorted = [...jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const col = (f: keyof NewJob) => textArray(sorted.map((j) => j[f]));
-  return sql`enqueued_jobs as (insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status)
-    select ${projectId}, u.* , 'PENDING' from unnest(${col('id')}, ${col('ruleId')}, ${col('assignmentId')}, ${col('evaluatorId')}, ${col('traceId')}, ${col('observationId')})
-      as u(id, rule_id, assignment_id, evaluator_id, trace_id, observation_id)
-    on conflict (project_id, id) do update set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null, first_attempt_at = null,
-      error = null, updated_at = now())`;
+export function intakeJobsCte(projectId: string, jobs: NewJob[]) {
+  const tuples = jobs.map((j) => [j.id, j.ruleId, j.assignmentId, j.evaluatorId, j.traceId, j.observationId]);
+  return sql`intake_jobs as (insert into evaluation_intake (project_id, jobs) values (${projectId}, ${JSON.stringify(tuples)}::json))`;
+}
+
+/** intake rows per admission statement: a few thousand jobs, one transaction of a few ms */
+const ADMIT_CHUNK = 200;
+
+/**
+ * Moves up to `limit` intake rows (oldest first; all of them when no limit) into evaluation_jobs,
+ * of one project or of all: new jobs PENDING, created when their batch was stored; a job that
+ * exists (the observation was ingested again) goes back to PENDING with its attempts reset, so it
+ * runs on what the observation holds now. Several instances admit disjoint rows (SKIP LOCKED);
+ * the jobs are written in id order, so two admissions of the same job queue rather than
+ * deadlock, and a job in two rows of one admission is written once (ON CONFLICT cannot touch a
+ * row twice). Returns the intake rows moved.
+ */
+export async function admitJobs(db: Db, opts: { projectId?: string; limit?: number } = {}): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    const take = Math.min(opts.limit === undefined ? ADMIT_CHUNK : opts.limit - moved, ADMIT_CHUNK);
+    if (take <= 0) return moved;
+    const { rows } = await sql<{ n: string }>`with taken as (
+        delete from evaluation_intake where seq in (
+          select seq from evaluation_intake ${opts.projectId === undefined ? sql`` : sql`where project_id = ${opts.projectId}`}
+          order by seq limit ${take} for update skip locked)
+        returning seq, project_id, jobs, created_at),
+      latest as (
+        select distinct on (t.project_id, j->>0) t.project_id, j->>0 as id, j->>1 as rule_id, j->>2 as assignment_id,
+          j->>3 as evaluator_id, j->>4 as trace_id, j->>5 as observation_id, t.created_at
+        from taken t cross join lateral json_array_elements(t.jobs) j
+        order by t.project_id, j->>0, t.seq desc),
+      admitted as (
+        insert into evaluation_jobs (project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, status, run_after, created_at, updated_at)
+        select project_id, id, rule_id, assignment_id, evaluator_id, trace_id, observation_id, 'PENDING', created_at, created_at, created_at
+        from latest order by project_id, id
+        on conflict (project_id, id) do update set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null,
+          first_attempt_at = null, error = null, updated_at = now())
+      select count(*) as n from taken`.execute(db);
+    const n = Number(rows[0]!.n);
+    moved += n;
+    if (n < take) return moved;
+  }
 }
 
 /** up to `limit` due jobs (PENDING or DELAYED and due, or RUNNING with an expired lease), now RUNNING under a lease until `leaseUntil` */
@@ -142,6 +172,8 @@ export async function finishJob(em: SqlEntityManager, job: StoredJob, outcome: J
 
 export async function listRuleJobs(em: SqlEntityManager, projectId: string, ruleId: string, page: number, limit: number) {
   const db = kysely(em);
+  // the project's jobs still in the intake (the worker admits them when ingestion eases) are listed too
+  await admitJobs(db, { projectId });
   const { rows } = await sql<JobRow>`select * from evaluation_jobs where project_id = ${projectId} and rule_id = ${ruleId}
     order by created_at desc, id limit ${limit} offset ${(page - 1) * limit}`.execute(db);
   const { rows: n } = await sql<{
@@ -161,6 +193,7 @@ export async function retryJob(
   jobId: string,
 ): Promise<{ job: StoredJob } | { status: JobStatus } | null> {
   const db = kysely(em);
+  await admitJobs(db, { projectId });
   const { rows } = await sql<JobRow>`update evaluation_jobs set status = 'PENDING', attempts = 0, run_after = now(), lease_until = null,
       first_attempt_at = null, error = null, updated_at = now()
     where project_id = ${projectId} and rule_id = ${ruleId} and id = ${jobId} and status in ('ERROR', 'CANCELLED')
@@ -169,12 +202,4 @@ export async function retryJob(
   const { rows: found } = await sql<{ status: JobStatus }>`select status from evaluation_jobs
     where project_id = ${projectId} and rule_id = ${ruleId} and id = ${jobId}`.execute(db);
   return found[0] ? { status: found[0].status } : null;
-}
-
-/** jobs not yet finished, all projects (the bench and tests wait on this) */
-export async function openJobCount(em: SqlEntityManager): Promise<number> {
-  const { rows } = await sql<{
-    n: string;
-  }>`select count(*) as n from evaluation_jobs where status in ('PENDING', 'DELAYED', 'RUNNING')`.execute(kysely(em));
-  return Number(rows[0]!.n);
 }

@@ -5,7 +5,15 @@
 // connection, where claims run one after the other anyway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/orm.ts';
-import { claimJobs, enqueueJobs, finishJob, renewLease, type StoredJob } from '../../src/store/evaluation-jobs.ts';
+import {
+  admitJobs,
+  claimJobs,
+  enqueueJobs,
+  finishJob,
+  intakeJobsCte,
+  renewLease,
+  type StoredJob,
+} from '../../src/store/evaluation-jobs.ts';
 import { createProject } from '../../src/store/projects.ts';
 import { kysely, sql } from '../../src/store/sql.ts';
 import { pgAdmin } from '../support/pg-admin.ts';
@@ -85,5 +93,48 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
     expect(taken!.attempts).toBe(2);
     expect(await renewLease(a.em(), held!, new Date(Date.now() + 30_000))).toBe(false);
     expect(await finishJob(b.em(), taken!, { status: 'COMPLETED' })).toBe(true);
+  });
+
+  it("admits ingestion's intake once: two instances take disjoint rows, and a job in two batches is written once, PENDING again", async () => {
+    const project = await createProject(a.em(), 'intake');
+    const job = (i: number) => ({
+      id: `in-${String(i).padStart(3, '0')}`,
+      ruleId: 'r',
+      assignmentId: 'x',
+      evaluatorId: 'e',
+      traceId: `t${i}`,
+      observationId: `o${i}`,
+    });
+    // a job judged already, then its observation ingested again (in two later batches)
+    await enqueueJobs(kysely(a.em()), project, [job(0)]);
+    const [done] = await claimJobs(a.em(), 1, new Date(Date.now() + 60_000));
+    expect(await finishJob(a.em(), done!, { status: 'COMPLETED', scoreId: 's' })).toBe(true);
+    // 30 batches' rows, each job of 150 in two adjacent ones (one admission meets both), as ingestion writes them
+    for (let k = 0; k < 30; k++) {
+      const jobs = Array.from({ length: 10 }, (_, i) => job(Math.floor(k / 2) * 10 + i));
+      await sql`with ${intakeJobsCte(project, jobs)} select 1`.execute(kysely(a.em()));
+    }
+    await sql`update evaluation_intake set created_at = '2026-01-02T03:04:05Z' where project_id = ${project}`.execute(kysely(a.em()));
+
+    const drain = async (db: Database) => {
+      let moved = 0;
+      for (let n = -1; n !== 0; moved += n) n = await admitJobs(kysely(db.em()), { limit: 3 });
+      return moved;
+    };
+    const [byA, byB] = await Promise.all([drain(a), drain(b)]);
+    expect(byA + byB).toBe(30);
+    const left = await sql<{ n: string }>`select count(*) as n from evaluation_intake where project_id = ${project}`.execute(
+      kysely(a.em()),
+    );
+    expect(Number(left.rows[0]!.n)).toBe(0);
+    const { rows } = await sql<{ id: string; status: string; attempts: number; score_id: string | null; created_at: Date }>`
+      select id, status, attempts, score_id, created_at from evaluation_jobs where project_id = ${project} order by id`.execute(
+      kysely(a.em()),
+    );
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 150 }, (_, i) => job(i).id));
+    expect(new Set(rows.map((r) => r.status))).toEqual(new Set(['PENDING']));
+    expect(rows[0]).toMatchObject({ attempts: 0, score_id: 's' });
+    // a new job dates from the batch that asked for it, not from its admission
+    expect(new Date(rows[1]!.created_at).toISOString()).toBe('2026-01-02T03:04:05.000Z');
   });
 });

@@ -24,6 +24,7 @@ import { Migration20261127000021TraceCounts } from './Migration20261127000021Tra
 import { Migration20261127000022Alerts } from './Migration20261127000022Alerts.ts';
 import { Migration20261127000023TraceListIndexesHashed } from './Migration20261127000023TraceListIndexesHashed.ts';
 import { Migration20261129000024EvaluationJobsWithoutForeignKey } from './Migration20261129000024EvaluationJobsWithoutForeignKey.ts';
+import { Migration20261129000025EvaluationIntake } from './Migration20261129000025EvaluationIntake.ts';
 
 export const migrationsList = [
   { name: 'Migration20261122000001Init', class: Migration20261122000001Init },
@@ -50,4 +51,5 @@ export const migrationsList = [
   { name: 'Migration20261127000022Alerts', class: Migration20261127000022Alerts },
   { name: 'Migration20261127000023TraceListIndexesHashed', class: Migration20261127000023TraceListIndexesHashed },
   { name: 'Migration20261129000024EvaluationJobsWithoutForeignKey', class: Migration20261129000024EvaluationJobsWithoutForeignKey },
+  { name: 'Migration20261129000025EvaluationIntake', class: Migration20261129000025EvaluationIntake },
 ];

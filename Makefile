@@ -134,11 +134,9 @@ browser-test: $(DEPS) console
 docs-test: browser-test
 
 # with TALLY_CLICKHOUSE_URL=chdb:<dir>, the embedded ClickHouse engine is installed first (engines/chdb)
-# V8 flags that can only be given on the command line (server/node-flags says why)
-SERVER_NODE_FLAGS := $(shell grep -v '^\#' server/node-flags)
-
+# with server/node-flags' V8 flags and server/node-env's variables (each file says why)
 run: $(DEPS) console $(if $(filter chdb:%,$(TALLY_CLICKHOUSE_URL)),engines)
-	node $(SERVER_NODE_FLAGS) server/src/main.ts
+	sh scripts/start-server.sh
 
 cli: $(DEPS)
 	node server/src/cli.ts $(ARGS)

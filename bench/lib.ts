@@ -49,10 +49,31 @@ export const SERVER_NODE_FLAGS = (
   .split(/\s+/)
   .filter(Boolean);
 
+/**
+ * The variables `make run` starts the server with (server/node-env), each unless the environment
+ * sets it; BENCH_SERVER_ENV replaces the file (`''` for none: an A/B run)
+ */
+export function serverEnv(): Record<string, string> {
+  const text =
+    process.env.BENCH_SERVER_ENV ??
+    readFileSync(`${ROOT}server/node-env`, 'utf8')
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join(' ');
+  const vars: Record<string, string> = {};
+  for (const kv of text.split(/\s+/).filter(Boolean)) {
+    const at = kv.indexOf('=');
+    const key = kv.slice(0, at);
+    if (process.env[key] === undefined) vars[key] = kv.slice(at + 1);
+  }
+  return vars;
+}
+
 export function startChild(script: string, env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, [...(script === 'server/src/main.ts' ? SERVER_NODE_FLAGS : []), script], {
+  const server = script === 'server/src/main.ts';
+  const proc = spawn(process.execPath, [...(server ? SERVER_NODE_FLAGS : []), script], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...(server ? serverEnv() : {}), ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   if (process.env.BENCH_CHILD_STDOUT) proc.stdout!.pipe(process.stderr);

@@ -1,7 +1,7 @@
-// A real process of server/src/main.ts, started as make run starts it (server/node-flags), on the
+// A real process of server/src/main.ts, started as make run starts it (server/node-flags, server/node-env), on the
 // embedded database unless `env` says otherwise, with everything it prints kept for the test to read.
 import { spawn } from 'node:child_process';
-import { freePort, SERVER_NODE_FLAGS, waitHealthy } from '../../../bench/lib.ts';
+import { freePort, SERVER_NODE_FLAGS, serverEnv, waitHealthy } from '../../../bench/lib.ts';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -9,7 +9,7 @@ export async function boot(env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, 'server/src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: String(port), TALLY_LLM_EGRESS: 'allowlist', ...env },
+    env: { ...serverEnv(), ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', PORT: String(port), TALLY_LLM_EGRESS: 'allowlist', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

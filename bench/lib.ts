@@ -38,30 +38,28 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** the words of one of server/'s start-up files (comments dropped), or of `override` when it is set */
+const startupWords = (file: string, override: string | undefined) =>
+  (
+    override ??
+    readFileSync(`${ROOT}server/${file}`, 'utf8')
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join(' ')
+  )
+    .split(/\s+/)
+    .filter(Boolean);
+
 /** the V8 flags `make run` starts the server with (server/node-flags); BENCH_SERVER_NODE_FLAGS replaces them (an A/B run) */
-export const SERVER_NODE_FLAGS = (
-  process.env.BENCH_SERVER_NODE_FLAGS ??
-  readFileSync(`${ROOT}server/node-flags`, 'utf8')
-    .split('\n')
-    .filter((l) => !l.startsWith('#'))
-    .join(' ')
-)
-  .split(/\s+/)
-  .filter(Boolean);
+export const SERVER_NODE_FLAGS = startupWords('node-flags', process.env.BENCH_SERVER_NODE_FLAGS);
 
 /**
  * The variables `make run` starts the server with (server/node-env), each unless the environment
  * sets it; BENCH_SERVER_ENV replaces the file (`''` for none: an A/B run)
  */
 export function serverEnv(): Record<string, string> {
-  const text =
-    process.env.BENCH_SERVER_ENV ??
-    readFileSync(`${ROOT}server/node-env`, 'utf8')
-      .split('\n')
-      .filter((l) => !l.startsWith('#'))
-      .join(' ');
   const vars: Record<string, string> = {};
-  for (const kv of text.split(/\s+/).filter(Boolean)) {
+  for (const kv of startupWords('node-env', process.env.BENCH_SERVER_ENV)) {
     const at = kv.indexOf('=');
     const key = kv.slice(0, at);
     if (process.env[key] === undefined) vars[key] = kv.slice(at + 1);

@@ -1,4 +1,5 @@
-// The evaluation workers of one server process: claim due jobs from the database queue (several
+// The evaluation workers of one server process: admit the jobs ingestion recorded in the intake
+// into the database queue, claim due jobs from it (several
 // processes on one PostgreSQL share it; SKIP LOCKED keeps them apart), run at most
 // `concurrency` at once, and settle each job: COMPLETED with its score, DELAYED for a retryable
 // provider failure (at most MAX_ATTEMPTS within MAX_AGE_MS), ERROR, or CANCELLED when what it

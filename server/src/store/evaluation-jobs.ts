@@ -1,5 +1,6 @@
-// Evaluation jobs at rest (migration 13): enqueued by ingestion inside its transaction, claimed
-// by workers with FOR UPDATE SKIP LOCKED under a lease, finished only by the lease holder.
+// Evaluation jobs at rest (migration 13): recorded by ingestion inside its transaction in the
+// intake (migration 25), admitted from it into the queue by the workers, claimed with FOR UPDATE
+// SKIP LOCKED under a lease, finished only by the lease holder.
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { kysely, sql, toDate, type Db, type Timestamp } from './sql.ts';
 

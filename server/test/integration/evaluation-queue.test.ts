@@ -23,6 +23,16 @@ const DB = 'tally_eval_queue';
 let a: Database;
 let b: Database;
 
+/** job `i` of a test, ids in the order of i */
+const newJob = (prefix: string, i: number) => ({
+  id: `${prefix}-${String(i).padStart(3, '0')}`,
+  ruleId: 'r',
+  assignmentId: 'x',
+  evaluatorId: 'e',
+  traceId: `t${i}`,
+  observationId: `o${i}`,
+});
+
 describe.skipIf(!url)('evaluation queue shared by two instances', () => {
   beforeAll(async () => {
     await pgAdmin(`drop database if exists ${DB}`);
@@ -39,14 +49,7 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
 
   it('hands every due job to exactly one claimer, and a lost lease makes a job claimable again', async () => {
     const project = await createProject(a.em(), 'queue');
-    const jobs = Array.from({ length: 60 }, (_, i) => ({
-      id: `job-${String(i).padStart(2, '0')}`,
-      ruleId: 'r',
-      assignmentId: 'x',
-      evaluatorId: 'e',
-      traceId: `t${i}`,
-      observationId: `o${i}`,
-    }));
+    const jobs = Array.from({ length: 60 }, (_, i) => newJob('job', i));
     await enqueueJobs(kysely(a.em()), project, jobs);
 
     const lease = () => new Date(Date.now() + 60_000);
@@ -97,21 +100,13 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
 
   it("admits ingestion's intake once: two instances take disjoint rows, and a job in two batches is written once, PENDING again", async () => {
     const project = await createProject(a.em(), 'intake');
-    const job = (i: number) => ({
-      id: `in-${String(i).padStart(3, '0')}`,
-      ruleId: 'r',
-      assignmentId: 'x',
-      evaluatorId: 'e',
-      traceId: `t${i}`,
-      observationId: `o${i}`,
-    });
     // a job judged already, then its observation ingested again (in two later batches)
-    await enqueueJobs(kysely(a.em()), project, [job(0)]);
+    await enqueueJobs(kysely(a.em()), project, [newJob('in', 0)]);
     const [done] = await claimJobs(a.em(), 1, new Date(Date.now() + 60_000));
     expect(await finishJob(a.em(), done!, { status: 'COMPLETED', scoreId: 's' })).toBe(true);
     // 30 batches' rows, each job of 150 in two adjacent ones (one admission meets both), as ingestion writes them
     for (let k = 0; k < 30; k++) {
-      const jobs = Array.from({ length: 10 }, (_, i) => job(Math.floor(k / 2) * 10 + i));
+      const jobs = Array.from({ length: 10 }, (_, i) => newJob('in', Math.floor(k / 2) * 10 + i));
       await sql`with ${intakeJobsCte(project, jobs)} select 1`.execute(kysely(a.em()));
     }
     await sql`update evaluation_intake set created_at = '2026-01-02T03:04:05Z' where project_id = ${project}`.execute(kysely(a.em()));
@@ -131,7 +126,7 @@ describe.skipIf(!url)('evaluation queue shared by two instances', () => {
       select id, status, attempts, score_id, created_at from evaluation_jobs where project_id = ${project} order by id`.execute(
       kysely(a.em()),
     );
-    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 150 }, (_, i) => job(i).id));
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 150 }, (_, i) => newJob('in', i).id));
     expect(new Set(rows.map((r) => r.status))).toEqual(new Set(['PENDING']));
     expect(rows[0]).toMatchObject({ attempts: 0, score_id: 's' });
     // a new job dates from the batch that asked for it, not from its admission

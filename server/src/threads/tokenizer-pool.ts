@@ -3,11 +3,13 @@
 // threads. Small ones are counted inline when this thread has the encoder, where the thread hop
 // would cost more than the count itself.
 //
-// Memory: a worker holds ~35 MB of its own (its V8 isolate and modules) and ~30 MB with all three
+// Memory: a worker holds ~20 MB of its own (its V8 isolate and modules, loaded type-stripped from
+// server/preload's cache: Node's own stripper would add 17-19 MB) and ~30 MB with all three
 // encoders (bpe.ts; 150-250 MB before 2026-11-28). So a worker starts when a count first needs
 // one, builds only the vocabularies asked for, and is stopped after `idleMs` without a request,
 // which gives all of it back (a thread's heap goes with it); the next count starts one again.
 // Langfuse semantics: on failure or timeout (30 s) the count is skipped entirely (undefined).
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { encoder } from '../domain/tokenizers/encoders.ts';
 import { inferUsage, isTokenizerReady, type InferredUsage, type TokenizerRef } from '../domain/tokenizers/index.ts';
@@ -46,7 +48,7 @@ export interface TokenizerPool {
   close(): Promise<void>;
 }
 
-const WORKER_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 1024 };
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 1024 };
 
 interface Slot {
   worker: Worker;
@@ -94,10 +96,14 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     // A small young generation: the requests' strings die young, and V8's default (sized for the
     // whole process) let a busy worker's heap grow by 100-200 MB before collecting them. The old
     // generation keeps room for one very large value (a body holds at most a few MB of text).
-    // Where the process is started with --max-semi-space-size (server/node-flags), V8 takes the
-    // flag over this limit: the worker's semi-spaces are the flag's 16 MB (tried 2026-11-29: the
-    // limit honoured at 4 or 16 MB, by resetting the flag before the worker starts, left the peak
-    // of make bench's tokenised phase where it was, 322-335 MB).
+    // V8 takes --max-semi-space-size (server/node-flags, for the main thread) over a worker's
+    // resource limits, so the flag goes back to V8's "not set" first; the main thread's heap was
+    // sized when it was made and keeps its 16 MB. Not put back afterwards: the worker's isolate is
+    // made later, on its own thread (a reset right after \`new Worker\` raced it and lost, which is
+    // why an earlier attempt saw no change). make bench's tokenised phase, 2026-11-29: the worker's
+    // heap 22-34 MB instead of 48-49, its young generation 4 MB instead of 32, events/s unchanged
+    // within the runs' noise (5,058 and 5,334 against 5,175 and 5,224).
+    setFlagsFromString('--max-semi-space-size=0');
     const worker = startWorker();
     const slot: Slot = { worker, lastActive: performance.now(), pending: new Map(), queue: [] };
     worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {

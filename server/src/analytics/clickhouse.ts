@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, type Logger as ClientLogger, createClient, type LogParams, type WarnLogParams } from '@clickhouse/client';
 import type { ClickHouseTarget } from '../domain/analytics/target.ts';
+import type { Logger } from '../logger.ts';
 import { EmbeddedEngineMissing } from './engine-missing.ts';
 
 export { EmbeddedEngineMissing };
@@ -74,7 +75,28 @@ interface ChdbConnection {
   };
 }
 
-export function openClickHouse(target: ClickHouseTarget): Analytics {
+/**
+ * The client's log lines through the server's logger. Its own logger writes several lines of text
+ * to the console per failed request (during an outage, one every retry), outside the server's JSON
+ * log. Its errors go out at debug: the caller that sees the failure logs it once with what it
+ * means (the exporter: "analytics export failed; the changes stay queued"). Its warnings (a
+ * setting overridden by the URL, say) stay warnings. Without a logger (tests, benches) it is quiet.
+ */
+function clientLogger(log: Logger | undefined): new () => ClientLogger {
+  const sink = log?.child({ component: '@clickhouse/client' });
+  const write = (level: 'trace' | 'debug' | 'warn') => (p: LogParams | WarnLogParams) =>
+    sink?.[level]({ module: p.module, ...p.args, ...('err' in p && p.err ? { err: p.err } : {}) }, p.message);
+  return class {
+    trace = write('trace');
+    debug = write('trace');
+    info = write('debug');
+    warn = write('warn');
+    error = write('debug');
+  };
+}
+
+export function openClickHouse(target: ClickHouseTarget, log?: Logger): Analytics {
+  const logging = { LoggerClass: clientLogger(log) };
   const settings = {
     // ISO-8601 text from PostgreSQL's timestamps, as the exporter sends them
     date_time_input_format: 'best_effort' as const,
@@ -87,6 +109,7 @@ export function openClickHouse(target: ClickHouseTarget): Analytics {
       database: target.database,
       clickhouse_settings: settings,
       request_timeout: 60_000,
+      log: logging,
     });
     return { client, database: target.database, cluster: target.cluster, target };
   }
@@ -101,7 +124,7 @@ export function openClickHouse(target: ClickHouseTarget): Analytics {
     engine.close();
     throw e;
   }
-  const client = createClient({ connection: connection as never, clickhouse_settings: settings });
+  const client = createClient({ connection: connection as never, clickhouse_settings: settings, log: logging });
   const close = client.close.bind(client);
   client.close = async () => {
     await close();

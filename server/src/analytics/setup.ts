@@ -24,7 +24,7 @@ export async function prepareAnalytics(target: ClickHouseTarget | null, db: Data
   }
   // loaded only here: an instance without ClickHouse never pays for its client
   const { openClickHouse } = await import('./clickhouse.ts');
-  const analytics = openClickHouse(target);
+  const analytics = openClickHouse(target, log);
   const firstTime = await db.exclusively(() => setFeed(kysely(db.em()), true));
   if (firstTime) log.info('analytics: the change feed to ClickHouse is on; every row already stored is queued for export');
   return analytics;

@@ -41,7 +41,8 @@ describe('ids and sampling', () => {
   it('ids and sample values never change between versions: stored jobs and scores are found again by them', () => {
     // reference: SHA-256 of the UTF-8 text through createHash, as the first release computed them
     const ref = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-    for (const id of ['obs-1', 'naïve-☃-日本', 'a'.repeat(300), '']) {
+    const many = Array.from({ length: 2000 }, (_, i) => `${i.toString(36)}-${'é日☃x'.slice(0, i % 5)}-${crypto.randomUUID()}`);
+    for (const id of ['obs-1', 'naïve-☃-日本', 'a'.repeat(300), '', ...many]) {
       const h = ref(`langfuse:evaluation-sampling:v1\0${id}`);
       expect(samplingValue(id)).toBe(((h.readUInt32BE(0) >>> 11) * 2 ** 32 + h.readUInt32BE(4)) / 2 ** 53);
       expect(jobId('rule', 'assign', 'trace', id)).toBe(

@@ -3,25 +3,27 @@
 // assignment, and a re-run writes the same score ids, so nothing is ever duplicated.
 import { createHash, hash } from 'node:crypto';
 
-// one-shot hash: ingestion samples every observation of a batch while a rule is enabled, and
-// createHash's object cost ~1 µs more per call (2.6 against 1.6 µs)
-const sha256 = (s: string) => hash('sha256', s, 'buffer');
+// One-shot hashes: ingestion samples every observation of a batch while a rule is enabled.
+// createHash's object cost ~1 µs more per call (2.6 against 1.6 µs), and a Buffer for the digest
+// most of what was left: the digest as 'binary' (latin1) text, one character per byte, takes 0.3-0.4 µs
+// against 1.0-1.3 for a Buffer (Node 24, 2026-11-29), and the sampling value is read from it.
+const sha256Hex = (s: string) => hash('sha256', s, 'hex');
 
 /** the first 53 bits of SHA-256("langfuse:evaluation-sampling:v1\0" + spanId), in [0, 1) */
 export function samplingValue(observationId: string): number {
-  const h = sha256(`langfuse:evaluation-sampling:v1\0${observationId}`);
-  // 53 bits: the top 21 of the first word and all 32 of the second
-  return ((h.readUInt32BE(0) >>> 11) * 2 ** 32 + h.readUInt32BE(4)) / 2 ** 53;
+  const d = hash('sha256', `langfuse:evaluation-sampling:v1\0${observationId}`, 'binary');
+  // 53 bits: the top 21 of the first big-endian word and all 32 of the second
+  const w0 = ((d.charCodeAt(0) << 24) | (d.charCodeAt(1) << 16) | (d.charCodeAt(2) << 8) | d.charCodeAt(3)) >>> 0;
+  const w1 = ((d.charCodeAt(4) << 24) | (d.charCodeAt(5) << 16) | (d.charCodeAt(6) << 8) | d.charCodeAt(7)) >>> 0;
+  return ((w0 >>> 11) * 2 ** 32 + w1) / 2 ** 53;
 }
 
 export const sampled = (sampling: number, observationId: string) => sampling >= 1 || samplingValue(observationId) < sampling;
 
 export const jobId = (ruleId: string, assignmentId: string, traceId: string, observationId: string) =>
-  sha256(JSON.stringify(['observation-eval', ruleId, assignmentId, traceId, observationId]))
-    .toString('hex')
-    .slice(0, 32);
+  sha256Hex(JSON.stringify(['observation-eval', ruleId, assignmentId, traceId, observationId])).slice(0, 32);
 
-export const executionTraceId = (job: string) => sha256(job).toString('hex').slice(0, 32);
+export const executionTraceId = (job: string) => sha256Hex(job).slice(0, 32);
 
 const SCORE_NAMESPACE = '52b93de0-1d6c-4fb3-9f65-e5173184b1cb';
 

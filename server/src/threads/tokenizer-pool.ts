@@ -99,7 +99,7 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     // V8 takes --max-semi-space-size (server/node-flags, for the main thread) over a worker's
     // resource limits, so the flag goes back to V8's "not set" first; the main thread's heap was
     // sized when it was made and keeps its 16 MB. Not put back afterwards: the worker's isolate is
-    // made later, on its own thread (a reset right after \`new Worker\` raced it and lost, which is
+    // made later, on its own thread (a reset right after `new Worker` raced it and lost, which is
     // why an earlier attempt saw no change). make bench's tokenised phase, 2026-11-29: the worker's
     // heap 22-34 MB instead of 48-49, its young generation 4 MB instead of 32, events/s unchanged
     // within the runs' noise (5,058 and 5,334 against 5,175 and 5,224).

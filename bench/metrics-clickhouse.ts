@@ -113,6 +113,7 @@ export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promis
       `  export           the feed queued ${queued.toLocaleString('en-US')} rows when turned on; shipped in ${exportS.toFixed(1)} s (${Math.round(queued / Math.max(exportS, 0.001)).toLocaleString('en-US')} rows/s); then ${settledS} s until the server was quiet (its merges done; at most ${settleS} s) before timing${optimized}`,
     );
     const storageAt = lines.length;
+    const atScale = allRows >= 10_000_000;
     const problems: string[] = [];
     let met = 0;
     for (const c of o.cases) {
@@ -129,14 +130,22 @@ export async function clickhouseSection<C>(o: ClickHouseBenchOptions<C>): Promis
       ms.sort((x, y) => x - y);
       const p50 = percentile(ms, 50);
       const speedup = c.postgresP50 / p50;
-      const target = c.rollup ? '<= 50 ms on both' : '<= 300 ms and >= 10x PostgreSQL';
-      const ok = c.rollup ? p50 <= 50 && c.postgresP50 <= 50 : p50 <= 300 && speedup >= 10;
+      // issue 23 sets the speed-up at 10,000,000 observations, where the row store's scans take
+      // seconds; at the bench's default million they take a tenth of that, and only the 300 ms is judged
+      const target = c.rollup
+        ? '<= 50 ms on both'
+        : atScale
+          ? '<= 300 ms and >= 10x PostgreSQL'
+          : '<= 300 ms; the 10x is judged at 10M rows';
+      const ok = c.rollup ? p50 <= 50 && c.postgresP50 <= 50 : p50 <= 300 && (!atScale || speedup >= 10);
       if (ok) met++;
       lines.push(
         `  ${c.name.padEnd(42)} ClickHouse p50 ${fmt(p50).padStart(8)}  PostgreSQL p50 ${fmt(c.postgresP50).padStart(8)}  ${speedup.toFixed(1)}x  (target ${target}: ${ok ? 'met' : 'MISSED'})`,
       );
     }
-    lines.push(`  targets          ${met} of ${o.cases.length} met; answers ${problems.length ? 'DIFFER' : 'equal for every class'}`);
+    lines.push(
+      `  targets          ${met} of ${o.cases.length} met${atScale ? '' : ` (the >= 10x speed-up not judged: ${allRows.toLocaleString('en-US')} rows, BENCH_METRICS_ROWS=10000000 for issue 23's size)`}; answers ${problems.length ? 'DIFFER' : 'equal for every class'}`,
+    );
     if (problems.length) lines.push(...problems.map((p) => `  ${p}`));
     // the store's active parts, read once the server has stopped (the embedded engine is one
     // process's): the directory also holds parts merged away and not yet deleted (ClickHouse keeps

@@ -104,6 +104,12 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     // heap 22-34 MB instead of 48-49, its young generation 4 MB instead of 32, events/s unchanged
     // within the runs' noise (5,058 and 5,334 against 5,175 and 5,224).
     setFlagsFromString('--max-semi-space-size=0');
+    // A thread about to add ~50 MB: first a full collection of this thread's heap, when the process
+    // allows one (server/node-flags' --expose-gc), so the two do not peak together. Once per thread
+    // start (after 5 idle minutes at most once per burst of counting); ~30-60 ms of this thread.
+    // make bench's tokenised phase, 2026-11-29, six alternating pairs: what it added to the peak
+    // 44-57 MB against 42-74, peaks 270-289 MB against 278-310, events/s unchanged.
+    (globalThis as { gc?: (options: { type: 'major' }) => void }).gc?.({ type: 'major' });
     const worker = startWorker();
     const slot: Slot = { worker, lastActive: performance.now(), pending: new Map(), queue: [] };
     worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {

@@ -65,6 +65,25 @@ describe('tokenizer pool', () => {
     expect(pool.threads).toBe(1);
   }, 30_000);
 
+  it('collects the main heap once per thread start where gc is exposed, never per count', async () => {
+    const g = globalThis as { gc?: unknown };
+    const before = g.gc;
+    const calls: unknown[] = [];
+    g.gc = (options: unknown) => calls.push(options);
+    try {
+      pool = createTokenizerPool({ size: 1, idleMs: 100 });
+      const input = text(20_000);
+      for (let i = 0; i < 3; i++) await pool.inferUsage(claude, input, null);
+      expect(calls).toEqual([{ type: 'major' }]);
+      const deadline = Date.now() + 5_000;
+      while (pool.threads > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      await pool.inferUsage(claude, input, null);
+      expect(calls).toHaveLength(2);
+    } finally {
+      g.gc = before;
+    }
+  }, 30_000);
+
   it('with startWorkers, starts its workers with the pool, each building every encoder', async () => {
     pool = createTokenizerPool({ size: 2, startWorkers: true });
     expect(pool.threads).toBe(2);

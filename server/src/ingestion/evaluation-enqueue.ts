@@ -3,7 +3,7 @@
 // now and whose deterministic sample takes it. Blocked evaluators get no jobs; internal
 // environments never match (rule-match.ts).
 import type { ObservationRecord } from '../domain/ingestion/types.ts';
-import { jobId, samplingValue } from '../domain/evaluation/ids.ts';
+import { jobId, sampler } from '../domain/evaluation/ids.ts';
 import { ruleMatches, type ObservationForMatching } from '../domain/evaluation/rule-match.ts';
 import type { EnabledRule } from '../store/evaluation-rules.ts';
 import type { NewJob } from '../store/evaluation-jobs.ts';
@@ -28,14 +28,10 @@ export function jobsFor(rules: EnabledRule[], observations: ObservationRecord[])
   const jobs: NewJob[] = [];
   for (const o of observations) {
     let view: ObservationForMatching | undefined;
-    // one value per observation, whatever the number of rules (Langfuse's rule: sampled() in ids.ts)
-    let value: number | undefined;
+    const takes = sampler(o.id);
     for (const rule of rules) {
       // the sample first: it is the cheap test, and at 10% it spares nine matches in ten
-      if (rule.sampling < 1) {
-        value ??= samplingValue(o.id);
-        if (value >= rule.sampling) continue;
-      }
+      if (!takes(rule.sampling)) continue;
       view ??= forMatching(o);
       if (!ruleMatches(view, rule.filters)) continue;
       const traceId = o.traceId ?? '';

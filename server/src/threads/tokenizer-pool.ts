@@ -106,7 +106,8 @@ export function createTokenizerPool(options: TokenizerPoolOptions = {}): Tokeniz
     setFlagsFromString('--max-semi-space-size=0');
     // A thread about to add ~50 MB: first a full collection of this thread's heap, when the process
     // allows one (server/node-flags' --expose-gc), so the two do not peak together. Once per thread
-    // start (after 5 idle minutes at most once per burst of counting); ~30-60 ms of this thread.
+    // start (after 5 idle minutes at most once per burst of counting); 50-64 ms on a synthetic 150 MB
+    // heap, the server's is smaller.
     // make bench's tokenised phase, 2026-11-29, six alternating pairs: what it added to the peak
     // 44-57 MB against 42-74, peaks 270-289 MB against 278-310, events/s unchanged.
     (globalThis as { gc?: (options: { type: 'major' }) => void }).gc?.({ type: 'major' });

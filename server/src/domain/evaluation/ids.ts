@@ -18,7 +18,20 @@ export function samplingValue(observationId: string): number {
   return ((w0 >>> 11) * 2 ** 32 + w1) / 2 ** 53;
 }
 
-export const sampled = (sampling: number, observationId: string) => sampling >= 1 || samplingValue(observationId) < sampling;
+/**
+ * Whether a rule at `sampling` takes the observation: Langfuse's rule. For several rules, one
+ * sampler per observation, so its value is hashed once whatever the number of rules.
+ */
+export function sampler(observationId: string): (sampling: number) => boolean {
+  let value: number | undefined;
+  return (sampling) => {
+    if (sampling >= 1) return true;
+    value ??= samplingValue(observationId);
+    return value < sampling;
+  };
+}
+
+export const sampled = (sampling: number, observationId: string) => sampler(observationId)(sampling);
 
 export const jobId = (ruleId: string, assignmentId: string, traceId: string, observationId: string) =>
   sha256Hex(JSON.stringify(['observation-eval', ruleId, assignmentId, traceId, observationId])).slice(0, 32);
